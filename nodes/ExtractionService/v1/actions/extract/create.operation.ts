@@ -1,0 +1,192 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { inputFiles, multipartBody, type InputFile } from '../../helpers/binary';
+import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
+import { parseJsonObject, requireHttpUrl, requireUuid } from '../../helpers/validation';
+import { servicePath, type BodyFactory, type ExtractionServiceClient } from '../../transport';
+import {
+	allBinaryPropertiesField,
+	binaryPropertyField,
+	includeInputBinaryField,
+	metadataField,
+	modelField,
+	optionsCollection,
+	pictureDescriptionField,
+	simplifyField,
+	splitIntoItemsField,
+	tableVerificationField,
+	waitForCompletionField,
+	waitOptionFields,
+} from '../common.descriptions';
+import { extractItems } from './common';
+
+/** Where an extract's document comes from (`v0-api.md §4.8`: exactly one of `document` / `parsing`). */
+const SOURCES = {
+	binary: 'Binary File',
+	documentId: 'Document ID',
+	parsingId: 'Parsing ID',
+	url: 'URL',
+} as const;
+type Source = keyof typeof SOURCES;
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Source',
+		name: 'source',
+		type: 'options',
+		options: [
+			{ name: 'Binary File', value: 'binary', description: 'Upload a file from the input item' },
+			{ name: 'Document ID', value: 'documentId', description: 'A document already uploaded to the service' },
+			{ name: 'Parsing ID', value: 'parsingId', description: 'A finished parsing: no new parsing is made' },
+			{ name: 'URL', value: 'url', description: 'A public or pre-signed URL of the document' },
+		],
+		default: 'binary',
+		description: 'What to extract from',
+	},
+	{ ...binaryPropertyField, displayOptions: { show: { source: ['binary'] } } },
+	{
+		displayName: 'Document ID',
+		name: 'documentId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 9b2f6c1e-…',
+		description: 'ID of an uploaded document',
+		displayOptions: { show: { source: ['documentId'] } },
+	},
+	{
+		displayName: 'Parsing ID',
+		name: 'parsingId',
+		type: 'string',
+		default: '',
+		required: true,
+		description: 'ID of a parsing whose status is FINISHED or PARTIAL_FINISHED',
+		displayOptions: { show: { source: ['parsingId'] } },
+	},
+	{
+		displayName: 'URL',
+		name: 'url',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'https://example.com/invoice.pdf',
+		description: 'Public or pre-signed URL of the document',
+		displayOptions: { show: { source: ['url'] } },
+	},
+	{
+		displayName: 'Schema ID',
+		name: 'schemaId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41',
+		description: 'ID of the extraction schema that defines the fields to extract',
+	},
+	waitForCompletionField,
+	simplifyField,
+	optionsCollection([
+		{ ...allBinaryPropertiesField, displayOptions: { show: { '/source': ['binary'] } } },
+		{ ...includeInputBinaryField, displayOptions: { show: { '/source': ['binary'] } } },
+		metadataField,
+		modelField,
+		pictureDescriptionField,
+		splitIntoItemsField,
+		tableVerificationField,
+		...waitOptionFields,
+	]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['extract'], operation: ['create'] } }, properties);
+
+/**
+ * The other source parameters present on the node although `source` selects one: a workflow saved
+ * by hand, by the API or by an AI agent may carry several; `v0-api.md §4.8` forbids sending both.
+ */
+function conflictingSource(ctx: IExecuteFunctions, source: Source, itemIndex: number): Source | undefined {
+	const parameters = ctx.getNode().parameters;
+	for (const other of ['documentId', 'parsingId', 'url'] as const) {
+		if (other === source || parameters[other] === undefined) continue;
+		const value = ctx.getNodeParameter(other, itemIndex, '') as string;
+		if (String(value ?? '').trim() !== '') return other;
+	}
+	return undefined;
+}
+
+/**
+ * Extract → Create (`v0-api.md §4.8`): one extract per file (binary source: each selected binary
+ * property) or one for the document ID / parsing ID / URL; then, with Wait for Completion, polls
+ * `GET /v0/extract/{id}` (§4.9) until `FINISHED` or `ERROR` (§3).
+ *
+ * @returns one output item per extract (or per result element with "Split Into Items")
+ * @throws NodeOperationError for invalid input (before any request), `ERROR` outcomes and timeouts;
+ *   NodeApiError for service errors
+ */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
+	const node = this.getNode();
+	const source = this.getNodeParameter('source', itemIndex) as Source;
+	const schema = requireUuid(node, itemIndex, 'Schema ID', this.getNodeParameter('schemaId', itemIndex));
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const wait = waitSettings(this, itemIndex);
+	const conflict = conflictingSource(this, source, itemIndex);
+	if (conflict) {
+		throw new NodeOperationError(node, `Parameters "${SOURCES[source]}" and "${SOURCES[conflict]}" are both set`, {
+			itemIndex,
+			description: 'An extract is made from exactly one source: a parsing, or a document (ID, URL or file). Clear one of them.',
+		});
+	}
+	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
+
+	// §4.8: model, picture/table options and metadata "only apply when a new parsing is created from
+	// document" — they are not sent with a parsing.
+	const parsingOptions: IDataObject = {
+		model: options.model,
+		picture_description_enabled: options.pictureDescriptionEnabled,
+		table_verification_enabled: options.tableVerificationEnabled,
+		metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
+	};
+	const jobs: Array<{ body: IDataObject | BodyFactory; file?: InputFile }> = [];
+	switch (source) {
+		case 'binary':
+			for (const file of await inputFiles(this, itemIndex)) {
+				jobs.push({ body: multipartBody({ schema, ...parsingOptions }, [{ field: 'document', file }]), file });
+			}
+			break;
+		case 'documentId':
+			jobs.push({ body: { schema, document: requireUuid(node, itemIndex, 'Document ID', this.getNodeParameter('documentId', itemIndex)), ...parsingOptions } });
+			break;
+		case 'parsingId':
+			jobs.push({ body: { schema, parsing: requireUuid(node, itemIndex, 'Parsing ID', this.getNodeParameter('parsingId', itemIndex)) } });
+			break;
+		case 'url':
+			jobs.push({ body: { schema, document: requireHttpUrl(node, itemIndex, 'URL', this.getNodeParameter('url', itemIndex)), ...parsingOptions } });
+			break;
+		default:
+			throw new NodeOperationError(node, `Parameter "Source" has an unknown value "${String(source)}"`, { itemIndex });
+	}
+
+	const outputs = await Promise.all(
+		jobs.map(async ({ body, file }) => {
+			const created = await client.request<IDataObject>({
+				family: 'v0',
+				method: 'POST',
+				path: servicePath('v0', 'extract'),
+				body: stripUndefined(body),
+				itemIndex,
+				resourceName: 'Extract',
+			});
+			const extract = await waitForJob(this, client, JOB_KINDS.extract, created, itemIndex, wait);
+			return await extractItems(this, client, extract, itemIndex, file);
+		}),
+	);
+	return outputs.flat();
+}
+
+function stripUndefined(body: IDataObject | BodyFactory): IDataObject | BodyFactory {
+	if (typeof body === 'function') return body;
+	return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+}

@@ -1,0 +1,54 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IDataObject } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
+import { requireUuid } from '../../helpers/validation';
+import { servicePath, type ExtractionServiceClient } from '../../transport';
+import { optionsCollection, simplifyField, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
+import { extractItems } from './common';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Extract ID',
+		name: 'extractId',
+		type: 'string',
+		default: '',
+		required: true,
+		description: 'ID of the extract to retrieve',
+	},
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to keep polling until the extract is FINISHED or ERROR (e.g. to resume an item that timed out)',
+	},
+	simplifyField,
+	optionsCollection([splitIntoItemsField, ...waitOptionFields]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['extract'], operation: ['get'] } }, properties);
+
+/**
+ * Extract → Get (`v0-api.md §4.9`): retrieves an extract, optionally waiting until it is final.
+ *
+ * @throws NodeApiError 404 naming the extract; NodeOperationError for a non-UUID ID, `ERROR` while waiting
+ */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
+	const id = requireUuid(this.getNode(), itemIndex, 'Extract ID', this.getNodeParameter('extractId', itemIndex));
+	const wait = waitSettings(this, itemIndex);
+	const extract = await client.request<IDataObject>({
+		family: 'v0',
+		method: 'GET',
+		path: servicePath('v0', 'extract', id),
+		itemIndex,
+		resourceName: 'Extract',
+		resourceId: id,
+	});
+	const final = await waitForJob(this, client, JOB_KINDS.extract, extract, itemIndex, wait);
+	return await extractItems(this, client, final, itemIndex);
+}

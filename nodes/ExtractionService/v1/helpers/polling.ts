@@ -1,0 +1,70 @@
+import { cancellableSleep } from './sleep';
+
+/** Timing of Wait for Completion. All durations in ms. */
+export interface PollTiming {
+	/** First wait after creation (`v0-api.md §3 rule 3`: 2 to 5 s between polls). */
+	firstDelayMs: number;
+	/** Cap of the growing wait. */
+	maxDelayMs: number;
+	/** Growth factor per poll. */
+	growth: number;
+	/** Upward jitter as a fraction (0.2 = up to +20 %), so many jobs do not poll in lockstep. */
+	jitter: number;
+}
+
+export const DEFAULT_POLL_TIMING: PollTiming = { firstDelayMs: 2_000, maxDelayMs: 5_000, growth: 1.5, jitter: 0.2 };
+
+/**
+ * Delay before poll number `n` (0-based): 2 s, 3 s, 4.5 s, then 5 s, each raised by up to
+ * `jitter` and never above the cap, so it always stays within the advised 2–5 s.
+ */
+export function pollDelay(n: number, timing: PollTiming = DEFAULT_POLL_TIMING, random = Math.random): number {
+	const base = Math.min(timing.firstDelayMs * timing.growth ** n, timing.maxDelayMs);
+	return Math.min(base * (1 + random() * timing.jitter), timing.maxDelayMs);
+}
+
+export interface PollOptions<T> {
+	/** Reads the job once; `deadline` (epoch ms) bounds the read's own retries. */
+	fetch: (deadline: number) => Promise<T>;
+	isFinal: (resource: T) => boolean;
+	/** Epoch ms after which polling stops and the result is reported as timed out. */
+	deadline: number;
+	signal: AbortSignal;
+	/** Errors for which this poll is skipped and the next one tried (transient failures). */
+	isTransient?: (error: unknown) => boolean;
+	timing?: PollTiming;
+}
+
+export interface PollResult<T> {
+	resource: T;
+	timedOut: boolean;
+	polls: number;
+}
+
+/**
+ * Polls a job until `isFinal` holds or the deadline passes (`v0-api.md §3 rule 3`,
+ * `unversioned-api.md §3 rule 1`). The wait before each poll follows `pollDelay`, shortened so the
+ * last poll happens at the deadline. A poll that fails transiently is skipped, not reported as a
+ * failed job; any other error is thrown.
+ *
+ * @param initial the resource as created (returned at once if already final)
+ * @throws CancelledError when `signal` aborts; the fetch's own errors when not transient
+ */
+export async function pollUntilFinal<T>(initial: T, options: PollOptions<T>): Promise<PollResult<T>> {
+	let resource = initial;
+	let polls = 0;
+	for (let n = 0; !options.isFinal(resource); n++) {
+		const left = options.deadline - Date.now();
+		if (left <= 0) return { resource, timedOut: true, polls };
+		await cancellableSleep(Math.min(pollDelay(n, options.timing), left), options.signal);
+		try {
+			polls++;
+			resource = await options.fetch(options.deadline);
+		} catch (error) {
+			// The fetch's errors are already NodeApiErrors/NodeOperationErrors from the transport.
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+			if (!options.isTransient?.(error) || Date.now() >= options.deadline) throw error;
+		}
+	}
+	return { resource, timedOut: false, polls };
+}

@@ -1,0 +1,156 @@
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeOperationError, jsonParse } from 'n8n-workflow';
+
+/**
+ * Checks of user input that run before any request is sent. Every error names the parameter as the
+ * user sees it in the UI and says what is wrong with the value.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function fail(node: INode, itemIndex: number, parameter: string, problem: string, description?: string): never {
+	throw new NodeOperationError(node, `Parameter "${parameter}" ${problem}`, { itemIndex, description });
+}
+
+/**
+ * A service identifier (`v0-api.md §1 rule 2`, `unversioned-api.md §1 rule 4`: UUID strings).
+ *
+ * @returns the trimmed UUID
+ * @throws NodeOperationError naming `parameter` when the value is empty or not a UUID
+ */
+export function requireUuid(node: INode, itemIndex: number, parameter: string, value: unknown): string {
+	const text = typeof value === 'string' ? value.trim() : String(value ?? '').trim();
+	if (!text) fail(node, itemIndex, parameter, 'is empty', 'Enter the ID (a UUID such as 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41).');
+	if (!UUID.test(text)) fail(node, itemIndex, parameter, `must be a UUID, got "${truncate(text)}"`);
+	return text;
+}
+
+/**
+ * An http(s) URL (public or pre-signed: `v0-api.md §4.5`).
+ *
+ * @throws NodeOperationError naming `parameter` when empty, unparsable or not http(s)
+ */
+export function requireHttpUrl(node: INode, itemIndex: number, parameter: string, value: unknown): string {
+	const text = String(value ?? '').trim();
+	if (!text) fail(node, itemIndex, parameter, 'is empty');
+	let url: URL | undefined;
+	try {
+		url = new URL(text);
+	} catch {
+		url = undefined;
+	}
+	if (!url || !/^https?:$/.test(url.protocol)) {
+		fail(node, itemIndex, parameter, `must be an http:// or https:// URL, got "${truncate(text)}"`);
+	}
+	return text;
+}
+
+/**
+ * A list of URLs: a JSON array of strings, or one URL per line / comma-separated.
+ *
+ * @returns at least one validated URL
+ * @throws NodeOperationError naming `parameter` when the list is empty or an entry is not http(s)
+ */
+export function parseUrlList(node: INode, itemIndex: number, parameter: string, value: unknown): string[] {
+	let entries: unknown[];
+	if (Array.isArray(value)) entries = value;
+	else {
+		const text = String(value ?? '').trim();
+		entries = text.startsWith('[')
+			? (jsonParse<unknown[]>(text, { errorMessage: `Parameter "${parameter}" is not a valid JSON array` }) ?? [])
+			: text.split(/[\n,]/);
+	}
+	const urls = entries.map((e) => String(e ?? '').trim()).filter((e) => e.length > 0);
+	if (urls.length === 0) fail(node, itemIndex, parameter, 'is empty: give at least one URL');
+	return urls.map((u, i) => requireHttpUrl(node, itemIndex, `${parameter}" entry "${i + 1}`, u));
+}
+
+/**
+ * A JSON object parameter (metadata, schema definition). Accepts an object or a JSON string; an
+ * empty string gives `undefined` (not sent).
+ *
+ * @throws NodeOperationError naming `parameter` when the JSON is malformed or not an object
+ */
+export function parseJsonObject(node: INode, itemIndex: number, parameter: string, value: unknown): IDataObject | undefined {
+	if (value === undefined || value === null) return undefined;
+	let parsed: unknown = value;
+	if (typeof value === 'string') {
+		if (!value.trim()) return undefined;
+		try {
+			parsed = JSON.parse(value);
+		} catch (error) {
+			fail(node, itemIndex, parameter, `is not valid JSON: ${(error as Error).message}`);
+		}
+	}
+	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		fail(node, itemIndex, parameter, `must be a JSON object such as {"key": "value"}, got ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}`);
+	}
+	return parsed as IDataObject;
+}
+
+/**
+ * PDF page range (`v0-api.md §4.1`, `unversioned-api.md §4.2`: `pdf_page_start`, `pdf_page_end`,
+ * 1-based). 0 means "not set" in the UI.
+ *
+ * @returns query parameters for the set bounds
+ * @throws NodeOperationError when a bound is not a positive integer or start > end
+ */
+export function pageRange(node: INode, itemIndex: number, start: unknown, end: unknown): IDataObject {
+	const qs: IDataObject = {};
+	const check = (name: string, value: unknown): number | undefined => {
+		if (value === undefined || value === null || value === '' || value === 0) return undefined;
+		const n = Number(value);
+		if (!Number.isInteger(n) || n < 1) fail(node, itemIndex, name, `must be a whole number of 1 or more, got ${JSON.stringify(value)}`);
+		return n;
+	};
+	const first = check('First Page', start);
+	const last = check('Last Page', end);
+	if (first !== undefined && last !== undefined && first > last) {
+		fail(node, itemIndex, 'First Page', `(${first}) is after "Last Page" (${last})`);
+	}
+	if (first !== undefined) qs.pdf_page_start = first;
+	if (last !== undefined) qs.pdf_page_end = last;
+	return qs;
+}
+
+/**
+ * A positive number of seconds (timeouts).
+ *
+ * @throws NodeOperationError naming `parameter` when ≤ 0 or not a number
+ */
+export function positiveSeconds(node: INode, itemIndex: number, parameter: string, value: unknown): number {
+	const n = Number(value);
+	if (!Number.isFinite(n) || n <= 0) fail(node, itemIndex, parameter, `must be a number of seconds above 0, got ${JSON.stringify(value)}`);
+	return n;
+}
+
+/**
+ * A whole number within bounds (Limit, Concurrency, Max Retries).
+ *
+ * @throws NodeOperationError naming `parameter` when out of range or not whole
+ */
+export function wholeNumber(node: INode, itemIndex: number, parameter: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+	const n = Number(value);
+	if (!Number.isInteger(n) || n < min || n > max) {
+		fail(node, itemIndex, parameter, `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(value)}`);
+	}
+	return n;
+}
+
+/** A date-time filter (ISO 8601), e.g. `created_at_after` of `v0-api.md §4.2`. */
+export function isoDateTime(node: INode, itemIndex: number, parameter: string, value: unknown): string | undefined {
+	const text = String(value ?? '').trim();
+	if (!text) return undefined;
+	const ms = Date.parse(text);
+	if (Number.isNaN(ms)) fail(node, itemIndex, parameter, `is not a date-time, got "${truncate(text)}"`);
+	return new Date(ms).toISOString();
+}
+
+function truncate(text: string): string {
+	return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Reads a parameter of the current item with its expected type. */
+export function param<T>(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback?: T): T {
+	return ctx.getNodeParameter(name, itemIndex, fallback as never) as T;
+}

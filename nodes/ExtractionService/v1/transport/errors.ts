@@ -1,0 +1,121 @@
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { ApiFamily } from './families';
+
+/** What the transport knows about a request when it turns a failed answer into an error. */
+export interface FailedRequestInfo {
+	family: ApiFamily;
+	method: string;
+	/** Human name of the addressed resource, e.g. "Extract" (for 404 messages). */
+	resourceName?: string;
+	/** Identifier in the path, if any (for 404 messages). */
+	resourceId?: string;
+	itemIndex?: number;
+}
+
+/**
+ * Formats a Django REST style field-error body (`v0-api.md §7` 400, `unversioned-api.md §7` 400/403):
+ * `{ field: "msg" | ["msg", …], detail?: "…" }` → `"field: msg; other: msg1, msg2"`.
+ *
+ * @param body parsed JSON body of the answer (anything; non-objects give "")
+ * @returns one line, fields in the order the service sent them
+ */
+export function formatFieldErrors(body: unknown): string {
+	if (typeof body === 'string') return body.trim();
+	if (!body || typeof body !== 'object' || Array.isArray(body)) return '';
+	const parts: string[] = [];
+	for (const [field, value] of Object.entries(body as IDataObject)) {
+		const messages = Array.isArray(value) ? value.map((v) => stringify(v)) : [stringify(value)];
+		if (field === 'detail' || field === 'non_field_errors') parts.push(messages.join(', '));
+		else parts.push(`${field}: ${messages.join(', ')}`);
+	}
+	return parts.join('; ');
+}
+
+function stringify(value: unknown): string {
+	if (typeof value === 'string') return value;
+	if (value && typeof value === 'object') return formatFieldErrors(value) || JSON.stringify(value);
+	return String(value);
+}
+
+/**
+ * True when a 401 body of the token family says the token expired (`unversioned-api.md §7`:
+ * `code` and `messages[].message`).
+ */
+function tokenExpired(body: IDataObject): boolean {
+	const texts = [body.detail, body.code];
+	if (Array.isArray(body.messages)) {
+		for (const m of body.messages as IDataObject[]) texts.push(m?.message);
+	}
+	return texts.some((t) => typeof t === 'string' && /expired/i.test(t));
+}
+
+/**
+ * Builds the error a user sees for a non-2xx answer, per the status table of `v0-api.md §7` and
+ * `unversioned-api.md §7`. The body is the service's JSON (never the request, which holds secrets).
+ *
+ * @param node the node, for NodeApiError
+ * @param status HTTP status code
+ * @param body parsed answer body (object, string or undefined)
+ * @param info the request it answered
+ * @param retryAfterSeconds for 429, how long the service asked to wait
+ * @returns a NodeApiError carrying `httpCode` and `itemIndex`
+ */
+export function errorForStatus(
+	node: INode,
+	status: number,
+	body: unknown,
+	info: FailedRequestInfo,
+	retryAfterSeconds?: number,
+): NodeApiError {
+	const obj: IDataObject = body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : {};
+	const details = formatFieldErrors(body);
+	const what = info.resourceName
+		? `${info.resourceName}${info.resourceId ? ` ${info.resourceId}` : ''}`
+		: 'The resource';
+	let message: string;
+	let description: string | undefined = details || undefined;
+
+	switch (true) {
+		case status === 400:
+			message = `The service rejected the request: ${details || 'invalid fields'}`;
+			break;
+		case status === 401 && info.family === 'unversioned':
+			if (tokenExpired(obj)) {
+				message = 'The token has expired';
+				description = `Create a new token in the Extraction Service dashboard and update the "Extraction Service Token API" credential. Service said: ${details}`;
+			} else {
+				message = 'The token is missing or invalid';
+				description = `Check the token of the "Extraction Service Token API" credential (it is sent without a "Bearer" prefix). Service said: ${details}`;
+			}
+			break;
+		case status === 401:
+			message = 'The API key is missing or invalid';
+			description = `Check the API key of the "Extraction Service API" credential. Service said: ${details}`;
+			break;
+		case status === 403:
+			message = `Insufficient credits: ${details || 'the account has no credits left'}`;
+			description = 'Top up the account\'s credits in the Extraction Service dashboard, then run the workflow again.';
+			break;
+		case status === 404:
+			message = `${what} was not found`;
+			break;
+		case status === 429:
+			message = 'The service is rate limiting requests (HTTP 429)';
+			description = `Retries were exhausted${retryAfterSeconds !== undefined ? `; the service asked to wait ${retryAfterSeconds} s` : ''}. Lower the Concurrency option or raise Max Retries.`;
+			break;
+		case status >= 500:
+			message = `The service failed with HTTP ${status}`;
+			break;
+		default:
+			message = `The service answered HTTP ${status}${details ? `: ${details}` : ''}`;
+	}
+
+	return new NodeApiError(node, (Object.keys(obj).length ? obj : { status }) as JsonObject, {
+		message,
+		description,
+		httpCode: String(status),
+		itemIndex: info.itemIndex,
+	});
+}

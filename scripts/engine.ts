@@ -1,0 +1,325 @@
+/**
+ * Runs a workflow through n8n's own execution engine (n8n-core `WorkflowExecute` with n8n-workflow's
+ * `Workflow`), the way n8n's node tests do, for the tests and the demo. Nothing of
+ * `IExecuteFunctions` is faked: the node gets n8n-core's real execute context, request helpers,
+ * binary data service and cancellation signal. Only the surroundings of a server are replaced: a
+ * credentials helper holding plain credentials, and pass-through types for n8n's built-in nodes
+ * that sit before ours in example workflows (they are never executed: the run starts at our node
+ * with the given input items).
+ *
+ * Call `shutdownEngine()` once at the end (jest `afterAll`): n8n-core keeps a 60 s cleanup interval.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+// n8n-core reads these when its modules load: keep its files out of the user's home folder, and
+// select where binary data lives before BinaryDataService is configured.
+process.env.N8N_USER_FOLDER ??= mkdtempSync(path.join(tmpdir(), 'n8n-engine-'));
+process.env.N8N_DIAGNOSTICS_ENABLED ??= 'false';
+
+import { Container } from '@n8n/di';
+import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IVersionedNodeType,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	IConnections,
+} from 'n8n-workflow';
+import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+
+export const NODE_TYPE = 'n8n-nodes-extraction-service.extractionService';
+
+/** Credential data by credential type name, e.g. `{ extractionServiceApi: { baseUrl, apiKey } }`. */
+export type CredentialMap = Record<string, ICredentialDataDecryptedObject>;
+
+/** Stand-in for n8n built-in nodes that precede ours in example workflows: passes items through. */
+class PassThrough implements INodeType {
+	description = {
+		displayName: 'Pass Through',
+		name: 'passThrough',
+		group: ['input'],
+		version: [1, 1.1, 2],
+		description: 'Stand-in for an n8n built-in node; never executed by the harness',
+		defaults: { name: 'Pass Through' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+/** The node and credential types the harness knows. Tests may pass the compiled node (dist) instead. */
+export interface EngineTypes {
+	node: INodeType | IVersionedNodeType;
+	credentials: ICredentialType[];
+}
+
+/**
+ * The package's node and credential types, from the TypeScript sources (`'source'`, for jest, which
+ * compiles them) or from the build (`'dist'`, what n8n loads; run `npm run build` first).
+ * Loaded by path at run time: next to `X.node.ts` sits the codex `X.node.json`, which a plain
+ * `require('./X.node')` outside jest would pick up instead of the code.
+ */
+export function loadTypes(from: 'source' | 'dist' = 'source'): EngineTypes {
+	const root = path.resolve(__dirname, '..', from === 'dist' ? 'dist' : '.');
+	const ext = from === 'dist' ? '.js' : '.ts';
+	/* eslint-disable @typescript-eslint/no-require-imports */
+	const { ExtractionService } = require(path.join(root, 'nodes/ExtractionService/ExtractionService.node' + ext));
+	const { ExtractionServiceApi } = require(path.join(root, 'credentials/ExtractionServiceApi.credentials' + ext));
+	const { ExtractionServiceTokenApi } = require(path.join(root, 'credentials/ExtractionServiceTokenApi.credentials' + ext));
+	/* eslint-enable @typescript-eslint/no-require-imports */
+	return { node: new ExtractionService(), credentials: [new ExtractionServiceApi(), new ExtractionServiceTokenApi()] };
+}
+
+function nodeTypesFor(types: EngineTypes): INodeTypes {
+	const passThrough = new PassThrough();
+	const byName = (name: string): INodeType | IVersionedNodeType =>
+		name === NODE_TYPE ? types.node : passThrough;
+	return {
+		getByName: byName,
+		getByNameAndVersion: (name: string, version?: number) => NodeHelpers.getVersionedNodeType(byName(name), version),
+		getKnownTypes: () => ({}),
+	};
+}
+
+/** Plain credentials; authentication through each credential type's own `authenticate`. */
+class PlainCredentialsHelper extends ICredentialsHelper {
+	constructor(
+		private readonly credentials: CredentialMap,
+		private readonly types: ICredentialType[],
+	) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const type = this.types.find((t) => t.name === typeName);
+		if (typeof type?.authenticate === 'function') return await type.authenticate(credentials, requestOptions);
+		if (type?.authenticate) throw new Error(`The harness only supports function authentication (${typeName})`);
+		return requestOptions;
+	}
+
+	async preAuthentication(): Promise<ICredentialDataDecryptedObject | undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<ICredentialDataDecryptedObject | undefined> {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<never> {
+		throw new Error('Not available in the test harness');
+	}
+
+	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+		const data = this.credentials[type];
+		if (!data) throw new Error(`No credentials of type ${type} were given to the harness`);
+		return data;
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties(): [] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+}
+
+let binaryDataReady: Promise<void> | undefined;
+
+/**
+ * Configures n8n-core's binary data service once per process. The mode comes from
+ * `N8N_DEFAULT_BINARY_DATA_MODE` (`default` = in memory, `filesystem` = files under the user folder),
+ * as in an n8n server.
+ */
+export async function initBinaryData(): Promise<void> {
+	binaryDataReady ??= Container.get(BinaryDataService).init();
+	await binaryDataReady;
+}
+
+/**
+ * Turns bytes into an n8n binary item property through the engine's binary data service (so the
+ * node reads it the way it reads real n8n binaries, in whichever mode is configured).
+ */
+export async function binaryProperty(
+	bytes: Buffer,
+	fileName: string,
+	mimeType: string,
+	workflowId = 'harness',
+	executionId = 'harness',
+): Promise<INodeExecutionData['binary'] extends infer B ? NonNullable<B>[string] : never> {
+	await initBinaryData();
+	const service = Container.get(BinaryDataService);
+	const extension = path.extname(fileName).replace('.', '');
+	return await service.store({ type: 'execution', workflowId, executionId }, bytes, {
+		data: '',
+		mimeType,
+		fileName,
+		fileExtension: extension,
+		fileSize: String(bytes.length),
+	});
+}
+
+/** Options of one run. */
+export interface RunOptions {
+	workflow: Pick<IWorkflowBase, 'nodes' | 'connections'> & Partial<IWorkflowBase>;
+	/** Name of the node where execution starts; it receives `input` as its input items. */
+	startNode: string;
+	input: INodeExecutionData[];
+	credentials: CredentialMap;
+	types?: EngineTypes;
+	/** Called with the running execution, e.g. to cancel it (`execution.cancel()`). */
+	onStart?: (execution: { cancel: () => void }) => void;
+}
+
+/** Outcome of a run: the node outputs by node name (first run, main output 0), and the raw IRun. */
+export interface RunResult {
+	run: IRun;
+	/** Output items of each executed node. */
+	output: (nodeName: string) => INodeExecutionData[];
+	/** The error the run stopped with, if any. */
+	error?: Error & IDataObject;
+}
+
+/**
+ * Executes a workflow with n8n-core's `WorkflowExecute.processRunExecutionData`, starting at
+ * `startNode` with `input`, and resolves when n8n's `workflowExecuteAfter` hook fires.
+ */
+export async function runWorkflow(options: RunOptions): Promise<RunResult> {
+	await initBinaryData();
+	const types = options.types ?? loadTypes('source');
+	const workflowData: IWorkflowBase = {
+		id: 'harness',
+		name: 'Harness',
+		active: false,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		settings: { executionOrder: 'v1' },
+		...options.workflow,
+		connections: options.workflow.connections as IConnections,
+		nodes: options.workflow.nodes as INode[],
+	} as IWorkflowBase;
+	const workflow = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes: workflowData.nodes,
+		connections: workflowData.connections,
+		active: false,
+		nodeTypes: nodeTypesFor(types),
+		settings: workflowData.settings,
+	});
+	const startNode = workflow.getNode(options.startNode);
+	if (!startNode) throw new Error(`The workflow has no node named "${options.startNode}"`);
+
+	const hooks = new ExecutionLifecycleHooks('manual', 'harness-execution', workflowData);
+	let finished!: (run: IRun) => void;
+	const done = new Promise<IRun>((resolve) => (finished = resolve));
+	hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
+
+	const additionalData = {
+		hooks,
+		credentialsHelper: new PlainCredentialsHelper(options.credentials, types.credentials),
+		executionId: 'harness-execution',
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678/',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		currentNodeParameters: undefined,
+		executionTimeoutTimestamp: undefined,
+		userId: 'harness-user',
+		variables: {},
+		async executeWorkflow() {
+			throw new Error('Sub-workflows are not available in the harness');
+		},
+		async getRunExecutionData() {
+			return undefined;
+		},
+		logAiEvent() {},
+		setExecutionStatus() {},
+		sendDataToUI() {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: startNode, data: { main: [options.input] }, source: null }],
+		},
+	});
+	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	const execution = execute.processRunExecutionData(workflow);
+	options.onStart?.({ cancel: () => execution.cancel() });
+	await execution.catch(() => undefined);
+	const run = await done;
+	const runData = run.data.resultData.runData;
+	return {
+		run,
+		error: run.data.resultData.error as (Error & IDataObject) | undefined,
+		output: (nodeName: string) => runData[nodeName]?.[0]?.data?.main?.[0] ?? [],
+	};
+}
+
+/** A one-node workflow: our node with the given parameters, named "Extraction Service". */
+export function singleNodeWorkflow(
+	parameters: INode['parameters'],
+	extra: Partial<INode> = {},
+): RunOptions['workflow'] {
+	return {
+		nodes: [
+			{
+				id: '8f3a7c52-1d0e-4c2b-9b1a-5e6f7a8b9c0d',
+				name: 'Extraction Service',
+				type: NODE_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters,
+				credentials: {
+					extractionServiceApi: { id: '1', name: 'Extraction Service API' },
+					extractionServiceTokenApi: { id: '2', name: 'Extraction Service Token API' },
+				},
+				...extra,
+			},
+		],
+		connections: {},
+	};
+}
+
+/** Stops n8n-core's background timers so a test process can exit. */
+export async function shutdownEngine(): Promise<void> {
+	try {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { SSHClientsManager } = require('n8n-core/dist/execution-engine/ssh-clients-manager') as {
+			SSHClientsManager: new (...args: unknown[]) => { onShutdown(): void };
+		};
+		if (Container.has(SSHClientsManager)) Container.get(SSHClientsManager).onShutdown();
+	} catch {
+		/* not loaded: nothing to stop */
+	}
+}
