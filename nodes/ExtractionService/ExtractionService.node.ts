@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { properties, V0_RESOURCES } from './v1/actions/properties';
+import { properties, TOKEN_RESOURCES, V0_RESOURCES } from './v1/actions/properties';
+import { listSearch } from './v1/methods';
 import { router } from './v1/actions/router';
 
 /**
@@ -28,9 +29,16 @@ export class ExtractionService implements INodeType {
 				required: true,
 				displayOptions: { show: { resource: V0_RESOURCES } },
 			},
+			{
+				name: 'extractionServiceTokenApi',
+				required: true,
+				displayOptions: { show: { resource: TOKEN_RESOURCES } },
+			},
 		],
 		properties,
 	};
+
+	methods = { listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -1,7 +1,8 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isTransientError, servicePath, type ApiFamily, type ExtractionServiceClient } from '../transport';
+import { isTransientError, servicePath, type ApiFamily, type BodyFactory, type ExtractionServiceClient } from '../transport';
+import type { InputFile } from './binary';
 import { pollUntilFinal, type PollTiming } from './polling';
 import { positiveSeconds } from './validation';
 
@@ -128,4 +129,68 @@ export async function waitForJob(
 		);
 	}
 	return resource;
+}
+
+/** One create request of a job-creating operation. */
+export interface JobRequest {
+	body: IDataObject | BodyFactory;
+	qs?: IDataObject;
+	/** Create path when it is not the kind's collection (`/workflow/{id}/extract/`). */
+	path?: string;
+	/** The uploaded file, carried to the output shaping (file name, "Include Input Binary"). */
+	file?: InputFile;
+}
+
+/**
+ * Creates jobs and, with Wait for Completion, waits for all of them together; then shapes each
+ * final job into output items. A create answer may be one job or an array of jobs (a list of URLs,
+ * `v0-api.md §4.5`; several workflow documents, `unversioned-api.md §4.10`): each becomes its own
+ * output. With Continue On Fail, a job that fails while waiting becomes an error item (with its
+ * `id`) and its siblings are still output; otherwise the first failure is thrown.
+ *
+ * @param shape turns one job (final, or as created without waiting) into output items
+ * @returns output items in request order, then answer order
+ */
+export async function createAndWait(
+	ctx: IExecuteFunctions,
+	client: ExtractionServiceClient,
+	kind: JobKind,
+	itemIndex: number,
+	requests: JobRequest[],
+	shape: (job: IDataObject, file?: InputFile) => Promise<INodeExecutionData[]>,
+): Promise<INodeExecutionData[]> {
+	const wait = waitSettings(ctx, itemIndex);
+	const perRequest = await Promise.all(
+		requests.map(async ({ body, qs, path, file }) => {
+			const created = await client.request<IDataObject | IDataObject[]>({
+				family: kind.family,
+				method: 'POST',
+				path: path ?? servicePath(kind.family, kind.segment),
+				qs,
+				body: typeof body === 'function' ? body : stripUndefined(body),
+				itemIndex,
+				resourceName: kind.resourceName,
+			});
+			const jobs = Array.isArray(created) ? created : [created];
+			const perJob = await Promise.all(
+				jobs.map(async (job) => {
+					try {
+						return await shape(await waitForJob(ctx, client, kind, job, itemIndex, wait), file);
+					} catch (error) {
+						// waitForJob and the transport throw NodeOperationError/NodeApiError only.
+						// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+						if (!ctx.continueOnFail() || jobs.length === 1) throw error;
+						return [{ json: { id: job.id ?? null, error: (error as Error).message } }];
+					}
+				}),
+			);
+			return perJob.flat();
+		}),
+	);
+	return perRequest.flat();
+}
+
+/** A JSON body without the keys whose value is undefined (optional fields not set). */
+export function stripUndefined(body: IDataObject): IDataObject {
+	return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
 }

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { inputFiles, multipartBody, type InputFile } from '../../helpers/binary';
-import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
+import { inputFiles, multipartBody } from '../../helpers/binary';
+import { JOB_KINDS, createAndWait, type JobRequest } from '../../helpers/jobs';
 import { parseJsonObject, requireHttpUrl, requireUuid } from '../../helpers/validation';
-import { servicePath, type BodyFactory, type ExtractionServiceClient } from '../../transport';
+import type { ExtractionServiceClient } from '../../transport';
 import {
 	allBinaryPropertiesField,
 	binaryPropertyField,
@@ -131,7 +131,6 @@ export async function execute(
 	const source = this.getNodeParameter('source', itemIndex) as Source;
 	const schema = requireUuid(node, itemIndex, 'Schema ID', this.getNodeParameter('schemaId', itemIndex));
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const wait = waitSettings(this, itemIndex);
 	const conflict = conflictingSource(this, source, itemIndex);
 	if (conflict) {
 		throw new NodeOperationError(node, `Parameters "${SOURCES[source]}" and "${SOURCES[conflict]}" are both set`, {
@@ -149,7 +148,7 @@ export async function execute(
 		table_verification_enabled: options.tableVerificationEnabled,
 		metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
 	};
-	const jobs: Array<{ body: IDataObject | BodyFactory; file?: InputFile }> = [];
+	const jobs: JobRequest[] = [];
 	switch (source) {
 		case 'binary':
 			for (const file of await inputFiles(this, itemIndex)) {
@@ -169,24 +168,7 @@ export async function execute(
 			throw new NodeOperationError(node, `Parameter "Source" has an unknown value "${String(source)}"`, { itemIndex });
 	}
 
-	const outputs = await Promise.all(
-		jobs.map(async ({ body, file }) => {
-			const created = await client.request<IDataObject>({
-				family: 'v0',
-				method: 'POST',
-				path: servicePath('v0', 'extract'),
-				body: stripUndefined(body),
-				itemIndex,
-				resourceName: 'Extract',
-			});
-			const extract = await waitForJob(this, client, JOB_KINDS.extract, created, itemIndex, wait);
-			return await extractItems(this, client, extract, itemIndex, file);
-		}),
+	return await createAndWait(this, client, JOB_KINDS.extract, itemIndex, jobs, async (extract, file) =>
+		await extractItems(this, client, extract, itemIndex, file),
 	);
-	return outputs.flat();
-}
-
-function stripUndefined(body: IDataObject | BodyFactory): IDataObject | BodyFactory {
-	if (typeof body === 'function') return body;
-	return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
 }

@@ -1,0 +1,30 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as download from './download.operation';
+import * as get from './get.operation';
+import * as getAll from './getAll.operation';
+import * as upload from './upload.operation';
+
+export { download, get, getAll, upload };
+
+/** Document resource (`v0-api.md §2.1`): a stored, reusable file. */
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['document'] } },
+		options: [
+			{ name: 'Download', value: 'download', description: 'Download the file of a document', action: 'Download a document' },
+			{ name: 'Get', value: 'get', description: 'Retrieve a document', action: 'Get a document' },
+			{ name: 'Get Many', value: 'getAll', description: 'List documents', action: 'Get many documents' },
+			{ name: 'Upload', value: 'upload', description: 'Upload a file as a document', action: 'Upload a document' },
+		],
+		default: 'upload',
+	},
+	...upload.description,
+	...get.description,
+	...getAll.description,
+	...download.description,
+];

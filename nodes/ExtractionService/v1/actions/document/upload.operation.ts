@@ -1,0 +1,72 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
+import { withAbsoluteUrls } from '../../helpers/output';
+import { pageRange, parseJsonObject } from '../../helpers/validation';
+import { servicePath, type ExtractionServiceClient } from '../../transport';
+import {
+	allBinaryPropertiesField,
+	binaryPropertyField,
+	includeInputBinaryField,
+	metadataField,
+	optionsCollection,
+} from '../common.descriptions';
+import { pageRangeFields } from '../common.fields';
+
+const properties: INodeProperties[] = [
+	binaryPropertyField,
+	optionsCollection([
+		allBinaryPropertiesField,
+		{
+			displayName: 'File Name',
+			name: 'filename',
+			type: 'string',
+			default: '',
+			description: 'Name to store the document under, instead of the uploaded file name',
+		},
+		includeInputBinaryField,
+		metadataField,
+		...pageRangeFields,
+	]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['document'], operation: ['upload'] } }, properties);
+
+/**
+ * Document → Upload (`v0-api.md §4.1`): stores each selected file as a reusable document, trimmed
+ * to First/Last Page at upload. The answer is final (201 Document): there is no job to wait for.
+ *
+ * @returns one item per uploaded file: the Document (§2.1) with `file_url_absolute`
+ * @throws NodeOperationError for a missing/empty file, bad metadata or page range (before any request)
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+	const node = this.getNode();
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
+	const qs = pageRange(node, itemIndex, options.pdfPageStart, options.pdfPageEnd);
+	const files = await inputFiles(this, itemIndex);
+	const baseUrl = await client.baseUrl('v0', itemIndex);
+	return await Promise.all(
+		files.map(async (file) => {
+			const document = await client.request<IDataObject>({
+				family: 'v0',
+				method: 'POST',
+				path: servicePath('v0', 'documents'),
+				qs,
+				body: multipartBody(
+					{
+						filename: String(options.filename ?? '').trim() || undefined,
+						metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
+					},
+					[{ field: 'file', file }],
+				),
+				itemIndex,
+				resourceName: 'Document',
+			});
+			const binary = passThroughBinary(this, itemIndex, file);
+			const json = withAbsoluteUrls(document, baseUrl);
+			return binary ? { json, binary } : { json };
+		}),
+	);
+}

@@ -1,0 +1,33 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as create from './create.operation';
+import * as del from './delete.operation';
+import * as download from './download.operation';
+import * as get from './get.operation';
+import * as getAll from './getAll.operation';
+
+export { create, del as delete, download, get, getAll };
+
+/** Extraction resource (`unversioned-api.md §2.1`): structured data from an uploaded document (token). */
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['extraction'] } },
+		options: [
+			{ name: 'Create', value: 'create', description: 'Upload a document and extract its data', action: 'Create an extraction' },
+			{ name: 'Delete', value: 'delete', description: 'Delete an extraction', action: 'Delete an extraction' },
+			{ name: 'Download', value: 'download', description: 'Download an extraction as CSV, JSON or images', action: 'Download an extraction' },
+			{ name: 'Get', value: 'get', description: 'Retrieve an extraction', action: 'Get an extraction' },
+			{ name: 'Get Many', value: 'getAll', description: 'List extractions', action: 'Get many extractions' },
+		],
+		default: 'create',
+	},
+	...create.description,
+	...get.description,
+	...getAll.description,
+	...del.description,
+	...download.description,
+];

@@ -1,0 +1,72 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
+import { requireUuid } from '../../helpers/validation';
+import { servicePath, type ExtractionServiceClient } from '../../transport';
+import { optionsCollection } from '../common.descriptions';
+import { idField, outputBinaryField } from '../common.fields';
+
+/** Download formats (`unversioned-api.md §4.3` `download=`) and the file each gives. */
+const FORMATS: Record<string, { suffix: string; mimeType: string }> = {
+	csv: { suffix: '.csv', mimeType: 'text/csv' },
+	json: { suffix: '.json', mimeType: 'application/json' },
+	images: { suffix: '-images.zip', mimeType: 'application/zip' },
+};
+
+const properties: INodeProperties[] = [
+	idField('Extraction ID', 'extractionId', 'ID of the extraction to download'),
+	{
+		displayName: 'Format',
+		name: 'format',
+		type: 'options',
+		options: [
+			{ name: 'CSV', value: 'csv', description: 'The extracted data as a table' },
+			{ name: 'Images (ZIP)', value: 'images', description: 'The images of the document, zipped' },
+			{ name: 'JSON', value: 'json', description: 'The full extraction as JSON' },
+		],
+		default: 'csv',
+		description: 'What to download',
+	},
+	outputBinaryField,
+	optionsCollection([]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['extraction'], operation: ['download'] } }, properties);
+
+/**
+ * Extraction → Download (`unversioned-api.md §4.3` with `download=csv|json|images`) as an n8n
+ * binary. §4.3: "when the extraction has no schema, nothing is downloaded" — the node reads the
+ * extraction first and says so, and that it must be FINISHED, before asking for the file.
+ *
+ * @returns the extraction id/format as JSON and the file (`<document>.csv`, `.json`, `-images.zip`)
+ * @throws NodeOperationError when the extraction has no schema or is not finished
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+	const node = this.getNode();
+	const id = requireUuid(node, itemIndex, 'Extraction ID', this.getNodeParameter('extractionId', itemIndex));
+	const format = this.getNodeParameter('format', itemIndex) as string;
+	const property = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
+	const kind = FORMATS[format];
+	if (!kind) throw new NodeOperationError(node, `Parameter "Format" has an unknown value "${format}"`, { itemIndex });
+	const request = { family: 'unversioned' as const, itemIndex, resourceName: 'Extraction', resourceId: id, path: servicePath('unversioned', 'extract', id) };
+
+	const extraction = await client.request<IDataObject>({ ...request, method: 'GET' });
+	if (!extraction.schema) {
+		throw new NodeOperationError(node, `Extraction ${id} has no schema: there is nothing to download`, {
+			itemIndex,
+			description: 'Only extractions created with a schema have data to download (unversioned API §4.3). Use Get to read its content instead.',
+		});
+	}
+	if (extraction.status !== 'FINISHED') {
+		throw new NodeOperationError(node, `Extraction ${id} is not finished yet (status ${String(extraction.status)})`, {
+			itemIndex,
+			description: 'Use Get with Wait for Completion first, then download.',
+		});
+	}
+	const file = await client.download({ ...request, method: 'GET', qs: { download: format } });
+	const base = String(extraction.document_name ?? id).replace(/\.[^.]+$/, '');
+	const fileName = fileNameFromDisposition(file.headers['content-disposition']) ?? `${base}${kind.suffix}`;
+	const mimeType = (file.headers['content-type'] ?? '').split(';')[0].trim() || kind.mimeType;
+	return [await binaryOutput(this, { id, format, fileName, document_name: extraction.document_name ?? null }, file.body, fileName, mimeType, property)];
+}

@@ -1,0 +1,45 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
+import { requireUuid } from '../../helpers/validation';
+import { servicePath, type ExtractionServiceClient } from '../../transport';
+import { optionsCollection, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
+import { idField } from '../common.fields';
+import { extractionItems, extractionSimplifyField } from './common';
+
+const properties: INodeProperties[] = [
+	idField('Extraction ID', 'extractionId', 'ID of the extraction to retrieve'),
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to keep polling until the extraction is FINISHED or ERROR (e.g. to resume an item that timed out)',
+	},
+	extractionSimplifyField,
+	optionsCollection([splitIntoItemsField, ...waitOptionFields]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['extraction'], operation: ['get'] } }, properties);
+
+/**
+ * Extraction → Get (`unversioned-api.md §4.3`): 200 and 202 ("accepted but not ready", §3 rule 2)
+ * both carry the resource; optionally waits until `FINISHED` or `ERROR`.
+ *
+ * @throws NodeApiError 404 naming the extraction
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+	const id = requireUuid(this.getNode(), itemIndex, 'Extraction ID', this.getNodeParameter('extractionId', itemIndex));
+	const wait = waitSettings(this, itemIndex);
+	const extraction = await client.request<IDataObject>({
+		family: 'unversioned',
+		method: 'GET',
+		path: servicePath('unversioned', 'extract', id),
+		itemIndex,
+		resourceName: 'Extraction',
+		resourceId: id,
+	});
+	const final = await waitForJob(this, client, JOB_KINDS.extraction, extraction, itemIndex, wait);
+	return await extractionItems(this, client, final, itemIndex);
+}

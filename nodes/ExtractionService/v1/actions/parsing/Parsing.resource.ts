@@ -1,0 +1,27 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as create from './create.operation';
+import * as get from './get.operation';
+import * as getAll from './getAll.operation';
+
+export { create, get, getAll };
+
+/** Parsing resource (`v0-api.md §2.3`): OCR output, markdown, page-level data and pictures. */
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['parsing'] } },
+		options: [
+			{ name: 'Create', value: 'create', description: 'Parse a document into markdown and OCR data', action: 'Create a parsing' },
+			{ name: 'Get', value: 'get', description: 'Retrieve a parsing', action: 'Get a parsing' },
+			{ name: 'Get Many', value: 'getAll', description: 'List parsings', action: 'Get many parsings' },
+		],
+		default: 'create',
+	},
+	...create.description,
+	...get.description,
+	...getAll.description,
+];

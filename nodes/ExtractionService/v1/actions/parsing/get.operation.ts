@@ -1,0 +1,44 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
+import { withAbsoluteUrls } from '../../helpers/output';
+import { requireUuid } from '../../helpers/validation';
+import { servicePath, type ExtractionServiceClient } from '../../transport';
+import { optionsCollection, treatPartialAsErrorField, waitOptionFields } from '../common.descriptions';
+import { idField } from '../common.fields';
+
+const properties: INodeProperties[] = [
+	idField('Parsing ID', 'parsingId', 'ID of the parsing to retrieve'),
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to keep polling until the parsing reaches a final status (e.g. to resume an item that timed out)',
+	},
+	optionsCollection([treatPartialAsErrorField, ...waitOptionFields]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['parsing'], operation: ['get'] } }, properties);
+
+/**
+ * Parsing → Get (`v0-api.md §4.7`), optionally waiting until the parsing is final (§3).
+ *
+ * @returns the Parsing (§2.3) with absolute URLs
+ * @throws NodeApiError 404 naming the parsing; NodeOperationError for ERROR while waiting
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+	const id = requireUuid(this.getNode(), itemIndex, 'Parsing ID', this.getNodeParameter('parsingId', itemIndex));
+	const wait = waitSettings(this, itemIndex);
+	const parsing = await client.request<IDataObject>({
+		family: 'v0',
+		method: 'GET',
+		path: servicePath('v0', 'parsing', id),
+		itemIndex,
+		resourceName: 'Parsing',
+		resourceId: id,
+	});
+	const final = await waitForJob(this, client, JOB_KINDS.parsing, parsing, itemIndex, wait);
+	return [{ json: withAbsoluteUrls(final, await client.baseUrl('v0', itemIndex)) }];
+}

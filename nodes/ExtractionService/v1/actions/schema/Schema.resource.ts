@@ -1,0 +1,33 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as create from './create.operation';
+import * as del from './delete.operation';
+import * as get from './get.operation';
+import * as getAll from './getAll.operation';
+import * as update from './update.operation';
+
+export { create, del as delete, get, getAll, update };
+
+/** Schema resource (`unversioned-api.md §2.3`): the definition of the data to extract (token). */
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['schema'] } },
+		options: [
+			{ name: 'Create', value: 'create', description: 'Create a schema', action: 'Create a schema' },
+			{ name: 'Delete', value: 'delete', description: 'Delete a schema', action: 'Delete a schema' },
+			{ name: 'Get', value: 'get', description: 'Retrieve a schema', action: 'Get a schema' },
+			{ name: 'Get Many', value: 'getAll', description: 'List schemas', action: 'Get many schemas' },
+			{ name: 'Update', value: 'update', description: 'Update a schema', action: 'Update a schema' },
+		],
+		default: 'create',
+	},
+	...create.description,
+	...get.description,
+	...getAll.description,
+	...update.description,
+	...del.description,
+];

@@ -1,0 +1,34 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IDataObject } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { servicePath, type ExtractionServiceClient } from '../../transport';
+import { optionsCollection } from '../common.descriptions';
+import { additionalInformationsField, definitionField } from './common';
+import { schemaBody } from './body';
+
+const properties: INodeProperties[] = [
+	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, description: 'Name of the schema' },
+	{ displayName: 'Description', name: 'description', type: 'string', default: '', required: true, description: 'What the schema extracts' },
+	{ ...definitionField, required: true },
+	optionsCollection([additionalInformationsField]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['schema'], operation: ['create'] } }, properties);
+
+/**
+ * Schema → Create (`unversioned-api.md §4.6`): JSON body `name`, `description`, `schema` (the
+ * definition, validated as a JSON object before sending), `additional_informations`.
+ *
+ * @returns the created Schema (§2.3)
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const body = schemaBody(this.getNode(), itemIndex, {
+		name: this.getNodeParameter('name', itemIndex),
+		description: this.getNodeParameter('description', itemIndex),
+		definition: this.getNodeParameter('definition', itemIndex),
+		additionalInformations: options.additionalInformations,
+	});
+	const schema = await client.request<IDataObject>({ family: 'unversioned', method: 'POST', path: servicePath('unversioned', 'schema'), body, itemIndex, resourceName: 'Schema' });
+	return [{ json: schema }];
+}

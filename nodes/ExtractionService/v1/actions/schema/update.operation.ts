@@ -1,0 +1,53 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { requireUuid } from '../../helpers/validation';
+import { servicePath, type ExtractionServiceClient } from '../../transport';
+import { optionsCollection } from '../common.descriptions';
+import { schemaBody } from './body';
+import { additionalInformationsField, definitionField, schemaLocator } from './common';
+
+const properties: INodeProperties[] = [
+	schemaLocator(true, 'The schema to update'),
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add field',
+		default: {},
+		options: [
+			additionalInformationsField,
+			definitionField,
+			{ displayName: 'Description', name: 'description', type: 'string', default: '', description: 'What the schema extracts' },
+			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Name of the schema' },
+		],
+	},
+	optionsCollection([]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['schema'], operation: ['update'] } }, properties);
+
+/**
+ * Schema → Update (`unversioned-api.md §4.8`). PUT needs every required field, so the node reads
+ * the schema (§4.7), applies the fields the user set, validates, and sends the whole schema.
+ *
+ * @returns the updated Schema
+ * @throws NodeOperationError when no field is set or a value is invalid (before the PUT)
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+	const node = this.getNode();
+	const id = requireUuid(node, itemIndex, 'Schema', this.getNodeParameter('schema', itemIndex, '', { extractValue: true }));
+	const update = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+	if (Object.keys(update).length === 0) {
+		throw new NodeOperationError(node, 'Parameter "Update Fields" is empty: add the fields to change', { itemIndex });
+	}
+	const request = { family: 'unversioned' as const, path: servicePath('unversioned', 'schema', id), itemIndex, resourceName: 'Schema', resourceId: id };
+	const current = await client.request<IDataObject>({ ...request, method: 'GET' });
+	const body = schemaBody(node, itemIndex, {
+		name: update.name ?? current.name,
+		description: update.description ?? current.description,
+		definition: update.definition ?? current.schema ?? {},
+		additionalInformations: update.additionalInformations ?? current.additional_informations,
+	});
+	return [{ json: await client.request<IDataObject>({ ...request, method: 'PUT', body }) }];
+}

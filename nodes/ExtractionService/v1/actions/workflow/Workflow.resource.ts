@@ -1,0 +1,21 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as upload from './upload.operation';
+
+export { upload };
+
+/** Workflow resource (`unversioned-api.md §4.10`): an extraction configuration identified by a UUID. */
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['workflow'] } },
+		options: [
+			{ name: 'Upload', value: 'upload', description: 'Upload documents to a workflow, creating extractions', action: 'Upload documents to a workflow' },
+		],
+		default: 'upload',
+	},
+	...upload.description,
+];

@@ -1,0 +1,48 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { ApiFamily, ExtractionServiceClient } from '../transport';
+import { withAbsoluteUrls } from './output';
+import { isoDateTime, wholeNumber } from './validation';
+
+/** Query names of the list filters, from the UI names (`v0-api.md §4.2, §4.6`; `unversioned-api.md §4.1`). */
+const FILTER_QUERY: Record<string, string> = {
+	search: 'search',
+	status: 'status',
+	createdAfter: 'created_at_after',
+	createdBefore: 'created_at_before',
+	workflowId: 'workflow_id',
+	workflowSessionId: 'workflow_session_id',
+	metaKey: 'meta_key',
+	metaValue: 'meta_value',
+};
+
+/**
+ * A "Get Many" operation: reads `returnAll`, `limit` and the `filters` collection of the item,
+ * validates them, and pages through the list (`page`/`size`, while `next` is set).
+ *
+ * @param list the list endpoint
+ * @returns one item per list element, with absolute URLs added
+ * @throws NodeOperationError for a Limit below 1 or an unreadable date (before any request)
+ */
+export async function listItems(
+	ctx: IExecuteFunctions,
+	client: ExtractionServiceClient,
+	itemIndex: number,
+	list: { family: ApiFamily; path: string; resourceName: string },
+): Promise<INodeExecutionData[]> {
+	const node = ctx.getNode();
+	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? 0 : wholeNumber(node, itemIndex, 'Limit', ctx.getNodeParameter('limit', itemIndex, 50), 1);
+	const filters = ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = {};
+	for (const [name, value] of Object.entries(filters)) {
+		if (value === '' || value === undefined || value === null) continue;
+		const query = FILTER_QUERY[name] ?? name;
+		qs[query] = name === 'createdAfter' ? isoDateTime(node, itemIndex, 'Created After', value)
+			: name === 'createdBefore' ? isoDateTime(node, itemIndex, 'Created Before', value)
+			: value;
+	}
+	const results = await client.getAll({ family: list.family, method: 'GET', path: list.path, qs, itemIndex, resourceName: list.resourceName }, returnAll, limit);
+	const baseUrl = await client.baseUrl(list.family, itemIndex);
+	return results.map((json) => ({ json: withAbsoluteUrls(json, baseUrl) }));
+}
