@@ -17,10 +17,15 @@ import path from 'node:path';
 // select where binary data lives before BinaryDataService is configured.
 process.env.N8N_USER_FOLDER ??= mkdtempSync(path.join(tmpdir(), 'n8n-engine-'));
 process.env.N8N_DIAGNOSTICS_ENABLED ??= 'false';
+// A fixed key for the throwaway user folder, so n8n-core does not announce generating one.
+process.env.N8N_ENCRYPTION_KEY ??= 'extraction-service-harness-key';
+// The node's errors are asserted or printed by the callers; n8n-core's own log lines are noise here.
+process.env.N8N_LOG_LEVEL ??= 'silent';
 
 import { Container } from '@n8n/di';
 import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
+	IBinaryData,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
@@ -173,7 +178,7 @@ export async function binaryProperty(
 	mimeType: string,
 	workflowId = 'harness',
 	executionId = 'harness',
-): Promise<INodeExecutionData['binary'] extends infer B ? NonNullable<B>[string] : never> {
+): Promise<IBinaryData> {
 	await initBinaryData();
 	const service = Container.get(BinaryDataService);
 	const extension = path.extname(fileName).replace('.', '');
