@@ -279,7 +279,13 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		},
 	});
 	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
-	const execution = execute.processRunExecutionData(workflow);
+	let execution: ReturnType<WorkflowExecute['processRunExecutionData']>;
+	try {
+		execution = execute.processRunExecutionData(workflow);
+	} catch (error) {
+		// n8n refuses to start a workflow whose nodes have issues (e.g. an empty required parameter).
+		return { run: undefined as unknown as IRun, error: error as Error & IDataObject, output: () => [] };
+	}
 	options.onStart?.({ cancel: () => execution.cancel() });
 	await execution.catch(() => undefined);
 	const run = await done;

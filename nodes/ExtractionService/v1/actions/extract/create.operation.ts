@@ -21,14 +21,13 @@ import {
 } from '../common.descriptions';
 import { extractItems } from './common';
 
-/** Where an extract's document comes from (`v0-api.md §4.8`: exactly one of `document` / `parsing`). */
-const SOURCES = {
-	binary: 'Binary File',
-	documentId: 'Document ID',
-	parsingId: 'Parsing ID',
-	url: 'URL',
-} as const;
-type Source = keyof typeof SOURCES;
+/**
+ * Where an extract's document comes from. `v0-api.md §4.8` wants exactly one of `document` and
+ * `parsing`: the Source selector makes that hold by construction — n8n drops the parameters that
+ * `displayOptions` hide when it loads a node, so a workflow saved with both a parsing ID and a
+ * document ID still sends only the selected one (test/v0.test.ts proves it).
+ */
+type Source = 'binary' | 'documentId' | 'parsingId' | 'url';
 
 const properties: INodeProperties[] = [
 	{
@@ -100,20 +99,6 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['extract'], operation: ['create'] } }, properties);
 
 /**
- * The other source parameters present on the node although `source` selects one: a workflow saved
- * by hand, by the API or by an AI agent may carry several; `v0-api.md §4.8` forbids sending both.
- */
-function conflictingSource(ctx: IExecuteFunctions, source: Source, itemIndex: number): Source | undefined {
-	const parameters = ctx.getNode().parameters;
-	for (const other of ['documentId', 'parsingId', 'url'] as const) {
-		if (other === source || parameters[other] === undefined) continue;
-		const value = ctx.getNodeParameter(other, itemIndex, '') as string;
-		if (String(value ?? '').trim() !== '') return other;
-	}
-	return undefined;
-}
-
-/**
  * Extract → Create (`v0-api.md §4.8`): one extract per file (binary source: each selected binary
  * property) or one for the document ID / parsing ID / URL; then, with Wait for Completion, polls
  * `GET /v0/extract/{id}` (§4.9) until `FINISHED` or `ERROR` (§3).
@@ -131,13 +116,6 @@ export async function execute(
 	const source = this.getNodeParameter('source', itemIndex) as Source;
 	const schema = requireUuid(node, itemIndex, 'Schema ID', this.getNodeParameter('schemaId', itemIndex));
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const conflict = conflictingSource(this, source, itemIndex);
-	if (conflict) {
-		throw new NodeOperationError(node, `Parameters "${SOURCES[source]}" and "${SOURCES[conflict]}" are both set`, {
-			itemIndex,
-			description: 'An extract is made from exactly one source: a parsing, or a document (ID, URL or file). Clear one of them.',
-		});
-	}
 	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
 
 	// §4.8: model, picture/table options and metadata "only apply when a new parsing is created from
