@@ -23,7 +23,7 @@ process.env.N8N_ENCRYPTION_KEY ??= 'extraction-service-harness-key';
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { BinaryDataService, ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import type {
 	IBinaryData,
 	ICredentialDataDecryptedObject,
@@ -33,6 +33,7 @@ import type {
 	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
+	INodeListSearchResult,
 	INodeType,
 	INodeTypes,
 	IRun,
@@ -191,6 +192,34 @@ export async function binaryProperty(
 	});
 }
 
+/** What n8n's server gives an execution: hooks, credentials, URLs (plain object; see the header). */
+function additionalDataFor(hooks: ExecutionLifecycleHooks | undefined, credentials: CredentialMap, types: EngineTypes): IWorkflowExecuteAdditionalData {
+	return {
+		hooks,
+		credentialsHelper: new PlainCredentialsHelper(credentials, types.credentials),
+		executionId: 'harness-execution',
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678/',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		currentNodeParameters: undefined,
+		executionTimeoutTimestamp: undefined,
+		userId: 'harness-user',
+		variables: {},
+		async executeWorkflow() {
+			throw new Error('Sub-workflows are not available in the harness');
+		},
+		async getRunExecutionData() {
+			return undefined;
+		},
+		logAiEvent() {},
+		setExecutionStatus() {},
+		sendDataToUI() {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
 /** Options of one run. */
 export interface RunOptions {
 	workflow: Pick<IWorkflowBase, 'nodes' | 'connections'> & Partial<IWorkflowBase>;
@@ -248,30 +277,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
 
-	const additionalData = {
-		hooks,
-		credentialsHelper: new PlainCredentialsHelper(options.credentials, types.credentials),
-		executionId: 'harness-execution',
-		restApiUrl: 'http://localhost:5678/rest',
-		instanceBaseUrl: 'http://localhost:5678/',
-		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-		webhookBaseUrl: 'http://localhost:5678/webhook',
-		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-		currentNodeParameters: undefined,
-		executionTimeoutTimestamp: undefined,
-		userId: 'harness-user',
-		variables: {},
-		async executeWorkflow() {
-			throw new Error('Sub-workflows are not available in the harness');
-		},
-		async getRunExecutionData() {
-			return undefined;
-		},
-		logAiEvent() {},
-		setExecutionStatus() {},
-		sendDataToUI() {},
-	} as unknown as IWorkflowExecuteAdditionalData;
+	const additionalData = additionalDataFor(hooks, options.credentials, types);
 
 	const runExecutionData = createRunExecutionData({
 		executionData: {
@@ -333,4 +339,23 @@ export async function shutdownEngine(): Promise<void> {
 	} catch {
 		/* not loaded: nothing to stop */
 	}
+}
+
+/**
+ * Calls one of the node's `methods.listSearch` functions the way n8n's editor does, with n8n-core's
+ * real LoadOptionsContext (the "From List" mode of a resource locator).
+ */
+export async function runListSearch(
+	method: string,
+	options: { parameters: INode['parameters']; credentials: CredentialMap; filter?: string; paginationToken?: string; types?: EngineTypes },
+): Promise<INodeListSearchResult> {
+	const types = options.types ?? loadTypes('source');
+	const workflowData = singleNodeWorkflow(options.parameters);
+	const workflow = new Workflow({ id: 'harness', nodes: workflowData.nodes as INode[], connections: {}, active: false, nodeTypes: nodeTypesFor(types) });
+	const node = workflow.getNode('Extraction Service')!;
+	const context = new LoadOptionsContext(workflow, node, additionalDataFor(undefined, options.credentials, types), 'parameters.schema');
+	const nodeType = NodeHelpers.getVersionedNodeType(types.node, 1) as INodeType;
+	const search = nodeType.methods?.listSearch?.[method];
+	if (!search) throw new Error(`The node has no listSearch method "${method}"`);
+	return await search.call(context, options.filter, options.paginationToken);
 }

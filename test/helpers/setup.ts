@@ -75,12 +75,12 @@ export async function fileItem(
 /** Runs the node once with the given parameters over `input` items. */
 export async function runNode(
 	emulator: Emulator,
-	parameters: INode['parameters'],
+	parameters: Record<string, unknown>,
 	input: INodeExecutionData[] = [{ json: {} }],
 	options: { node?: Partial<INode>; credentials?: ReturnType<typeof credentialsFor>; onStart?: (e: { cancel: () => void }) => void } = {},
 ): Promise<RunResult & { items: INodeExecutionData[] }> {
 	const result = await runWorkflow({
-		workflow: singleNodeWorkflow(parameters, options.node),
+		workflow: singleNodeWorkflow(parameters as INode['parameters'], options.node),
 		startNode: 'Extraction Service',
 		input,
 		credentials: options.credentials ?? credentialsFor(emulator),

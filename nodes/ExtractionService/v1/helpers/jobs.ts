@@ -137,6 +137,8 @@ export interface JobRequest {
 	qs?: IDataObject;
 	/** Create path when it is not the kind's collection (`/workflow/{id}/extract/`). */
 	path?: string;
+	/** Resource named in a 404 of the create call, when the path addresses one (the workflow). */
+	notFound?: { resourceName: string; resourceId: string };
 	/** The uploaded file, carried to the output shaping (file name, "Include Input Binary"). */
 	file?: InputFile;
 }
@@ -161,7 +163,7 @@ export async function createAndWait(
 ): Promise<INodeExecutionData[]> {
 	const wait = waitSettings(ctx, itemIndex);
 	const perRequest = await Promise.all(
-		requests.map(async ({ body, qs, path, file }) => {
+		requests.map(async ({ body, qs, path, file, notFound }) => {
 			const created = await client.request<IDataObject | IDataObject[]>({
 				family: kind.family,
 				method: 'POST',
@@ -169,7 +171,8 @@ export async function createAndWait(
 				qs,
 				body: typeof body === 'function' ? body : stripUndefined(body),
 				itemIndex,
-				resourceName: kind.resourceName,
+				resourceName: notFound?.resourceName ?? kind.resourceName,
+				resourceId: notFound?.resourceId,
 			});
 			const jobs = Array.isArray(created) ? created : [created];
 			const perJob = await Promise.all(

@@ -43,8 +43,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	const id = requireUuid(this.getNode(), itemIndex, 'Workflow ID', this.getNodeParameter('workflowId', itemIndex));
 	const files = await inputFiles(this, itemIndex, EXTRACTION_FILE_TYPES);
 	const body = multipartBody({} as IDataObject, files.map((file, i) => ({ field: `extracts[${i}]document`, file })));
-	const kind = { ...JOB_KINDS.extraction, resourceName: 'Workflow' };
-	return await createAndWait(this, client, kind, itemIndex, [{ body, path: `${servicePath('unversioned', 'workflow', id)}extract/` }], async (extraction) =>
+	const upload = { body, path: `${servicePath('unversioned', 'workflow', id)}extract/`, notFound: { resourceName: 'Workflow', resourceId: id } };
+	return await createAndWait(this, client, JOB_KINDS.extraction, itemIndex, [upload], async (extraction) =>
 		await extractionItems(this, client, extraction, itemIndex),
 	);
 }
