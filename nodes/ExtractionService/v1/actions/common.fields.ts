@@ -42,22 +42,22 @@ export const searchFilter: INodeProperties = {
 	description: 'Text matched against file names and metadata values',
 };
 
-/** First/Last Page options (`v0-api.md §4.1`, `unversioned-api.md §4.2`); 0 = not set. */
+/** First/Last Page options (`v0-api.md §4.1`, `unversioned-api.md §4.2`), 1-based; absent = whole document. */
 export const pageRangeFields: INodeProperties[] = [
 	{
 		displayName: 'First Page',
 		name: 'pdfPageStart',
 		type: 'number',
-		typeOptions: { minValue: 0 },
-		default: 0,
-		description: 'First page of the PDF to keep (1-based); 0 keeps from the first page',
+		typeOptions: { minValue: 1, numberPrecision: 0 },
+		default: 1,
+		description: 'First page of the PDF to keep (1-based; PDF only)',
 	},
 	{
 		displayName: 'Last Page',
 		name: 'pdfPageEnd',
 		type: 'number',
-		typeOptions: { minValue: 0 },
-		default: 0,
-		description: 'Last page of the PDF to keep; 0 keeps up to the last page',
+		typeOptions: { minValue: 1, numberPrecision: 0 },
+		default: 1,
+		description: 'Last page of the PDF to keep (PDF only)',
 	},
 ];

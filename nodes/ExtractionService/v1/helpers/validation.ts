@@ -90,7 +90,7 @@ export function parseJsonObject(node: INode, itemIndex: number, parameter: strin
 
 /**
  * PDF page range (`v0-api.md §4.1`, `unversioned-api.md §4.2`: `pdf_page_start`, `pdf_page_end`,
- * 1-based). 0 means "not set" in the UI.
+ * 1-based). A bound the user did not add is undefined and not sent.
  *
  * @returns query parameters for the set bounds
  * @throws NodeOperationError when a bound is not a positive integer or start > end
@@ -98,7 +98,7 @@ export function parseJsonObject(node: INode, itemIndex: number, parameter: strin
 export function pageRange(node: INode, itemIndex: number, start: unknown, end: unknown): IDataObject {
 	const qs: IDataObject = {};
 	const check = (name: string, value: unknown): number | undefined => {
-		if (value === undefined || value === null || value === '' || value === 0) return undefined;
+		if (value === undefined || value === null || value === '') return undefined;
 		const n = Number(value);
 		if (!Number.isInteger(n) || n < 1) fail(node, itemIndex, name, `must be a whole number of 1 or more, got ${JSON.stringify(value)}`);
 		return n;

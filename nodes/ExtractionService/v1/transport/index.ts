@@ -84,6 +84,22 @@ const MAYBE_SENT_CODES = new Set([
 	'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 
+/**
+ * Words for connection error codes. The codes themselves stay out of messages: n8n's NodeError
+ * replaces any message containing one with its own generic text.
+ */
+const CONNECTION_FAILURES: Record<string, string> = {
+	ECONNREFUSED: 'the connection was refused',
+	ENOTFOUND: 'the host name was not found',
+	EAI_AGAIN: 'the host name could not be resolved',
+	EHOSTUNREACH: 'the host is unreachable',
+	ENETUNREACH: 'the network is unreachable',
+	ECONNRESET: 'the connection was closed by the server',
+	EPIPE: 'the connection was closed by the server',
+	UND_ERR_SOCKET: 'the connection was closed by the server',
+	ERR_STREAM_PREMATURE_CLOSE: 'the connection was closed by the server',
+};
+
 type Context = IExecuteFunctions | ILoadOptionsFunctions;
 
 /** Errors of failures that may pass (429, 5xx, connection): a poll that meets one is tried again later. */
@@ -310,8 +326,9 @@ export class ExtractionServiceClient {
 
 	private retryDelay(attempt: number, retryAfterMs: number | undefined, deadline: number | undefined): number {
 		const { retryBaseDelayMs, retryMaxDelayMs } = this.settings;
+		// The service's Retry-After wins when given; otherwise exponential backoff with ±20 % jitter.
 		const backoff = retryBaseDelayMs * 2 ** attempt * (0.8 + Math.random() * 0.4);
-		let delay = Math.min(Math.max(backoff, retryAfterMs ?? 0), retryMaxDelayMs);
+		let delay = Math.min(retryAfterMs ?? backoff, retryMaxDelayMs);
 		if (deadline !== undefined) delay = Math.min(delay, Math.max(0, deadline - Date.now()));
 		return delay;
 	}
@@ -340,12 +357,13 @@ export class ExtractionServiceClient {
 		const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(errorMessage(error));
 		const message = timedOut
 			? `The request to ${host} timed out after ${Math.round(this.settings.requestTimeoutMs / 1000)} s`
-			: `Could not reach the Extraction Service at ${host}${code ? ` (${code})` : ''}`;
+			: `Could not reach the Extraction Service at ${host}${code ? `: ${CONNECTION_FAILURES[code] ?? 'connection failed'}` : ''}`;
 		const description =
 			req.method === 'POST' || req.method === 'PUT'
 				? 'The request was not retried because the service may already have acted on it; check before running it again.'
 				: 'Check the Base URL of the credential and that the service is reachable from n8n.';
-		return new NodeApiError(this.ctx.getNode(), { code: code ?? 'UNKNOWN' }, { message, description, itemIndex: req.itemIndex });
+		// Not under `code`: NodeApiError would swap our message for its generic text of that code.
+		return new NodeApiError(this.ctx.getNode(), { connectionError: code ?? 'UNKNOWN' }, { message, description, itemIndex: req.itemIndex });
 	}
 }
 

@@ -1,0 +1,180 @@
+/**
+ * Request bodies, shared by both families: JSON, application/x-www-form-urlencoded and
+ * multipart/form-data (files streamed through {@link storeStream}, so large uploads go to disk).
+ * Every byte read is counted for the request log.
+ */
+import type { IncomingMessage } from 'node:http';
+import { Transform } from 'node:stream';
+import { Busboy, type BusboyInstance } from '@fastify/busboy';
+import { HttpError } from './http';
+import { storeStream, tooLarge, type StoredFile, type TempDir } from './storage';
+
+export type BodyKind = 'json' | 'form' | 'multipart';
+
+export interface UploadedFile {
+	filename: string;
+	mimetype: string;
+	file: StoredFile;
+}
+
+export type ParsedBody =
+	| { kind: 'none' }
+	| { kind: 'json'; value: unknown }
+	| { kind: 'form'; fields: Map<string, string[]>; files: Map<string, UploadedFile[]> };
+
+/** Limit for bodies read into memory (JSON and url-encoded forms); uploads use `maxUploadBytes`. */
+const MAX_TEXT_BODY_BYTES = 16 * 1024 * 1024;
+
+const MEDIA_TYPES: Record<string, BodyKind> = {
+	'application/json': 'json',
+	'application/x-www-form-urlencoded': 'form',
+	'multipart/form-data': 'multipart',
+};
+
+/** The body of one request; read at most once, drained if the handler never reads it. */
+export class IncomingBody {
+	private consumed = false;
+	/** Files written for this request; the ones a handler keeps are marked with {@link retain}. */
+	private readonly uploads = new Set<StoredFile>();
+
+	constructor(
+		private readonly raw: IncomingMessage,
+		private readonly countBytes: (n: number) => void,
+		private readonly tempDir: TempDir,
+		private readonly maxUploadBytes: number,
+	) {}
+
+	/**
+	 * Parses the body if its media type is one of `accept`; a missing body gives `{kind: 'none'}`.
+	 * Other media types → 415 (not shown in the references; Django REST framework's answer).
+	 */
+	async read(accept: BodyKind[]): Promise<ParsedBody> {
+		const header = this.raw.headers['content-type'];
+		const hasBody = this.raw.headers['transfer-encoding'] !== undefined || Number(this.raw.headers['content-length'] ?? 0) > 0;
+		if (!header && !hasBody) {
+			this.consumed = true;
+			return { kind: 'none' };
+		}
+		const mediaType = (header ?? '').split(';')[0].trim().toLowerCase();
+		const kind = MEDIA_TYPES[mediaType];
+		if (!kind || !accept.includes(kind)) {
+			throw new HttpError(415, { detail: `Unsupported media type "${header ?? ''}" in request.` });
+		}
+		if (kind === 'multipart') return this.readMultipart();
+		const text = (await this.readText()).toString('utf8');
+		if (kind === 'form') return { kind: 'form', fields: groupPairs(new URLSearchParams(text)), files: new Map() };
+		if (text.trim() === '') return { kind: 'none' };
+		try {
+			return { kind: 'json', value: JSON.parse(text) };
+		} catch (err) {
+			// Django REST framework's wording (v0-api.md §7: "malformed JSON" is a 400 cause).
+			throw new HttpError(400, { detail: `JSON parse error - ${(err as Error).message}` });
+		}
+	}
+
+	/** Marks an uploaded file as kept by the store (it then survives {@link discardUploads}). */
+	retain(file: StoredFile): void {
+		this.uploads.delete(file);
+	}
+
+	/** Deletes the files of this request that no record kept. */
+	discardUploads(): void {
+		for (const f of this.uploads) f.discard();
+		this.uploads.clear();
+	}
+
+	/** Reads and counts whatever the handler did not read, so the log has the full body size. */
+	async drain(): Promise<void> {
+		if (this.consumed || this.raw.readableEnded || this.raw.destroyed) return;
+		this.consumed = true;
+		for await (const chunk of this.raw) this.countBytes((chunk as Buffer).length);
+	}
+
+	private counted(): Transform {
+		this.consumed = true;
+		const count = this.countBytes;
+		const counter = new Transform({
+			transform(chunk: Buffer, _enc, done) {
+				count(chunk.length);
+				done(null, chunk);
+			},
+		});
+		this.raw.on('error', (err) => counter.destroy(err));
+		return this.raw.pipe(counter);
+	}
+
+	private async readText(): Promise<Buffer> {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		for await (const chunk of this.counted()) {
+			size += (chunk as Buffer).length;
+			if (size > MAX_TEXT_BODY_BYTES) throw tooLarge(MAX_TEXT_BODY_BYTES);
+			chunks.push(chunk as Buffer);
+		}
+		return Buffer.concat(chunks, size);
+	}
+
+	private readMultipart(): Promise<ParsedBody> {
+		const fields = new Map<string, string[]>();
+		const files = new Map<string, UploadedFile[]>();
+		const pending: Promise<void>[] = [];
+		let busboy: BusboyInstance;
+		try {
+			busboy = new Busboy({
+				headers: this.raw.headers as { 'content-type': string },
+				limits: { fieldSize: MAX_TEXT_BODY_BYTES, fieldNameSize: 1000 },
+			});
+		} catch (err) {
+			return Promise.reject(multipartError(err));
+		}
+		return new Promise<ParsedBody>((resolve, reject) => {
+			const source = this.counted();
+			let failed = false;
+			const fail = (err: unknown): void => {
+				if (failed) return;
+				failed = true;
+				source.unpipe(busboy);
+				source.resume(); // keep reading (and counting) the rest; the answer is an error anyway
+				Promise.allSettled(pending).then(() => reject(err instanceof HttpError ? err : multipartError(err)));
+			};
+			busboy.on('field', (name: string, value: string) => push(fields, name, value));
+			busboy.on('file', (name: string, stream: NodeJS.ReadableStream, filename: string | undefined, _enc: string, mimetype: string) => {
+				const task = storeStream(stream as AsyncIterable<Buffer>, this.tempDir, this.maxUploadBytes).then((file) => {
+					this.uploads.add(file);
+					if (failed) return;
+					push(files, name, { filename: filename ?? name, mimetype, file });
+				});
+				task.catch((err: unknown) => {
+					stream.resume();
+					fail(err);
+				});
+				pending.push(task);
+			});
+			busboy.on('error', fail);
+			busboy.on('finish', () => {
+				Promise.all(pending).then(() => {
+					if (!failed) resolve({ kind: 'form', fields, files });
+				}, fail);
+			});
+			source.on('error', fail);
+			source.pipe(busboy);
+		});
+	}
+}
+
+function multipartError(err: unknown): HttpError {
+	// Django REST framework's wording for an unreadable multipart body.
+	return new HttpError(400, { detail: `Multipart form parse error - ${err instanceof Error ? err.message : String(err)}` });
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+	const list = map.get(key);
+	if (list) list.push(value);
+	else map.set(key, [value]);
+}
+
+function groupPairs(params: URLSearchParams): Map<string, string[]> {
+	const out = new Map<string, string[]>();
+	for (const [k, v] of params) push(out, k, v);
+	return out;
+}

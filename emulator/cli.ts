@@ -1,0 +1,101 @@
+/**
+ * Runs the emulator until SIGINT / SIGTERM.
+ *
+ *   npm run emulator -- --port 8080 --processing-ms 6000 --credits 100 [--log-requests]
+ *
+ * First line on stdout (machine-readable, used by benchmarks that start it as a child process):
+ *   EMULATOR_READY {"url":"...","filesUrl":"...","apiKey":"...","token":"..."}
+ * With --log-requests, every answered request is printed as `REQ <LoggedRequest JSON>`.
+ */
+import { startEmulator, type EmulatorOptions, type LoggedRequest } from './index';
+
+const USAGE = `Usage: tsx emulator/cli.ts [options]
+  --host <host>             listen address (default 127.0.0.1)
+  --port <n>                API port (default 0 = a free port)
+  --files-port <n>          files origin port (default 0 = a free port)
+  --api-key <key>           v0 X-API-Key (default emulator-api-key)
+  --token <token>           unversioned token (default emulator-token)
+  --expired-token <token>   token answered as expired (default emulator-expired-token)
+  --processing-ms <n>       processing time of every job (default 3000)
+  --credits <n>             unversioned credit balance (default 10000)
+  --seed <file>             seed JSON (default emulator/seed.json)
+  --max-upload-bytes <n>    upload limit (default 536870912)
+  --log-requests            print each request as a "REQ {json}" line
+  --quiet                   no error output`;
+
+function parseArgs(argv: string[]): { options: EmulatorOptions; logRequests: boolean } {
+	const options: EmulatorOptions = {};
+	let logRequests = false;
+	const numbers: Record<string, keyof EmulatorOptions> = {
+		'--port': 'port',
+		'--files-port': 'filesPort',
+		'--processing-ms': 'processingMs',
+		'--credits': 'credits',
+		'--max-upload-bytes': 'maxUploadBytes',
+	};
+	const strings: Record<string, keyof EmulatorOptions> = {
+		'--host': 'host',
+		'--api-key': 'apiKey',
+		'--token': 'token',
+		'--expired-token': 'expiredToken',
+		'--seed': 'seedFile',
+	};
+	for (let i = 0; i < argv.length; i++) {
+		const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+		const value = (): string => {
+			const v = inline ?? argv[++i];
+			if (v === undefined) throw new Error(`${flag} needs a value`);
+			return v;
+		};
+		if (flag === '--log-requests') logRequests = true;
+		else if (flag === '--quiet') options.quiet = true;
+		else if (flag === '--help' || flag === '-h') {
+			console.log(USAGE);
+			process.exit(0);
+		} else if (flag in numbers) {
+			const n = Number(value());
+			if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} needs a non-negative number`);
+			(options as Record<string, unknown>)[numbers[flag]] = n;
+		} else if (flag in strings) (options as Record<string, unknown>)[strings[flag]] = value();
+		else throw new Error(`unknown option ${flag}`);
+	}
+	return { options, logRequests };
+}
+
+async function main(): Promise<void> {
+	let parsed;
+	try {
+		parsed = parseArgs(process.argv.slice(2));
+	} catch (err) {
+		console.error(`${(err as Error).message}\n${USAGE}`);
+		process.exit(2);
+	}
+	const { options, logRequests } = parsed;
+	if (logRequests) options.onRequestLogged = (entry: LoggedRequest) => console.log(`REQ ${JSON.stringify(entry)}`);
+	const emulator = await startEmulator(options);
+	console.log(`EMULATOR_READY ${JSON.stringify({ url: emulator.url, filesUrl: emulator.filesUrl, apiKey: emulator.apiKey, token: emulator.token })}`);
+	console.log(`Extraction service emulator
+  API:          ${emulator.url}   (v0: X-API-Key: ${emulator.apiKey}; unversioned: Authorization: ${emulator.token})
+  Files origin: ${emulator.filesUrl}
+  Expired token (401 "Token is expired"): ${emulator.expiredToken}
+Press Ctrl+C to stop.`);
+	let stopping = false;
+	const stop = (): void => {
+		if (stopping) return;
+		stopping = true;
+		emulator.close().then(
+			() => process.exit(0),
+			(err: unknown) => {
+				console.error(err);
+				process.exit(1);
+			},
+		);
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+	console.error(err);
+	process.exit(1);
+});

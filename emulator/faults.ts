@@ -1,0 +1,64 @@
+/** Injected faults (a test facility, not part of the references): queued answers for matching API requests. */
+
+/** One injected answer, consumed by the next matching request. */
+export interface FaultSpec {
+	/** e.g. 429, 500, 502, 503, 504 (JSON body {"detail": "..."}). */
+	status?: number;
+	/** Retry-After header value (seconds or HTTP date). */
+	retryAfter?: string;
+	/** Wait this long before answering (then answer normally or with status). */
+	delayMs?: number;
+	/** Destroy the socket without any answer. */
+	drop?: boolean;
+}
+
+export interface FaultMatch {
+	method?: string;
+	/** A string matches the exact path (no query); a RegExp is tested against the path. */
+	path: string | RegExp;
+}
+
+interface Entry {
+	match: FaultMatch;
+	faults: FaultSpec[];
+}
+
+/** Status codes other than 400/401/404 are "not shown" in both references; these texts follow DRF / common gateways. */
+const DETAILS: Record<number, string> = {
+	429: 'Request was throttled.',
+	500: 'A server error occurred.',
+	502: 'Bad gateway.',
+	503: 'Service temporarily unavailable, try again later.',
+	504: 'Gateway timeout.',
+};
+
+export function faultDetail(status: number): string {
+	return DETAILS[status] ?? `Emulated fault (HTTP ${status}).`;
+}
+
+/** Fault queues, checked in insertion order. */
+export class FaultQueue {
+	private entries: Entry[] = [];
+
+	add(match: FaultMatch, faults: FaultSpec[]): void {
+		if (faults.length > 0) this.entries.push({ match, faults: [...faults] });
+	}
+
+	clear(): void {
+		this.entries = [];
+	}
+
+	/** Takes the next fault for this request, if any queue matches. */
+	take(method: string, path: string): FaultSpec | undefined {
+		for (const entry of this.entries) {
+			const { match } = entry;
+			if (match.method && match.method.toUpperCase() !== method.toUpperCase()) continue;
+			const pathMatches = typeof match.path === 'string' ? match.path === path : (match.path.lastIndex = 0, match.path.test(path));
+			if (!pathMatches) continue;
+			const fault = entry.faults.shift();
+			if (entry.faults.length === 0) this.entries = this.entries.filter((e) => e !== entry);
+			return fault;
+		}
+		return undefined;
+	}
+}

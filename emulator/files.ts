@@ -1,0 +1,67 @@
+/**
+ * The files origin: where `GET /v0/documents/{id}/download` redirects (v0-api.md §4.4, "302 redirect to
+ * the file URL"), plus static PDFs used as URL inputs (v0-api.md §4.5). A separate origin, like the
+ * object storage behind a real service's pre-signed URLs: it needs no credentials, and the request log
+ * shows that the API key never reaches it.
+ */
+import { createReadStream, existsSync } from 'node:fs';
+import path from 'node:path';
+import type { RouteDef } from './context';
+import { HttpError, notFound, Router, type Reply } from './http';
+import type { StoredFile } from './storage';
+
+/** Content-Type by file extension. */
+export function contentTypeFor(name: string): string {
+	const ext = path.extname(name).toLowerCase();
+	if (ext === '.pdf') return 'application/pdf';
+	if (ext === '.png') return 'image/png';
+	if (ext === '.jpg' || ext === '.jpeg') return 'image/jpeg';
+	return 'application/octet-stream';
+}
+
+/** `attachment; filename="..."` (quotes and non-ASCII characters replaced; RFC 5987 form added for the latter). */
+export function attachment(name: string): string {
+	const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+	return ascii === name ? `attachment; filename="${name}"` : `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** A file answer with Content-Type by extension and an attachment disposition. */
+export function fileReply(name: string, file: StoredFile): Reply {
+	return {
+		status: 200,
+		body: file.stream(),
+		headers: { 'content-type': contentTypeFor(name), 'content-length': String(file.size), 'content-disposition': attachment(name) },
+	};
+}
+
+/** Routes of the files origin (no authentication). */
+export function filesRoutes(): Router<RouteDef> {
+	const router = new Router<RouteDef>();
+
+	// GET /files/{id}/{name}?signature=...: the target of the v0 download redirect.
+	router.add('GET', '/files/:id/:name', {
+		auth: 'none',
+		handler: async (app, req, params) => {
+			const doc = app.store.documents.get(params.id);
+			if (!doc || doc.filename !== params.name) throw notFound();
+			const signature = req.query.signature;
+			if (typeof signature !== 'string' || app.store.signatures.get(signature) !== doc.id) {
+				throw new HttpError(403, { detail: 'Invalid or missing signature.' });
+			}
+			return fileReply(doc.filename, doc.source.file);
+		},
+	});
+
+	// GET /static/{name}: the PDFs of emulator/static/ (a.pdf, b.pdf, c.pdf).
+	router.add('GET', '/static/:name', {
+		auth: 'none',
+		handler: async (app, _req, params) => {
+			const name = path.basename(params.name);
+			const file = path.join(app.staticDir, name);
+			if (name !== params.name || !existsSync(file)) throw notFound();
+			return { status: 200, body: createReadStream(file), headers: { 'content-type': contentTypeFor(name) } };
+		},
+	});
+
+	return router;
+}

@@ -1,0 +1,292 @@
+/**
+ * Extraction-service emulator: a local HTTP server implementing both API families of the service,
+ * `/v0` (/work/shared/api/v0-api.md) and the unversioned one (/work/shared/api/unversioned-api.md),
+ * plus a second "files" origin for download redirects. A development tool for tests, the demo and
+ * benchmarks; it listens on loopback only and never fetches a non-loopback address.
+ *
+ * Request flow on each origin: log entry → (api origin) injected fault → routing (404 / 405) →
+ * authentication of the route's family (401) → handler. See README.md in this folder.
+ */
+import path from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { authenticate } from './auth';
+import { IncomingBody } from './body';
+import type { AppContext, Query, RequestContext, RouteDef } from './context';
+import { faultDetail, FaultQueue, type FaultMatch, type FaultSpec } from './faults';
+import { filesRoutes } from './files';
+import { HttpError, methodNotAllowed, notFound, Router, type Reply } from './http';
+import { PdfTextExtractor } from './pdf';
+import { TempDir } from './storage';
+import { Store } from './store';
+import { unversionedRoutes } from './unversioned';
+import { v0Routes } from './v0';
+
+export type { FaultSpec } from './faults';
+
+export interface EmulatorOptions {
+	/** Default '127.0.0.1'. */
+	host?: string;
+	/** Default 0 = a free port. */
+	port?: number;
+	/** Second origin for file downloads; default 0 = a free port. */
+	filesPort?: number;
+	/** v0 key (X-API-Key); default 'emulator-api-key'. */
+	apiKey?: string;
+	/** Unversioned token (Authorization: <token>); default 'emulator-token'. */
+	token?: string;
+	/** Token that gets the "expired" 401 variant; default 'emulator-expired-token'. */
+	expiredToken?: string;
+	/** Wall time from creation to final state for every job; default 3000. */
+	processingMs?: number;
+	/** Unversioned credit balance; default 10000. */
+	credits?: number;
+	/** JSON seed (schemas, workflows); default emulator/seed.json. */
+	seedFile?: string;
+	/** Default 512 MiB. */
+	maxUploadBytes?: number;
+	/** No error output on stderr. */
+	quiet?: boolean;
+	/** Called with each log entry once its request is answered (or dropped). Used by `cli.ts --log-requests`. */
+	onRequestLogged?: (entry: LoggedRequest) => void;
+}
+
+export interface LoggedRequest {
+	/** Which server got it. */
+	origin: 'api' | 'files';
+	method: string;
+	/** Path without query. */
+	path: string;
+	query: Record<string, string | string[]>;
+	/** Lower-case names, as received. */
+	headers: Record<string, string>;
+	contentType?: string;
+	/** Bytes of the request body. */
+	bodyBytes: number;
+	/** Status sent (0 if the connection was dropped). */
+	status: number;
+	/** Date.now() when received. */
+	at: number;
+}
+
+export interface Emulator {
+	/** 'http://127.0.0.1:PORT' (no trailing slash). */
+	url: string;
+	/** The second origin, e.g. 'http://127.0.0.1:PORT2'. */
+	filesUrl: string;
+	apiKey: string;
+	token: string;
+	expiredToken: string;
+	/** The request log, both origins, in arrival order. */
+	requests: LoggedRequest[];
+	clearLog(): void;
+	/** Queue faults for requests whose method matches and whose path matches (string = exact path, RegExp = test). */
+	injectFaults(match: { method?: string; path: string | RegExp }, faults: FaultSpec[]): void;
+	clearFaults(): void;
+	setProcessingMs(ms: number): void;
+	setCredits(n: number): void;
+	getCredits(): number;
+	/** Bytes of the stored file of a v0 document or an unversioned extraction (as stored, after trimming). */
+	getStoredFile(id: string): Buffer | undefined;
+	close(): Promise<void>;
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+interface OriginDeps {
+	app: AppContext;
+	origin: 'api' | 'files';
+	router: Router<RouteDef>;
+	requests: LoggedRequest[];
+	faults: FaultQueue;
+	quiet: boolean;
+	onRequestLogged?: (entry: LoggedRequest) => void;
+}
+
+function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+	return out;
+}
+
+function parseQuery(search: URLSearchParams): Query {
+	const out: Query = {};
+	for (const [k, v] of search) {
+		const prev = out[k];
+		out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+	}
+	return out;
+}
+
+function errorReply(err: unknown, quiet: boolean): Reply {
+	if (err instanceof HttpError) return { status: err.status, json: err.body, headers: err.headers };
+	if (!quiet) console.error('[emulator] unexpected error:', err);
+	return { status: 500, json: { detail: 'A server error occurred.' } };
+}
+
+function sendReply(reply: FastifyReply, r: Reply, entry: LoggedRequest | undefined): FastifyReply {
+	if (entry) entry.status = r.status;
+	reply.code(r.status);
+	for (const [k, v] of Object.entries(r.headers ?? {})) reply.header(k, v);
+	if (r.json !== undefined) return reply.type('application/json').send(JSON.stringify(r.json));
+	return r.body !== undefined ? reply.send(r.body) : reply.send();
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Builds one origin (api or files): logging hook, raw bodies, one catch-all route dispatching to `router`. */
+function buildOrigin(deps: OriginDeps): FastifyInstance {
+	const { app, origin, router, requests, faults, quiet, onRequestLogged } = deps;
+	const entries = new WeakMap<IncomingMessage, LoggedRequest>();
+	const server = Fastify({ logger: false, forceCloseConnections: true });
+
+	server.addHook('onRequest', (request, reply, done) => {
+		const url = new URL(request.url, 'http://emulator.invalid');
+		const entry: LoggedRequest = {
+			origin,
+			method: request.method,
+			path: url.pathname,
+			query: parseQuery(url.searchParams),
+			headers: flattenHeaders(request.headers),
+			contentType: request.headers['content-type'],
+			bodyBytes: 0,
+			status: 0,
+			at: Date.now(),
+		};
+		requests.push(entry);
+		entries.set(request.raw, entry);
+		reply.raw.on('close', () => {
+			entry.status = reply.raw.writableFinished ? reply.raw.statusCode : 0;
+			onRequestLogged?.(entry);
+		});
+		done();
+	});
+
+	// Bodies are read by the handlers themselves (body.ts), after routing and authentication.
+	server.removeAllContentTypeParsers();
+	server.addContentTypeParser('*', (_request, _payload, done) => done(null));
+	server.setErrorHandler((err: { statusCode?: number; message: string }, request, reply) => {
+		sendReply(reply, { status: err.statusCode ?? 500, json: { detail: err.message } }, entries.get(request.raw));
+	});
+
+	const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+		const entry = entries.get(request.raw) as LoggedRequest;
+		const body = new IncomingBody(request.raw, (n) => (entry.bodyBytes += n), app.tempDir, app.maxUploadBytes);
+		const req: RequestContext = {
+			method: request.method,
+			path: entry.path,
+			query: entry.query,
+			headers: request.headers,
+			body,
+			baseUrl: request.headers.host ? `http://${request.headers.host}` : origin === 'api' ? app.url : app.filesUrl,
+			now: entry.at,
+		};
+		let answer: Reply;
+		try {
+			const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
+			if (fault?.delayMs) await sleep(fault.delayMs);
+			if (fault?.drop) {
+				reply.hijack();
+				request.raw.socket?.destroy();
+				return;
+			}
+			if (fault?.status) {
+				answer = { status: fault.status, json: { detail: faultDetail(fault.status) }, headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : undefined };
+			} else {
+				if (fault?.delayMs) req.now = Date.now();
+				answer = await dispatch(app, router, req);
+			}
+		} catch (err) {
+			answer = errorReply(err, quiet);
+		}
+		try {
+			await body.drain();
+		} catch {
+			// the client went away; nothing to answer
+		}
+		body.discardUploads();
+		await sendReply(reply, answer, entry);
+	};
+
+	server.route({ method: METHODS, url: '*', handler: handle });
+	server.setNotFoundHandler(handle); // methods outside METHODS
+	return server;
+}
+
+async function dispatch(app: AppContext, router: Router<RouteDef>, req: RequestContext): Promise<Reply> {
+	const match = router.match(req.method, req.path);
+	if (match.kind === 'not-found') throw notFound();
+	if (match.kind === 'method-not-allowed') throw methodNotAllowed(req.method, match.allow);
+	const authError = authenticate(app, match.handler.auth, req.headers);
+	if (authError) throw authError;
+	return match.handler.handler(app, req, match.params);
+}
+
+async function listen(server: FastifyInstance, host: string, port: number): Promise<string> {
+	await server.listen({ host, port });
+	const address = server.server.address() as AddressInfo;
+	return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+/** Starts the emulator: the API origin (both families) and the files origin. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+	const host = options.host ?? '127.0.0.1';
+	const store = new Store(options.credits ?? 10_000, options.processingMs ?? 3000);
+	store.loadSeed(options.seedFile ?? path.join(__dirname, 'seed.json'));
+	const app: AppContext = {
+		store,
+		tempDir: new TempDir(),
+		pdf: new PdfTextExtractor(),
+		url: '',
+		filesUrl: '',
+		apiKey: options.apiKey ?? 'emulator-api-key',
+		token: options.token ?? 'emulator-token',
+		expiredToken: options.expiredToken ?? 'emulator-expired-token',
+		maxUploadBytes: options.maxUploadBytes ?? 512 * 1024 * 1024,
+		staticDir: path.join(__dirname, 'static'),
+	};
+	const requests: LoggedRequest[] = [];
+	const faults = new FaultQueue();
+	const common = { app, requests, faults, quiet: options.quiet ?? false, onRequestLogged: options.onRequestLogged };
+	const apiRouter = new Router<RouteDef>();
+	v0Routes(apiRouter);
+	unversionedRoutes(apiRouter);
+	const api = buildOrigin({ ...common, origin: 'api', router: apiRouter });
+	const files = buildOrigin({ ...common, origin: 'files', router: filesRoutes() });
+
+	let closed: Promise<void> | undefined;
+	const close = (): Promise<void> =>
+		(closed ??= (async () => {
+			await Promise.allSettled([api.close(), files.close()]);
+			await app.pdf.close();
+			store.discardFiles();
+			app.tempDir.remove();
+		})());
+
+	try {
+		app.filesUrl = await listen(files, host, options.filesPort ?? 0);
+		app.url = await listen(api, host, options.port ?? 0);
+		app.pdf.start();
+	} catch (err) {
+		await close();
+		throw err;
+	}
+
+	return {
+		url: app.url,
+		filesUrl: app.filesUrl,
+		apiKey: app.apiKey,
+		token: app.token,
+		expiredToken: app.expiredToken,
+		requests,
+		clearLog: () => void requests.splice(0),
+		injectFaults: (match: FaultMatch, list: FaultSpec[]) => faults.add(match, list),
+		clearFaults: () => faults.clear(),
+		setProcessingMs: (ms: number) => void (store.processingMs = ms),
+		setCredits: (n: number) => void (store.credits = n),
+		getCredits: () => store.credits,
+		getStoredFile: (id: string) => (store.documents.get(id) ?? store.extractions.get(id))?.source.file.readAll(),
+		close,
+	};
+}

@@ -1,0 +1,98 @@
+/**
+ * List endpoints, shared by both families: page-number pagination with the envelope of
+ * v0-api.md §2.5 / unversioned-api.md §2.4, the `search` matcher and the created_at range filter
+ * (v0-api.md §4.2, §4.6).
+ */
+import { queryValue, type Query, type RequestContext } from './context';
+import { ErrorBag, HttpError } from './http';
+
+export const DEFAULT_PAGE_SIZE = 20;
+/** Larger `size` values are clamped (Django REST framework's max_page_size); the maximum is "not shown". */
+export const MAX_PAGE_SIZE = 100;
+
+export interface Page<T> {
+	count: number;
+	next: string | null;
+	previous: string | null;
+	results: T[];
+}
+
+function readPositiveInt(query: Query, name: string, errors: ErrorBag): number | undefined {
+	const raw = queryValue(query, name);
+	if (raw === undefined || raw === '') return undefined;
+	if (!/^\d+$/.test(raw.trim())) {
+		errors.add(name, 'A valid integer is required.');
+		return undefined;
+	}
+	const n = Number(raw);
+	if (n < 1) errors.add(name, 'Ensure this value is greater than or equal to 1.');
+	return n;
+}
+
+/**
+ * One page of `items` (already filtered and ordered). `page` (default 1) and `size` (default 20,
+ * clamped to 100) must be positive integers, else 400 with field errors; a page past the end gives
+ * 404 `{"detail": "Invalid page."}` like Django REST framework (page 1 of an empty list is valid).
+ * `next` / `previous` are absolute URLs: the same query with another page (no `page` for page 1).
+ */
+export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T) => R, errors = new ErrorBag()): Page<R> {
+	const page = readPositiveInt(req.query, 'page', errors) ?? 1;
+	const size = Math.min(readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+	errors.throwIfAny();
+	const pages = Math.max(1, Math.ceil(items.length / size));
+	if (page > pages) throw new HttpError(404, { detail: 'Invalid page.' });
+	const link = (n: number): string => {
+		const params = new URLSearchParams();
+		for (const [k, v] of Object.entries(req.query)) {
+			if (k === 'page') continue;
+			for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
+		}
+		if (n > 1) params.set('page', String(n));
+		const qs = params.toString();
+		return `${req.baseUrl}${req.path}${qs ? `?${qs}` : ''}`;
+	};
+	return {
+		count: items.length,
+		next: page < pages ? link(page + 1) : null,
+		previous: page > 1 ? link(page - 1) : null,
+		results: items.slice((page - 1) * size, page * size).map(render),
+	};
+}
+
+/** Newest first (creation order, which also breaks ties between equal timestamps). */
+export function newestFirst<T extends { seq: number }>(items: Iterable<T>): T[] {
+	return [...items].sort((a, b) => b.seq - a.seq);
+}
+
+/** Case-insensitive substring match of `needle` in any of `haystack` (the `search` parameter). */
+export function matchesSearch(needle: string | undefined, haystack: Array<string | null | undefined>): boolean {
+	if (!needle) return true;
+	const n = needle.toLowerCase();
+	return haystack.some((h) => typeof h === 'string' && h.toLowerCase().includes(n));
+}
+
+/** The values of a metadata object as strings, for `search` (v0-api.md §4.2 "matches filename and metadata values"). */
+export function metadataValues(metadata: Record<string, unknown> | null | undefined): string[] {
+	return Object.values(metadata ?? {}).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * `created_at_after` / `created_at_before` (v0-api.md §4.2, §4.6): ISO 8601 date-times, inclusive
+ * bounds; a value without a time zone is read as UTC; invalid → 400 "Enter a valid date/time.".
+ */
+export function readCreatedRange(query: Query, errors: ErrorBag): (createdAt: number) => boolean {
+	const bound = (name: string): number | undefined => {
+		const raw = queryValue(query, name);
+		if (raw === undefined || raw === '') return undefined;
+		const text = raw.trim();
+		const utc = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) || !text.includes(':') ? text : `${text}Z`;
+		const ms = ISO_DATE_TIME.test(text) ? Date.parse(utc.replace(' ', 'T')) : NaN;
+		if (Number.isNaN(ms)) errors.add(name, 'Enter a valid date/time.');
+		return Number.isNaN(ms) ? undefined : ms;
+	};
+	const after = bound('created_at_after');
+	const before = bound('created_at_before');
+	return (createdAt) => (after === undefined || createdAt >= after) && (before === undefined || createdAt <= before);
+}

@@ -1,0 +1,135 @@
+/**
+ * Byte storage for uploaded and fetched files.
+ *
+ * Small files stay in memory; a file that grows beyond {@link SPILL_BYTES} is streamed to a temporary
+ * directory (os.tmpdir()/extraction-emulator-XXXX, removed by {@link TempDir.remove} on close) so that
+ * a 200 MB upload keeps the emulator's memory flat.
+ */
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, unlink, type WriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { HttpError } from './http';
+
+/** Files larger than this are kept on disk instead of in memory. */
+export const SPILL_BYTES = 32 * 1024 * 1024;
+
+/** A temporary directory owned by one emulator instance. */
+export class TempDir {
+	readonly path: string;
+
+	constructor() {
+		this.path = mkdtempSync(path.join(os.tmpdir(), 'extraction-emulator-'));
+	}
+
+	/** A fresh file path inside the directory. */
+	newPath(): string {
+		return path.join(this.path, randomUUID());
+	}
+
+	remove(): void {
+		rmSync(this.path, { recursive: true, force: true });
+	}
+}
+
+/** The bytes of one file, in memory or in a temporary file. */
+export class StoredFile {
+	private constructor(
+		readonly size: number,
+		private buffer: Buffer | undefined,
+		private readonly diskPath: string | undefined,
+	) {}
+
+	static fromBuffer(buffer: Buffer): StoredFile {
+		return new StoredFile(buffer.length, buffer, undefined);
+	}
+
+	static onDisk(diskPath: string, size: number): StoredFile {
+		return new StoredFile(size, undefined, diskPath);
+	}
+
+	get inMemory(): boolean {
+		return this.buffer !== undefined;
+	}
+
+	/** All bytes (reads the temporary file when the file is on disk). */
+	readAll(): Buffer {
+		return this.buffer ?? readFileSync(this.diskPath as string);
+	}
+
+	/** The first `n` bytes (for magic-byte sniffing) without reading the whole file. */
+	async head(n: number): Promise<Buffer> {
+		if (this.buffer) return this.buffer.subarray(0, n);
+		const handle = await open(this.diskPath as string, 'r');
+		try {
+			const out = Buffer.alloc(Math.min(n, this.size));
+			const { bytesRead } = await handle.read(out, 0, out.length, 0);
+			return out.subarray(0, bytesRead);
+		} finally {
+			await handle.close();
+		}
+	}
+
+	stream(): Readable {
+		return this.buffer ? Readable.from([this.buffer]) : createReadStream(this.diskPath as string);
+	}
+
+	/** Releases the bytes (deletes the temporary file). */
+	discard(): void {
+		this.buffer = undefined;
+		if (this.diskPath) unlink(this.diskPath, () => undefined);
+	}
+}
+
+/**
+ * Reads a stream into a {@link StoredFile}: in memory up to {@link SPILL_BYTES}, then on disk.
+ * Throws HttpError 413 when the stream is longer than `maxBytes`.
+ */
+export async function storeStream(source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer>, tempDir: TempDir, maxBytes: number): Promise<StoredFile> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	let out: WriteStream | undefined;
+	let diskPath: string | undefined;
+	try {
+		for await (const raw of source) {
+			const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+			size += chunk.length;
+			if (size > maxBytes) throw tooLarge(maxBytes);
+			if (out) {
+				if (!out.write(chunk)) await once(out, 'drain');
+				continue;
+			}
+			chunks.push(chunk);
+			if (size > SPILL_BYTES) {
+				diskPath = tempDir.newPath();
+				out = createWriteStream(diskPath);
+				for (const c of chunks.splice(0)) {
+					if (!out.write(c)) await once(out, 'drain');
+				}
+			}
+		}
+		if (!out) return StoredFile.fromBuffer(Buffer.concat(chunks, size));
+		out.end();
+		await once(out, 'finish');
+		return StoredFile.onDisk(diskPath as string, size);
+	} catch (err) {
+		if (out) {
+			out.destroy();
+			if (diskPath) unlink(diskPath, () => undefined);
+		}
+		throw err;
+	}
+}
+
+/** Stores bytes produced in memory (e.g. a trimmed PDF), spilling to disk when large. */
+export function storeBuffer(buffer: Buffer, tempDir: TempDir): Promise<StoredFile> {
+	return storeStream([buffer], tempDir, Number.POSITIVE_INFINITY);
+}
+
+/** The 413 answer for an upload above the configured limit (size limits: "not shown", v0-api.md §8 / unversioned-api.md §8). */
+export function tooLarge(maxBytes: number): HttpError {
+	return new HttpError(413, { detail: `Request body is too large (limit ${maxBytes} bytes).` });
+}

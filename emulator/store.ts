@@ -1,0 +1,198 @@
+/**
+ * In-memory records of both API families. Schemas live in ONE store shared by the two families:
+ * whether schemas created through the unversioned endpoints are accepted by `/v0/extract` is
+ * "not shown" (v0-api.md §2.5); the emulator accepts them.
+ */
+import { readFileSync } from 'node:fs';
+import type { FileKind, PageContent } from './pdf';
+import type { StoredFile } from './storage';
+
+/** Servers of an extraction (unversioned-api.md §2.1). */
+export const SERVERS = ['EU-1', 'FR-1', 'FR-2', 'FR-3'] as const;
+export type Server = (typeof SERVERS)[number];
+
+/** A stored file plus what the analysis found in it. Shared by v0 documents and unversioned extractions. */
+export interface FileRecord {
+	name: string;
+	file: StoredFile;
+	kind: FileKind;
+	pageCount: number;
+	/** Set once the analysis is done (text extraction for PDFs; immediately for other files). */
+	pages?: PageContent[];
+	analysisError?: string;
+	/** Date.now() when the analysis finished; a job cannot be final before that. */
+	analyzedAt?: number;
+}
+
+export type FinalStatus = 'FINISHED' | 'PARTIAL_FINISHED' | 'ERROR';
+
+/** Test controls read from the create request's metadata (`emulator_outcome`, `emulator_processing_ms`, `emulator_error`). */
+export interface EmulatorControls {
+	outcome?: FinalStatus;
+	reason?: string;
+	processingMs?: number;
+}
+
+/** One asynchronous job (a parsing, an extract or an extraction); its state is derived from time (see state.ts). */
+export interface Job {
+	createdAt: number;
+	durationMs: number;
+	source: FileRecord;
+	controls: EmulatorControls;
+	/** PARTIAL_FINISHED exists for parsings only (v0-api.md §3). */
+	allowPartial: boolean;
+	/** A job that must be final before this one starts (the parsing of an extract created from a document). */
+	after?: Job;
+}
+
+export interface SchemaRecord {
+	id: string;
+	seq: number;
+	name: string;
+	description: string;
+	additionalInformations: string | null;
+	definition: Record<string, unknown> | null;
+	completionMode: 'CLASSIC' | 'VANILLA';
+	createdAt: number;
+	updatedAt: number;
+}
+
+export interface WorkflowRecord {
+	id: string;
+	name: string;
+	schemaId: string | null;
+	server: Server;
+}
+
+export interface DocumentRecord {
+	id: string;
+	seq: number;
+	filename: string;
+	source: FileRecord;
+	metadata: Record<string, unknown>;
+	createdAt: number;
+}
+
+export interface ParsingRecord {
+	id: string;
+	seq: number;
+	documentId: string;
+	pictureDescriptionEnabled: boolean;
+	tableVerificationEnabled: boolean;
+	model: string;
+	metadata: Record<string, unknown> | null;
+	job: Job;
+	/** Ids of the pictures the parsing reports once final (one per page when picture_description_enabled). */
+	pictureIds: string[];
+	createdAt: number;
+}
+
+/** The schema as it was when an extract or extraction was created (later edits do not change a job). */
+export interface SchemaSnapshot {
+	id: string;
+	name: string;
+	description: string;
+	completionMode: 'CLASSIC' | 'VANILLA';
+	definition: Record<string, unknown> | null;
+}
+
+export interface ExtractRecord {
+	id: string;
+	seq: number;
+	schema: SchemaSnapshot;
+	parsingId: string;
+	job: Job;
+	createdAt: number;
+}
+
+export interface ExtractionRecord {
+	id: string;
+	seq: number;
+	documentName: string;
+	source: FileRecord;
+	server: Server;
+	schema: SchemaSnapshot | null;
+	classifier: string | null;
+	workflowId: string | null;
+	workflowSessionId: number | null;
+	metadata: Record<string, unknown> | null;
+	job: Job;
+	cost: number;
+	createdAt: number;
+}
+
+interface SeedFile {
+	schemas?: Array<{
+		id: string;
+		name: string;
+		description: string;
+		additional_informations?: string | null;
+		completion_mode?: 'CLASSIC' | 'VANILLA';
+		schema: Record<string, unknown> | null;
+	}>;
+	workflows?: Array<{ id: string; name: string; schema: string | null; server: Server }>;
+}
+
+/** All records of one emulator instance. */
+export class Store {
+	readonly schemas = new Map<string, SchemaRecord>();
+	readonly workflows = new Map<string, WorkflowRecord>();
+	readonly documents = new Map<string, DocumentRecord>();
+	readonly parsings = new Map<string, ParsingRecord>();
+	readonly extracts = new Map<string, ExtractRecord>();
+	readonly extractions = new Map<string, ExtractionRecord>();
+	/** Picture id → parsing id (v0-api.md §2.2). */
+	readonly pictures = new Map<string, string>();
+	/** Download signature → document id (v0-api.md §4.4). */
+	readonly signatures = new Map<string, string>();
+	private seq = 0;
+	private workflowSession = 0;
+
+	constructor(
+		public credits: number,
+		public processingMs: number,
+	) {}
+
+	/** A creation sequence number: lists are ordered newest first by it. */
+	nextSeq(): number {
+		return ++this.seq;
+	}
+
+	/** A fresh `workflow_session_id` (unversioned-api.md §4.10). */
+	nextWorkflowSession(): number {
+		return ++this.workflowSession;
+	}
+
+	/** Loads schemas and workflows from the seed JSON file. */
+	loadSeed(file: string): void {
+		const seed = JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
+		const now = Date.now();
+		for (const s of seed.schemas ?? []) {
+			this.schemas.set(s.id, {
+				id: s.id,
+				seq: this.nextSeq(),
+				name: s.name,
+				description: s.description,
+				additionalInformations: s.additional_informations ?? null,
+				definition: s.schema,
+				completionMode: s.completion_mode ?? 'CLASSIC',
+				createdAt: now,
+				updatedAt: now,
+			});
+		}
+		for (const w of seed.workflows ?? []) {
+			this.workflows.set(w.id, { id: w.id, name: w.name, schemaId: w.schema, server: w.server });
+		}
+	}
+
+	snapshotSchema(id: string): SchemaSnapshot | undefined {
+		const s = this.schemas.get(id);
+		return s && { id: s.id, name: s.name, description: s.description, completionMode: s.completionMode, definition: s.definition };
+	}
+
+	/** Releases every stored file. */
+	discardFiles(): void {
+		for (const d of this.documents.values()) d.source.file.discard();
+		for (const e of this.extractions.values()) e.source.file.discard();
+	}
+}
