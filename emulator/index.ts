@@ -1,6 +1,6 @@
 /**
  * Extraction-service emulator: a local HTTP server implementing both API families of the service,
- * `/v0` (/work/shared/api/v0-api.md) and the unversioned one (/work/shared/api/unversioned-api.md),
+ * `/v0` (../shared/api/v0-api.md) and the unversioned one (../shared/api/unversioned-api.md),
  * plus a second "files" origin for download redirects. A development tool for tests, the demo and
  * benchmarks; it listens on loopback only and never fetches a non-loopback address.
  *
