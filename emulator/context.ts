@@ -20,6 +20,8 @@ export interface AppContext {
 	token: string;
 	expiredToken: string;
 	maxUploadBytes: number;
+	/** Largest list page (mutable: `Emulator.setMaxPageSize`). */
+	maxPageSize: number;
 	staticDir: string;
 }
 
@@ -35,6 +37,8 @@ export interface RequestContext {
 	baseUrl: string;
 	/** Date.now() when the request arrived: one clock reading per request, so a response is consistent. */
 	now: number;
+	/** Largest list page at the time of the request. */
+	maxPageSize: number;
 }
 
 export type Handler = (app: AppContext, req: RequestContext, params: Params) => Promise<Reply>;

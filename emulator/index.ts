@@ -17,6 +17,7 @@ import type { AppContext, Query, RequestContext, RouteDef } from './context';
 import { faultDetail, FaultQueue, type FaultMatch, type FaultSpec } from './faults';
 import { filesRoutes } from './files';
 import { HttpError, methodNotAllowed, notFound, Router, type Reply } from './http';
+import { MAX_PAGE_SIZE } from './listing';
 import { PdfTextExtractor } from './pdf';
 import { TempDir } from './storage';
 import { Store } from './store';
@@ -46,6 +47,8 @@ export interface EmulatorOptions {
 	seedFile?: string;
 	/** Default 512 MiB. */
 	maxUploadBytes?: number;
+	/** Largest page a list returns, whatever `size` asks (DRF's max_page_size); default 100. */
+	maxPageSize?: number;
 	/** No error output on stderr. */
 	quiet?: boolean;
 	/** Called with each log entry once its request is answered (or dropped). Used by `cli.ts --log-requests`. */
@@ -87,6 +90,8 @@ export interface Emulator {
 	setProcessingMs(ms: number): void;
 	setCredits(n: number): void;
 	getCredits(): number;
+	/** Caps list pages at `n` items (tests of pagination), whatever `size` the client asks. */
+	setMaxPageSize(n: number): void;
 	/** Bytes of the stored file of a v0 document or an unversioned extraction (as stored, after trimming). */
 	getStoredFile(id: string): Buffer | undefined;
 	close(): Promise<void>;
@@ -181,6 +186,7 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			body,
 			baseUrl: request.headers.host ? `http://${request.headers.host}` : origin === 'api' ? app.url : app.filesUrl,
 			now: entry.at,
+			maxPageSize: app.maxPageSize,
 		};
 		let answer: Reply;
 		try {
@@ -244,6 +250,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		token: options.token ?? 'emulator-token',
 		expiredToken: options.expiredToken ?? 'emulator-expired-token',
 		maxUploadBytes: options.maxUploadBytes ?? 512 * 1024 * 1024,
+		maxPageSize: options.maxPageSize ?? MAX_PAGE_SIZE,
 		staticDir: path.join(__dirname, 'static'),
 	};
 	const requests: LoggedRequest[] = [];
@@ -286,6 +293,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		setProcessingMs: (ms: number) => void (store.processingMs = ms),
 		setCredits: (n: number) => void (store.credits = n),
 		getCredits: () => store.credits,
+		setMaxPageSize: (n: number) => void (app.maxPageSize = n),
 		getStoredFile: (id: string) => (store.documents.get(id) ?? store.extractions.get(id))?.source.file.readAll(),
 		close,
 	};

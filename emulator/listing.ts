@@ -31,13 +31,13 @@ function readPositiveInt(query: Query, name: string, errors: ErrorBag): number |
 
 /**
  * One page of `items` (already filtered and ordered). `page` (default 1) and `size` (default 20,
- * clamped to 100) must be positive integers, else 400 with field errors; a page past the end gives
+ * clamped to the emulator's max page size, 100 unless set) must be positive integers, else 400 with field errors; a page past the end gives
  * 404 `{"detail": "Invalid page."}` like Django REST framework (page 1 of an empty list is valid).
  * `next` / `previous` are absolute URLs: the same query with another page (no `page` for page 1).
  */
 export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T) => R, errors = new ErrorBag()): Page<R> {
 	const page = readPositiveInt(req.query, 'page', errors) ?? 1;
-	const size = Math.min(readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+	const size = Math.min(readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE, req.maxPageSize);
 	errors.throwIfAny();
 	const pages = Math.max(1, Math.ceil(items.length / size));
 	if (page > pages) throw new HttpError(404, { detail: 'Invalid page.' });

@@ -59,6 +59,23 @@ describe('Document (v0 §4.1–4.4)', () => {
 		expect(apiRequests(emulator()).find((r) => r.path.endsWith('/download'))?.headers['x-api-key']).toBe(emulator().apiKey);
 	});
 
+	it('Get Many with Return All follows `next` over 3 pages when the service caps the page size', async () => {
+		for (const n of [1, 2, 3, 4, 5]) await uploadDocument({ options: { filename: `paged-${n}.pdf`, metadata: '{"run": "pagination"}' } });
+		emulator().setMaxPageSize(2);
+		emulator().clearLog();
+		try {
+			const { items } = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: true, filters: { search: 'pagination' } });
+			expect(items.map((i) => i.json.filename).sort()).toEqual(['paged-1.pdf', 'paged-2.pdf', 'paged-3.pdf', 'paged-4.pdf', 'paged-5.pdf']);
+			expect(apiRequests(emulator()).map((r) => r.query.page)).toEqual(['1', '2', '3']);
+			emulator().clearLog();
+			const limited = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: false, limit: 3, filters: { search: 'pagination' } });
+			expect(limited.items).toHaveLength(3);
+			expect(apiRequests(emulator()).map((r) => r.query.page)).toEqual(['1', '2']);
+		} finally {
+			emulator().setMaxPageSize(100);
+		}
+	});
+
 	it('Get Many: Limit, and the search filter', async () => {
 		await uploadDocument({ options: { filename: 'needle-report.pdf' } });
 		const limited = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: false, limit: 2 });
