@@ -1,6 +1,8 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { streamedMultipart, type BinaryStream, type StreamedMultipart } from './multipart-stream';
+
 /** Display name of the binary property parameter, used in error messages. */
 export const BINARY_PARAMETER = 'Input Binary Field';
 
@@ -14,6 +16,8 @@ export interface InputFile {
 	size?: number;
 	/** Reads the bytes through n8n's binary helpers (every binary storage mode). */
 	blob(): Promise<Blob>;
+	/** Opens the stored file as a stream: set for binaries stored by id (filesystem, S3…) of known size. */
+	stream?: () => Promise<BinaryStream>;
 }
 
 /**
@@ -117,6 +121,7 @@ export async function inputFile(
 			const buffer = await ctx.helpers.getBinaryDataBuffer(itemIndex, propertyName);
 			return new Blob([buffer as Uint8Array<ArrayBuffer>], { type: mimeType });
 		},
+		stream: binary.id && size !== undefined ? async () => await ctx.helpers.getBinaryStream(binary.id as string) : undefined,
 	};
 }
 
@@ -140,15 +145,29 @@ async function binarySize(ctx: IExecuteFunctions, binary: IBinaryData): Promise<
  * values are left out; objects are sent as JSON strings (the reference does not show how objects
  * travel in multipart; JSON text is what a Django REST JSONField reads from a form).
  * The bytes are read when the factory runs, i.e. inside the transport's concurrency slot.
+ * When every file is stored by id (n8n's filesystem/S3 binary modes), the body is streamed from
+ * storage instead of read into memory (`multipart-stream.ts`); in-memory binaries use the FormData.
  */
-export function multipartBody(fields: IDataObject, files: Array<{ field: string; file: InputFile }>): () => Promise<FormData> {
+export function multipartBody(
+	fields: IDataObject,
+	files: Array<{ field: string; file: InputFile }>,
+): () => Promise<FormData | StreamedMultipart> {
 	return async () => {
-		const form = new FormData();
+		const textFields: Array<[string, string]> = [];
 		for (const [name, value] of Object.entries(fields)) {
 			if (value === undefined || value === null) continue;
-			if (Array.isArray(value)) for (const v of value) form.append(name, String(v));
-			else form.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+			if (Array.isArray(value)) for (const v of value) textFields.push([name, String(v)]);
+			else textFields.push([name, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
 		}
+		if (files.every(({ file }) => file.stream && file.size !== undefined)) {
+			const streamed = await streamedMultipart(
+				textFields,
+				files.map(({ field, file }) => ({ field, fileName: file.fileName, mimeType: file.mimeType, size: file.size as number, open: file.stream! })),
+			);
+			if (streamed) return streamed;
+		}
+		const form = new FormData();
+		for (const [name, value] of textFields) form.append(name, value);
 		for (const { field, file } of files) form.append(field, await file.blob(), file.fileName);
 		return form;
 	};

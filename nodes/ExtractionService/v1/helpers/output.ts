@@ -1,4 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { ApiFamily, ExtractionServiceClient } from '../transport';
+import { passThroughBinary, type InputFile } from './binary';
 
 /** Keys whose values are URLs relative to the Base URL (`v0-api.md §2.1, §2.2`; `unversioned-api.md §2.1`). */
 const RELATIVE_URL_KEYS = new Set(['file_url', 'picture', 'document_url', 'url']);
@@ -44,4 +47,39 @@ export function simplifyResult(result: unknown, meta: IDataObject, splitArrays: 
 	}
 	if (result && typeof result === 'object') return [{ ...meta, ...(result as IDataObject) }];
 	return [{ ...meta, result: (result ?? null) as IDataObject }];
+}
+
+/**
+ * Output items of one finished (or timed-out) job, for the operations that offer Simplify and
+ * Split Into Items (extracts and extractions). With Simplify: `simplifyResult(result, meta)` plus
+ * `error` and `timedOut` when present; without: the full job with absolute URLs. With "Include Input
+ * Binary", the uploaded file rides along on each item.
+ *
+ * @param job the resource as the service returned it (plus `timedOut` from waitForJob)
+ * @param result its extracted data (`result` in `v0-api.md §2.4`, `extracted_data` in `unversioned-api.md §2.1`)
+ * @param meta identifying fields for the simplified shape
+ */
+export async function jobOutputItems(
+	ctx: IExecuteFunctions,
+	client: ExtractionServiceClient,
+	family: ApiFamily,
+	job: IDataObject,
+	result: unknown,
+	meta: IDataObject,
+	itemIndex: number,
+	file?: InputFile,
+): Promise<INodeExecutionData[]> {
+	const simplify = ctx.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const binary = passThroughBinary(ctx, itemIndex, file);
+	let jsons: IDataObject[];
+	if (simplify) {
+		const fullMeta: IDataObject = { ...meta };
+		if (job.error) fullMeta.error = job.error;
+		if (job.timedOut) fullMeta.timedOut = true;
+		jsons = simplifyResult(result, fullMeta, options.splitIntoItems === true);
+	} else {
+		jsons = [withAbsoluteUrls(job, await client.baseUrl(family, itemIndex))];
+	}
+	return jsons.map((json) => (binary ? { json, binary } : { json }));
 }

@@ -9,6 +9,7 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { Semaphore } from '../helpers/concurrency';
+import { isStreamedMultipart, type StreamedMultipart } from '../helpers/multipart-stream';
 import { CancelledError, cancellableSleep } from '../helpers/sleep';
 import { errorForStatus } from './errors';
 import { CREDENTIAL_TYPE, type ApiFamily } from './families';
@@ -16,7 +17,12 @@ import { CREDENTIAL_TYPE, type ApiFamily } from './families';
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
 
 /** A request body that is built anew for every attempt, inside the concurrency slot (multipart). */
-export type BodyFactory = () => Promise<FormData | Buffer | IDataObject> | FormData | Buffer | IDataObject;
+export type BodyFactory = () =>
+	| Promise<FormData | StreamedMultipart | Buffer | IDataObject>
+	| FormData
+	| StreamedMultipart
+	| Buffer
+	| IDataObject;
 
 /** One request to the service, as operations describe it. */
 export interface ServiceRequest {
@@ -301,14 +307,17 @@ export class ExtractionServiceClient {
 	}
 
 	private async attempt(req: ServiceRequest, url: string): Promise<IN8nHttpFullResponse> {
-		const body = typeof req.body === 'function' ? await req.body() : req.body;
-		const isJsonBody = body !== undefined && !(body instanceof FormData) && !Buffer.isBuffer(body);
+		const built = typeof req.body === 'function' ? await req.body() : req.body;
+		// A streamed multipart body travels as a raw Readable with its own Content-Type/-Length.
+		const streamed = isStreamedMultipart(built) ? built : undefined;
+		const body = streamed ? streamed.stream : built;
+		const isJsonBody = body !== undefined && !streamed && !(body instanceof FormData) && !Buffer.isBuffer(body);
 		const options: IHttpRequestOptions = {
 			method: req.method,
 			url,
 			qs: req.qs,
 			body: body as IHttpRequestOptions['body'],
-			headers: { Accept: req.binary ? '*/*' : 'application/json', ...(req.headers ?? {}) },
+			headers: { Accept: req.binary ? '*/*' : 'application/json', ...(streamed?.headers ?? {}), ...(req.headers ?? {}) },
 			json: isJsonBody,
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
@@ -317,11 +326,16 @@ export class ExtractionServiceClient {
 			abortSignal: this.signal,
 			encoding: 'arraybuffer',
 		};
-		return (await this.ctx.helpers.httpRequestWithAuthentication.call(
-			this.ctx,
-			CREDENTIAL_TYPE[req.family],
-			options,
-		)) as IN8nHttpFullResponse;
+		try {
+			return (await this.ctx.helpers.httpRequestWithAuthentication.call(
+				this.ctx,
+				CREDENTIAL_TYPE[req.family],
+				options,
+			)) as IN8nHttpFullResponse;
+		} finally {
+			// Closes the stored files when the service answered before reading the whole body.
+			streamed?.stream.destroy();
+		}
 	}
 
 	private retryDelay(attempt: number, retryAfterMs: number | undefined, deadline: number | undefined): number {

@@ -19,6 +19,7 @@ import {
 	waitForCompletionField,
 	waitOptionFields,
 } from '../common.descriptions';
+import { sourceFields, type DocumentSource } from '../common.fields';
 import { extractItems } from './common';
 
 /**
@@ -27,52 +28,10 @@ import { extractItems } from './common';
  * `displayOptions` hide when it loads a node, so a workflow saved with both a parsing ID and a
  * document ID still sends only the selected one (test/v0.test.ts proves it).
  */
-type Source = 'binary' | 'documentId' | 'parsingId' | 'url';
+type Source = Extract<DocumentSource, 'binary' | 'documentId' | 'parsingId' | 'url'>;
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Source',
-		name: 'source',
-		type: 'options',
-		options: [
-			{ name: 'Binary File', value: 'binary', description: 'Upload a file from the input item' },
-			{ name: 'Document ID', value: 'documentId', description: 'A document already uploaded to the service' },
-			{ name: 'Parsing ID', value: 'parsingId', description: 'A finished parsing: no new parsing is made' },
-			{ name: 'URL', value: 'url', description: 'A public or pre-signed URL of the document' },
-		],
-		default: 'binary',
-		description: 'What to extract from',
-	},
-	{ ...binaryPropertyField, displayOptions: { show: { source: ['binary'] } } },
-	{
-		displayName: 'Document ID',
-		name: 'documentId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. 9b2f6c1e-…',
-		description: 'ID of an uploaded document',
-		displayOptions: { show: { source: ['documentId'] } },
-	},
-	{
-		displayName: 'Parsing ID',
-		name: 'parsingId',
-		type: 'string',
-		default: '',
-		required: true,
-		description: 'ID of a parsing whose status is FINISHED or PARTIAL_FINISHED',
-		displayOptions: { show: { source: ['parsingId'] } },
-	},
-	{
-		displayName: 'URL',
-		name: 'url',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'https://example.com/invoice.pdf',
-		description: 'Public or pre-signed URL of the document',
-		displayOptions: { show: { source: ['url'] } },
-	},
+	...sourceFields(['binary', 'documentId', 'parsingId', 'url'], 'What to extract from', binaryPropertyField),
 	{
 		displayName: 'Schema ID',
 		name: 'schemaId',

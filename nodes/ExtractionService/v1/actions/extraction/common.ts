@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { passThroughBinary, type InputFile } from '../../helpers/binary';
-import { simplifyResult, withAbsoluteUrls } from '../../helpers/output';
+import type { InputFile } from '../../helpers/binary';
+import { jobOutputItems } from '../../helpers/output';
 import type { ExtractionServiceClient } from '../../transport';
 
 /** Upload types the unversioned family accepts (`unversioned-api.md §4.2, §8.1`), with their MIME types. */
@@ -29,9 +29,8 @@ export const serverField: INodeProperties = {
 };
 
 /**
- * Output items for one Extraction (`unversioned-api.md §2.1`). With Simplify: `extracted_data`
- * fields plus `id`, `status`, `document_name` (one item per element of a list with "Split Into
- * Items"); without: the full resource with absolute `document_url` and `content_images[].url`.
+ * Output items for one Extraction (`unversioned-api.md §2.1`). Simplified: `extracted_data`
+ * fields plus `id`, `status`, `document_name`; see `jobOutputItems`.
  */
 export async function extractionItems(
 	ctx: IExecuteFunctions,
@@ -40,19 +39,8 @@ export async function extractionItems(
 	itemIndex: number,
 	file?: InputFile,
 ): Promise<INodeExecutionData[]> {
-	const simplify = ctx.getNodeParameter('simplify', itemIndex, true) as boolean;
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const binary = passThroughBinary(ctx, itemIndex, file);
-	let jsons: IDataObject[];
-	if (simplify) {
-		const meta: IDataObject = { id: extraction.id, status: extraction.status, document_name: extraction.document_name ?? file?.fileName ?? null };
-		if (extraction.error) meta.error = extraction.error;
-		if (extraction.timedOut) meta.timedOut = true;
-		jsons = simplifyResult(extraction.extracted_data, meta, options.splitIntoItems === true);
-	} else {
-		jsons = [withAbsoluteUrls(extraction, await client.baseUrl('unversioned', itemIndex))];
-	}
-	return jsons.map((json) => (binary ? { json, binary } : { json }));
+	const meta: IDataObject = { id: extraction.id, status: extraction.status, document_name: extraction.document_name ?? file?.fileName ?? null };
+	return await jobOutputItems(ctx, client, 'unversioned', extraction, extraction.extracted_data, meta, itemIndex, file);
 }
 
 /** Simplify for extractions. */

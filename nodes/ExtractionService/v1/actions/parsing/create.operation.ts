@@ -19,52 +19,10 @@ import {
 	waitForCompletionField,
 	waitOptionFields,
 } from '../common.descriptions';
+import { sourceFields } from '../common.fields';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Source',
-		name: 'source',
-		type: 'options',
-		options: [
-			{ name: 'Binary File', value: 'binary', description: 'Upload a file from the input item' },
-			{ name: 'Document ID', value: 'documentId', description: 'A document already uploaded to the service' },
-			{ name: 'List of URLs', value: 'urlList', description: 'Several documents by URL: one parsing and one output item each' },
-			{ name: 'URL', value: 'url', description: 'A public or pre-signed URL of the document' },
-		],
-		default: 'binary',
-		description: 'What to parse',
-	},
-	{ ...binaryPropertyField, displayOptions: { show: { source: ['binary'] } } },
-	{
-		displayName: 'Document ID',
-		name: 'documentId',
-		type: 'string',
-		default: '',
-		required: true,
-		description: 'ID of an uploaded document',
-		displayOptions: { show: { source: ['documentId'] } },
-	},
-	{
-		displayName: 'URL',
-		name: 'url',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'https://example.com/report.pdf',
-		description: 'Public or pre-signed URL of the document',
-		displayOptions: { show: { source: ['url'] } },
-	},
-	{
-		displayName: 'URLs',
-		name: 'urls',
-		type: 'string',
-		typeOptions: { rows: 4 },
-		default: '',
-		required: true,
-		placeholder: 'https://example.com/a.pdf\nhttps://example.com/b.pdf',
-		description: 'One URL per line, comma-separated, or a JSON array of URLs (e.g. from an expression)',
-		displayOptions: { show: { source: ['urlList'] } },
-	},
+	...sourceFields(['binary', 'documentId', 'url', 'urlList'], 'What to parse', binaryPropertyField),
 	waitForCompletionField,
 	optionsCollection([
 		{ ...allBinaryPropertiesField, displayOptions: { show: { '/source': ['binary'] } } },
