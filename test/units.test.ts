@@ -1,0 +1,91 @@
+import { Semaphore } from '../nodes/ExtractionService/v1/helpers/concurrency';
+import { DEFAULT_POLL_TIMING, pollDelay } from '../nodes/ExtractionService/v1/helpers/polling';
+import { CancelledError, cancellableSleep } from '../nodes/ExtractionService/v1/helpers/sleep';
+import { connectionErrorCode, parseRetryAfter } from '../nodes/ExtractionService/v1/transport';
+import { formatFieldErrors } from '../nodes/ExtractionService/v1/transport/errors';
+
+describe('pollDelay (v0 §3 rule 3: 2 to 5 s between polls)', () => {
+	it('starts at 2 s, grows to the 5 s cap, and jitter never leaves 2–5 s', () => {
+		expect([0, 1, 2, 3, 10].map((n) => pollDelay(n, DEFAULT_POLL_TIMING, () => 0))).toEqual([2000, 3000, 4500, 5000, 5000]);
+		for (let n = 0; n < 12; n++) {
+			for (const r of [0, 0.25, 0.5, 0.999]) {
+				const d = pollDelay(n, DEFAULT_POLL_TIMING, () => r);
+				expect(d).toBeGreaterThanOrEqual(2000);
+				expect(d).toBeLessThanOrEqual(5000);
+			}
+		}
+		expect(pollDelay(0, DEFAULT_POLL_TIMING, () => 0.999)).toBeGreaterThan(2000); // jitter is real
+	});
+});
+
+describe('parseRetryAfter (RFC 9110 §10.2.3)', () => {
+	it('reads seconds and HTTP dates, and ignores garbage', () => {
+		expect(parseRetryAfter('3')).toBe(3000);
+		expect(parseRetryAfter(' 1.5 ')).toBe(1500);
+		const inTwo = parseRetryAfter(new Date(Date.now() + 2000).toUTCString())!;
+		expect(inTwo).toBeGreaterThan(500);
+		expect(inTwo).toBeLessThanOrEqual(2000);
+		expect(parseRetryAfter(new Date(Date.now() - 60_000).toUTCString())).toBe(0);
+		expect(parseRetryAfter('soon')).toBeUndefined();
+		expect(parseRetryAfter(undefined)).toBeUndefined();
+	});
+});
+
+describe('connectionErrorCode', () => {
+	it('finds a code however deep n8n wrapped it', () => {
+		expect(connectionErrorCode({ cause: { code: 'ECONNREFUSED' } })).toBe('ECONNREFUSED');
+		expect(connectionErrorCode({ context: { cause: { cause: { code: 'ECONNRESET' } } } })).toBe('ECONNRESET');
+		expect(connectionErrorCode(new Error('timeout of 1000ms exceeded'))).toBe('ECONNABORTED');
+		expect(connectionErrorCode({ code: 'EINVAL' })).toBeUndefined();
+	});
+});
+
+describe('formatFieldErrors (§7 400 bodies)', () => {
+	it('lists each field with its messages, detail first-class', () => {
+		expect(formatFieldErrors({ schema: ['Unknown schema id.'], metadata: 'Must be a JSON object.', detail: 'Bad request' })).toBe(
+			'schema: Unknown schema id.; metadata: Must be a JSON object.; Bad request',
+		);
+		expect(formatFieldErrors({ non_field_errors: ['Provide either document or parsing, not both.'] })).toBe('Provide either document or parsing, not both.');
+		expect(formatFieldErrors(undefined)).toBe('');
+	});
+});
+
+describe('Semaphore', () => {
+	it('never runs more than its size at once and runs everything', async () => {
+		const limiter = new Semaphore(3);
+		let active = 0;
+		let peak = 0;
+		const done = await Promise.all(
+			Array.from({ length: 20 }, async (_, i) =>
+				await limiter.run(async () => {
+					active++;
+					peak = Math.max(peak, active);
+					await new Promise((resolve) => setImmediate(resolve));
+					active--;
+					return i;
+				}),
+			),
+		);
+		expect(done).toEqual(Array.from({ length: 20 }, (_, i) => i));
+		expect(peak).toBe(3);
+	});
+
+	it('frees the slot when a task throws', async () => {
+		const limiter = new Semaphore(1);
+		await expect(limiter.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+		await expect(limiter.run(async () => 'next')).resolves.toBe('next');
+	});
+});
+
+describe('cancellableSleep', () => {
+	it('ends at once with CancelledError when the signal aborts', async () => {
+		const controller = new AbortController();
+		const sleeping = cancellableSleep(10_000, controller.signal);
+		setImmediate(() => controller.abort());
+		await expect(sleeping).rejects.toBeInstanceOf(CancelledError);
+	});
+
+	it('refuses to start on an aborted signal', async () => {
+		await expect(cancellableSleep(10, AbortSignal.abort())).rejects.toBeInstanceOf(CancelledError);
+	});
+});
