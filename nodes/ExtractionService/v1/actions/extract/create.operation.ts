@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { inputFiles, multipartBody } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait, type JobRequest } from '../../helpers/jobs';
-import { parseJsonObject, requireHttpUrl, requireUuid } from '../../helpers/validation';
+import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
+import { requireUuid } from '../../helpers/validation';
 import type { ExtractionServiceClient } from '../../transport';
 import {
 	allBinaryPropertiesField,
@@ -74,36 +74,13 @@ export async function execute(
 	const node = this.getNode();
 	const source = this.getNodeParameter('source', itemIndex) as Source;
 	const schema = requireUuid(node, itemIndex, 'Schema ID', this.getNodeParameter('schemaId', itemIndex));
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
-
 	// §4.8: model, picture/table options and metadata "only apply when a new parsing is created from
-	// document" — they are not sent with a parsing.
-	const parsingOptions: IDataObject = {
-		model: options.model,
-		picture_description_enabled: options.pictureDescriptionEnabled,
-		table_verification_enabled: options.tableVerificationEnabled,
-		metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
-	};
-	const jobs: JobRequest[] = [];
-	switch (source) {
-		case 'binary':
-			for (const file of await inputFiles(this, itemIndex)) {
-				jobs.push({ body: multipartBody({ schema, ...parsingOptions }, [{ field: 'document', file }]), file });
-			}
-			break;
-		case 'documentId':
-			jobs.push({ body: { schema, document: requireUuid(node, itemIndex, 'Document ID', this.getNodeParameter('documentId', itemIndex)), ...parsingOptions } });
-			break;
-		case 'parsingId':
-			jobs.push({ body: { schema, parsing: requireUuid(node, itemIndex, 'Parsing ID', this.getNodeParameter('parsingId', itemIndex)) } });
-			break;
-		case 'url':
-			jobs.push({ body: { schema, document: requireHttpUrl(node, itemIndex, 'URL', this.getNodeParameter('url', itemIndex)), ...parsingOptions } });
-			break;
-		default:
-			throw new NodeOperationError(node, `Parameter "Source" has an unknown value "${String(source)}"`, { itemIndex });
-	}
+	// document" — they are validated always but not sent with a parsing.
+	const options = parsingOptions(this, itemIndex);
+	const jobs: JobRequest[] =
+		source === 'parsingId'
+			? [{ body: { schema, parsing: requireUuid(node, itemIndex, 'Parsing ID', this.getNodeParameter('parsingId', itemIndex)) } }]
+			: await documentSourceRequests(this, itemIndex, source, { schema, ...options });
 
 	return await createAndWait(this, client, JOB_KINDS.extract, itemIndex, jobs, async (extract, file) =>
 		await extractItems(this, client, extract, itemIndex, file),

@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
-import { JOB_KINDS, createAndWait, type JobRequest } from '../../helpers/jobs';
+import { passThroughBinary } from '../../helpers/binary';
+import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { withAbsoluteUrls } from '../../helpers/output';
-import { parseJsonObject, parseUrlList, requireHttpUrl, requireUuid } from '../../helpers/validation';
+import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import type { ExtractionServiceClient } from '../../transport';
 import {
 	allBinaryPropertiesField,
@@ -48,31 +48,8 @@ export const description = updateDisplayOptions({ show: { resource: ['parsing'],
  * @throws NodeOperationError for invalid input (before any request), ERROR, timeouts
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
-	const node = this.getNode();
 	const source = this.getNodeParameter('source', itemIndex) as string;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
-	const fields: IDataObject = {
-		picture_description_enabled: options.pictureDescriptionEnabled,
-		table_verification_enabled: options.tableVerificationEnabled,
-		model: options.model,
-		metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
-	};
-	const requests: JobRequest[] = [];
-	if (source === 'binary') {
-		for (const file of await inputFiles(this, itemIndex)) {
-			requests.push({ body: multipartBody(fields, [{ field: 'document', file }]), file });
-		}
-	} else if (source === 'documentId') {
-		requests.push({ body: { ...fields, document: requireUuid(node, itemIndex, 'Document ID', this.getNodeParameter('documentId', itemIndex)) } });
-	} else if (source === 'url') {
-		requests.push({ body: { ...fields, document: requireHttpUrl(node, itemIndex, 'URL', this.getNodeParameter('url', itemIndex)) } });
-	} else if (source === 'urlList') {
-		requests.push({ body: { ...fields, document: parseUrlList(node, itemIndex, 'URLs', this.getNodeParameter('urls', itemIndex)) } });
-	} else {
-		throw new NodeOperationError(node, `Parameter "Source" has an unknown value "${source}"`, { itemIndex });
-	}
-
+	const requests = await documentSourceRequests(this, itemIndex, source, parsingOptions(this, itemIndex));
 	const baseUrl = await client.baseUrl('v0', itemIndex);
 	return await createAndWait(this, client, JOB_KINDS.parsing, itemIndex, requests, async (parsing, file) => {
 		const binary = passThroughBinary(this, itemIndex, file);

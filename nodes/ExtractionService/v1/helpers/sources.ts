@@ -1,0 +1,53 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { inputFiles, multipartBody } from './binary';
+import type { JobRequest } from './jobs';
+import { parseJsonObject, parseUrlList, requireHttpUrl, requireUuid } from './validation';
+
+/**
+ * The parsing options of an item's Options collection, as the service names them
+ * (`v0-api.md §4.5`; for extracts §4.8 applies them to the parsing made from `document`).
+ * Unset options are undefined (not sent); empty metadata is not sent.
+ *
+ * @throws NodeOperationError when Metadata is not a JSON object
+ */
+export function parsingOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const metadata = parseJsonObject(ctx.getNode(), itemIndex, 'Metadata', options.metadata);
+	return {
+		model: options.model,
+		picture_description_enabled: options.pictureDescriptionEnabled,
+		table_verification_enabled: options.tableVerificationEnabled,
+		metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
+	};
+}
+
+/**
+ * The create requests for the document an item's Source points at, in the `document` field
+ * (`v0-api.md §4.5` parsings, §4.8 extracts): one multipart request per file for "Binary File";
+ * one JSON request with the document ID, the URL, or the list of URLs (parsings only) otherwise.
+ *
+ * @param fields the other body fields (options, `schema`)
+ * @throws NodeOperationError naming the parameter for an invalid ID, URL, list or file, before any request
+ */
+export async function documentSourceRequests(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	source: string,
+	fields: IDataObject,
+): Promise<JobRequest[]> {
+	const node = ctx.getNode();
+	switch (source) {
+		case 'binary':
+			return (await inputFiles(ctx, itemIndex)).map((file) => ({ body: multipartBody(fields, [{ field: 'document', file }]), file }));
+		case 'documentId':
+			return [{ body: { ...fields, document: requireUuid(node, itemIndex, 'Document ID', ctx.getNodeParameter('documentId', itemIndex)) } }];
+		case 'url':
+			return [{ body: { ...fields, document: requireHttpUrl(node, itemIndex, 'URL', ctx.getNodeParameter('url', itemIndex)) } }];
+		case 'urlList':
+			return [{ body: { ...fields, document: parseUrlList(node, itemIndex, 'URLs', ctx.getNodeParameter('urls', itemIndex)) } }];
+		default:
+			throw new NodeOperationError(node, `Parameter "Source" has an unknown value "${source}"`, { itemIndex });
+	}
+}
