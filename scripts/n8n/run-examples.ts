@@ -1,0 +1,766 @@
+/**
+ * Runs every workflow of examples/workflows/ in REAL n8n servers, with this package installed the
+ * way n8n installs a community package, against the service emulator, and checks the outputs with
+ * test/n8n/checks.ts.
+ *
+ *   npm run test:n8n                                   # both lines: n8n 1.x on Node 20, n8n 2.x on Node 24
+ *   npx tsx scripts/n8n/run-examples.ts --line 1       # one line (repeatable: --line 1 --line 2)
+ *   npx tsx scripts/n8n/run-examples.ts --workflow extract-invoice.json --keep
+ *
+ * Options: --line N, --workflow FILE (repeatable), --no-install (use the cache as it is), --no-build,
+ * --examples DIR (a folder with workflows/ and files/ instead of examples/, to try the runner),
+ * --keep (keep the throwaway n8n user folders, each run's output in runs/), --processing-ms N
+ * (emulator job time, default 2000), --timeout S (per `n8n execute`, default 300), --verbose
+ * (print n8n's output).
+ *
+ * Per line: scripts/n8n/install.sh LINE (cached) → throwaway N8N_USER_FOLDER → the package, packed
+ * with `npm pack` and unpacked into .n8n/nodes/node_modules/ as n8n's community package installer
+ * does → credentials imported (`n8n import:credentials`) → every node type checked against
+ * `n8n export:nodes` → workflows imported (`n8n import:workflow`) → each workflow run with
+ * `n8n execute --id=… --rawOutput` → the last JSON document of stdout (the IRun) goes to its check.
+ * See scripts/n8n/README.md.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+import { checks } from '../../test/n8n/checks';
+import { N8nRun, type Json } from '../../test/n8n/run';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+let WORKFLOWS_DIR = path.join(ROOT, 'examples', 'workflows');
+let FILES_DIR = path.join(ROOT, 'examples', 'files');
+const INSTALL_SH = path.join(__dirname, 'install.sh');
+const PACKAGE_NAME = 'n8n-nodes-extraction-service';
+
+/** Credentials the example workflows reference (ids ≤ 16 characters, as n8n's import requires). */
+const API_CREDENTIAL = { id: 'esApiCredential1', name: 'Extraction Service API', type: 'extractionServiceApi' };
+const TOKEN_CREDENTIAL = { id: 'esTokenCred1', name: 'Extraction Service Token API', type: 'extractionServiceTokenApi' };
+
+/** Where the example workflows say a file lives (n8n's Docker image convention); rewritten to filesDir. */
+const DATA_PREFIX = '/data/';
+/** The origin example workflows use for documents to fetch by URL; rewritten to the emulator's files origin (`/static/a.pdf`, …). */
+const FILES_ORIGIN = 'https://files.example.com';
+
+/** Node types `n8n execute` can start from (n8n's findCliWorkflowStart, 1.123 and 2.41). */
+const CLI_START_TYPES = [
+	'n8n-nodes-base.executeWorkflowTrigger',
+	'@n8n/n8n-nodes-langchain.manualChatTrigger',
+	'n8n-nodes-base.manualTrigger',
+	'n8n-nodes-base.start',
+];
+
+// ---------------------------------------------------------------------------------------------
+// options
+
+interface Options {
+	lines: string[];
+	workflows: string[];
+	install: boolean;
+	build: boolean;
+	keep: boolean;
+	processingMs: number;
+	timeoutS: number;
+	verbose: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+	const o: Options = { lines: [], workflows: [], install: true, build: true, keep: false, processingMs: 2000, timeoutS: 300, verbose: false };
+	for (let i = 0; i < argv.length; i++) {
+		const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+		const value = (): string => {
+			const v = inline ?? argv[++i];
+			if (v === undefined) throw new Error(`${flag} needs a value`);
+			return v;
+		};
+		if (flag === '--line') o.lines.push(...value().split(','));
+		else if (flag === '--workflow') o.workflows.push(path.basename(value()));
+		else if (flag === '--no-install') o.install = false;
+		else if (flag === '--examples') {
+			// another examples folder (with workflows/ and files/), for trying the runner itself
+			WORKFLOWS_DIR = path.resolve(value(), 'workflows');
+			FILES_DIR = path.resolve(path.dirname(WORKFLOWS_DIR), 'files');
+		}
+		else if (flag === '--no-build') o.build = false;
+		else if (flag === '--keep') o.keep = true;
+		else if (flag === '--verbose') o.verbose = true;
+		else if (flag === '--processing-ms') o.processingMs = Number(value());
+		else if (flag === '--timeout') o.timeoutS = Number(value());
+		else if (flag === '--help' || flag === '-h') {
+			console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
+			process.exit(0);
+		} else throw new Error(`unknown option ${argv[i]}`);
+	}
+	if (o.lines.length === 0) o.lines = ['1', '2'];
+	for (const l of o.lines) if (l !== '1' && l !== '2') throw new Error(`--line must be 1 or 2, got ${l}`);
+	return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// child processes: each in its own process group, all killed on exit (normal, error or signal)
+
+const children = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		try {
+			child.kill(signal);
+		} catch {
+			/* already gone */
+		}
+	}
+}
+
+function killAllChildren(): void {
+	for (const child of children) killGroup(child, 'SIGKILL');
+}
+
+/** Throwaway folders, removed on any exit (a signal included) unless --keep. */
+const throwaway = new Set<string>();
+
+function cleanUp(): void {
+	killAllChildren();
+	for (const dir of throwaway) rmSync(dir, { recursive: true, force: true });
+	throwaway.clear();
+}
+
+process.on('exit', cleanUp);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+	process.on(sig, () => {
+		console.error(`\n${sig}: stopping the emulator and n8n`);
+		cleanUp();
+		process.exit(130);
+	});
+}
+
+interface Done {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+	stdout: string;
+	stderr: string;
+	ms: number;
+	timedOut: boolean;
+}
+
+/** Runs a command to its end (own process group; killed after timeoutMs). */
+function run(
+	cmd: string,
+	args: string[],
+	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; echo?: boolean; prefix?: string } = {},
+): Promise<Done> {
+	const t0 = Date.now();
+	return new Promise((resolve, reject) => {
+		const child = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+		children.add(child);
+		let stdout = '';
+		let stderr = '';
+		let timedOut = false;
+		const echo = (chunk: string): void => {
+			if (opts.echo) process.stderr.write(chunk.replace(/^(?=.)/gm, opts.prefix ?? ''));
+		};
+		child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+			stdout += c;
+			echo(c);
+		});
+		child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+			stderr += c;
+			echo(c);
+		});
+		const timer = opts.timeoutMs
+			? setTimeout(() => {
+					timedOut = true;
+					killGroup(child, 'SIGTERM');
+					setTimeout(() => killGroup(child, 'SIGKILL'), 5000).unref();
+				}, opts.timeoutMs)
+			: undefined;
+		child.on('error', (err) => {
+			children.delete(child);
+			if (timer) clearTimeout(timer);
+			reject(err);
+		});
+		child.on('close', (code, signal) => {
+			children.delete(child);
+			if (timer) clearTimeout(timer);
+			// n8n can leave helpers (task runners) in its group: end them with it
+			killGroup(child, 'SIGKILL');
+			resolve({ code, signal, stdout, stderr, ms: Date.now() - t0, timedOut });
+		});
+	});
+}
+
+function tail(text: string, lines = 25): string {
+	return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+
+// ---------------------------------------------------------------------------------------------
+// the emulator (emulator/cli.ts as a child process)
+
+interface EmulatorInfo {
+	url: string;
+	filesUrl: string;
+	apiKey: string;
+	token: string;
+}
+
+interface EmulatorHandle {
+	info: EmulatorInfo;
+	/** `REQ {json}` lines of --log-requests, in order. */
+	requests: string[];
+	output: () => string;
+	stop: () => Promise<void>;
+}
+
+function startEmulator(processingMs: number): Promise<EmulatorHandle> {
+	const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+	const cli = path.join(ROOT, 'emulator', 'cli.ts');
+	if (!existsSync(cli)) throw new Error(`${cli} does not exist`);
+	const child = spawn(tsx, [cli, '--port', '0', '--processing-ms', String(processingMs), '--log-requests'], {
+		cwd: ROOT,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
+	children.add(child);
+	const requests: string[] = [];
+	let out = '';
+	let buffered = '';
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => {
+			killGroup(child, 'SIGKILL');
+			reject(new Error(`emulator printed no EMULATOR_READY line within 60s:\n${tail(out)}`));
+		}, 60_000);
+		let ready = false;
+		child.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
+		child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+			buffered += c;
+			let nl: number;
+			while ((nl = buffered.indexOf('\n')) >= 0) {
+				const line = buffered.slice(0, nl);
+				buffered = buffered.slice(nl + 1);
+				if (line.startsWith('REQ ')) {
+					requests.push(line.slice(4));
+					continue;
+				}
+				out += `${line}\n`;
+				if (!ready && line.startsWith('EMULATOR_READY ')) {
+					ready = true;
+					clearTimeout(timer);
+					const info = JSON.parse(line.slice('EMULATOR_READY '.length)) as EmulatorInfo;
+					resolve({
+						info,
+						requests,
+						output: () => out,
+						stop: async () => {
+							if (child.exitCode !== null || child.signalCode !== null) return;
+							const closed = new Promise((r) => child.once('close', r));
+							killGroup(child, 'SIGTERM');
+							const t = setTimeout(() => killGroup(child, 'SIGKILL'), 5000);
+							await closed;
+							clearTimeout(t);
+							children.delete(child);
+						},
+					});
+				}
+			}
+		});
+		child.on('close', (code) => {
+			children.delete(child);
+			if (!ready) {
+				clearTimeout(timer);
+				reject(new Error(`emulator exited (code ${code}) before EMULATOR_READY:\n${tail(out)}`));
+			}
+		});
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// the package, as n8n's community package installer lays it out
+
+/**
+ * `npm pack` of the package (only what `files` publishes), unpacked into
+ * USER/.n8n/nodes/node_modules/NAME with dev/peer/optional dependencies removed from its
+ * package.json, as n8n's CommunityPackagesService.downloadPackage does. n8n-workflow then resolves
+ * to the server's own copy (n8n puts its module paths on NODE_PATH). A symlink to the work tree
+ * would instead resolve it from this repo's node_modules (a devDependency of some other version).
+ */
+async function packPackage(tmp: string): Promise<string> {
+	const r = await run('npm', ['pack', '--pack-destination', tmp, '--ignore-scripts', '--json', '--loglevel=error'], { cwd: ROOT });
+	if (r.code !== 0) throw new Error(`npm pack failed:\n${tail(r.stderr || r.stdout)}`);
+	const [{ filename }] = JSON.parse(r.stdout) as Array<{ filename: string }>;
+	return path.join(tmp, filename);
+}
+
+async function installPackageInto(userFolder: string, tarball: string): Promise<void> {
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	const pkgDir = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
+	mkdirSync(pkgDir, { recursive: true });
+	const r = await run('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1']);
+	if (r.code !== 0) throw new Error(`tar failed: ${r.stderr}`);
+	const pkgJsonPath = path.join(pkgDir, 'package.json');
+	const { devDependencies: _d, peerDependencies: _p, optionalDependencies: _o, ...pkg } = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Json;
+	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
+	if (pkg.dependencies && Object.keys(pkg.dependencies as Json).length > 0) {
+		// the installer's own flags (n8n 1.123 community-packages.service.js)
+		const i = await run('npm', ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'], { cwd: pkgDir });
+		if (i.code !== 0) throw new Error(`npm install of the package's dependencies failed:\n${tail(i.stderr)}`);
+	}
+	writeFileSync(
+		path.join(nodesDir, 'package.json'),
+		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2),
+	);
+}
+
+// ---------------------------------------------------------------------------------------------
+// workflows: the imported copy (never the original)
+
+interface Example {
+	file: string;
+	id: string;
+	name: string;
+	workflow: Json & { nodes: Array<Json & { name: string; type: string; parameters?: Json }> };
+}
+
+function loadExamples(filter: string[]): Example[] {
+	const files = readdirSync(WORKFLOWS_DIR)
+		.filter((f) => f.endsWith('.json'))
+		.sort();
+	for (const f of filter) if (!files.includes(f)) throw new Error(`--workflow ${f}: no such file in ${WORKFLOWS_DIR}`);
+	return files
+		.filter((f) => filter.length === 0 || filter.includes(f))
+		.map((file) => {
+			const workflow = JSON.parse(readFileSync(path.join(WORKFLOWS_DIR, file), 'utf8')) as Example['workflow'];
+			const given = typeof workflow.id === 'string' ? workflow.id : '';
+			// n8n's workflow ids are at most 16 characters
+			const id = given && given.length <= 16 ? given : `ex${createHash('sha1').update(file).digest('hex').slice(0, 14)}`;
+			return { file, id, name: String(workflow.name ?? file), workflow };
+		});
+}
+
+/**
+ * Rewrites node parameters of the imported copy: `/data/…` paths to filesDir (copying
+ * examples/files/NAME there when a path names one), and https://files.example.com to the
+ * emulator's files origin.
+ */
+function rewriteValue(value: unknown, filesDir: string, filesUrl: string): unknown {
+	if (typeof value === 'string') {
+		if (value.includes(FILES_ORIGIN)) value = value.split(FILES_ORIGIN).join(filesUrl);
+		if (typeof value !== 'string' || (!value.startsWith(DATA_PREFIX) && !value.startsWith(`=${DATA_PREFIX}`))) return value;
+		const expr = value.startsWith('=') ? '=' : '';
+		const rel = value.slice(expr.length + DATA_PREFIX.length);
+		const target = path.join(filesDir, rel);
+		const example = path.join(FILES_DIR, path.basename(rel));
+		mkdirSync(path.dirname(target), { recursive: true });
+		if (!/[*?{]/.test(rel) && existsSync(example) && !existsSync(target)) copyFileSync(example, target);
+		return `${expr}${target}`;
+	}
+	if (Array.isArray(value)) return value.map((v) => rewriteValue(v, filesDir, filesUrl));
+	if (value && typeof value === 'object') {
+		return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewriteValue(v, filesDir, filesUrl)]));
+	}
+	return value;
+}
+
+function prepareWorkflow(example: Example, filesDir: string, filesUrl: string): Example['workflow'] {
+	const copy = JSON.parse(JSON.stringify(example.workflow)) as Example['workflow'];
+	copy.id = example.id;
+	copy.nodes = copy.nodes.map((n) => ({ ...n, parameters: rewriteValue(n.parameters ?? {}, filesDir, filesUrl) as Json }));
+	return copy;
+}
+
+/** Why `n8n execute` cannot run the example (undefined when it can). */
+function whyNotExecutable(example: Example): string | undefined {
+	if (example.workflow.nodes.some((n) => CLI_START_TYPES.includes(n.type))) return undefined;
+	const triggers = example.workflow.nodes.filter((n) => /trigger/i.test(n.type)).map((n) => `"${n.name}" (${n.type})`);
+	return (
+		`it has no node \`n8n execute\` can start from (${CLI_START_TYPES.join(', ')})` +
+		(triggers.length ? `; it starts with ${triggers.join(', ')}` : '')
+	);
+}
+
+/** node type → type versions this n8n has (from `n8n export:nodes`). */
+type KnownTypes = Map<string, number[]>;
+
+function readKnownTypes(file: string): KnownTypes {
+	const list = JSON.parse(readFileSync(file, 'utf8')) as Array<{ name: string; version: number | number[] }>;
+	const known: KnownTypes = new Map();
+	for (const d of list) known.set(d.name, [...(known.get(d.name) ?? []), ...(Array.isArray(d.version) ? d.version : [d.version])]);
+	return known;
+}
+
+/** Nodes of the workflow whose type or typeVersion this n8n does not have. */
+function unknownTypes(example: Example, known: KnownTypes, version: string): string[] {
+	const problems: string[] = [];
+	for (const n of example.workflow.nodes) {
+		const versions = known.get(n.type);
+		const tv = typeof n.typeVersion === 'number' ? n.typeVersion : 1;
+		if (!versions) problems.push(`n8n ${version} has no node type ${n.type} (node "${n.name}")`);
+		else if (!versions.includes(tv)) problems.push(`n8n ${version} has ${n.type} only in versions ${versions.join(', ')}, node "${n.name}" uses typeVersion ${tv}`);
+	}
+	return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// one line
+
+interface LineInfo {
+	line: string;
+	version: string;
+	dir: string;
+	nodeBin: string;
+	n8nBin: string;
+	/** what this line needs to start at all (install.sh says why) */
+	env: Record<string, string>;
+}
+
+interface WorkflowResult {
+	file: string;
+	ok: boolean;
+	ms?: number;
+	message?: string;
+	/** e.g. "not executed: …" */
+	note?: string;
+}
+
+interface LineResult {
+	line: string;
+	label: string;
+	ok: boolean;
+	why?: string;
+	version?: string;
+	nodeVersion?: string;
+	timings: Record<string, number>;
+	workflows: WorkflowResult[];
+}
+
+const LABELS: Record<string, string> = { '1': 'n8n 1.x on Node 20 (this machine)', '2': 'n8n 2.x on Node 24 (npm package `node`)' };
+
+async function installLine(line: string, opts: Options, result: LineResult): Promise<LineInfo> {
+	const args = [INSTALL_SH, ...(opts.install ? [] : ['--no-install']), line];
+	console.log(`[line ${line}] install: bash scripts/n8n/install.sh ${args.slice(1).join(' ')}`);
+	const r = await run('bash', args, { echo: true, prefix: `[line ${line}]   ` });
+	result.timings.install = r.ms;
+	if (r.code !== 0) {
+		// the output was shown above; name the cause in one line
+		const lines = r.stderr.split('\n');
+		const cause =
+			lines.find((l) => /npm error (notarget|404|code E)/.test(l) && !/npm error code ETARGET/.test(l)) ??
+			lines.filter((l) => l.trim() && !/A complete log/.test(l)).at(-1) ??
+			'';
+		throw new Error(`install.sh ${line} failed (exit ${r.code}): ${cause.trim()}`);
+	}
+	const infoLine = r.stdout.split('\n').find((l) => l.startsWith('N8N_LINE '));
+	if (!infoLine) throw new Error(`install.sh printed no N8N_LINE line:\n${tail(r.stdout)}`);
+	return JSON.parse(infoLine.slice('N8N_LINE '.length)) as LineInfo;
+}
+
+/** A port nothing listens on now (for n8n 2.x's task broker, 5679 by default). */
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const srv = net.createServer();
+		srv.once('error', reject);
+		srv.listen(0, '127.0.0.1', () => {
+			const { port } = srv.address() as net.AddressInfo;
+			srv.close(() => resolve(port));
+		});
+	});
+}
+
+function n8nEnv(info: LineInfo, userFolder: string, filesDir: string, brokerPort: number): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		PATH: `${path.dirname(info.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
+		N8N_USER_FOLDER: userFolder,
+		// at `warn`, `n8n execute --rawOutput` prints nothing at all and still exits 0
+		N8N_LOG_LEVEL: 'info',
+		N8N_LOG_OUTPUT: 'console',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		// Read/Write Files from Disk may only touch this folder (n8n 2.x restricts it to ~/.n8n-files
+		// by default; 1.x allows everything but ~/.n8n unless this is set)
+		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
+		// n8n 2.x starts a task broker for Code nodes on 5679 even for `n8n execute`: never collide
+		// with an n8n the developer has running
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		DB_TYPE: 'sqlite',
+		NODE_ENV: 'production',
+		// e.g. line 1: N8N_EXPRESSION_ENGINE=legacy (isolated-vm is not built on Node 20)
+		...info.env,
+	};
+	// Left at n8n's defaults on purpose, as users get them: N8N_BLOCK_ENV_ACCESS_IN_NODE (2.x blocks
+	// `$env` in expressions; examples must not use it), the 'vm' expression engine on line 2.
+	// the emulator's URLs must not go through a proxy
+	for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
+	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
+	return env;
+}
+
+/** One `REQ {json}` line of the emulator as `POST /v0/extract → 400 (api, multipart/form-data, 2844 B)`. */
+function describeRequest(line: string): string {
+	try {
+		const r = JSON.parse(line) as { origin: string; method: string; path: string; query?: Record<string, unknown>; status: number; contentType?: string; bodyBytes?: number };
+		const qs = r.query && Object.keys(r.query).length ? `?${new URLSearchParams(r.query as Record<string, string>).toString()}` : '';
+		const body = r.bodyBytes ? `, ${r.contentType?.split(';')[0] ?? 'body'} ${r.bodyBytes} B` : '';
+		return `${r.method} ${r.path}${qs} → ${r.status} (${r.origin}${body})`;
+	} catch {
+		return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+	}
+}
+
+/** The last JSON document in stdout (n8n 2.x prints log lines before it). */
+function lastJsonDocument(stdout: string): Json | undefined {
+	const lines = stdout.split('\n');
+	const starts: number[] = [];
+	const ends: number[] = [];
+	lines.forEach((l, i) => {
+		if (l.startsWith('{')) starts.push(i);
+		if (l.trimEnd().endsWith('}')) ends.push(i);
+	});
+	for (const s of starts.reverse()) {
+		for (const e of [...ends].reverse()) {
+			if (e < s) break;
+			try {
+				const doc = JSON.parse(lines.slice(s, e + 1).join('\n')) as unknown;
+				if (doc && typeof doc === 'object' && !Array.isArray(doc)) return doc as Json;
+			} catch {
+				/* not this slice */
+			}
+		}
+	}
+	return undefined;
+}
+
+async function runLine(line: string, opts: Options, examples: Example[], tarball: string, emulator: EmulatorHandle): Promise<LineResult> {
+	const result: LineResult = { line, label: LABELS[line], ok: false, timings: {}, workflows: [] };
+	const failAll = (why: string): LineResult => {
+		result.why = why;
+		result.workflows = examples.map((e) => ({ file: e.file, ok: false, message: `line ${line} did not run: ${why.split('\n')[0]}` }));
+		return result;
+	};
+
+	let info: LineInfo;
+	try {
+		info = await installLine(line, opts, result);
+	} catch (err) {
+		return failAll((err as Error).message);
+	}
+	result.version = info.version;
+	const nodeVersion = spawnSync(info.nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+	result.nodeVersion = nodeVersion;
+	console.log(`[line ${line}] n8n ${info.version} on Node ${nodeVersion} (${info.dir})${Object.keys(info.env).length ? `, with ${Object.entries(info.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`);
+
+	const userFolder = mkdtempSync(path.join(os.tmpdir(), `n8n-es-line${line}-`));
+	if (!opts.keep) throwaway.add(userFolder);
+	const filesDir = path.join(userFolder, 'files');
+	mkdirSync(filesDir, { recursive: true });
+	try {
+		await installPackageInto(userFolder, tarball);
+		const env = n8nEnv(info, userFolder, filesDir, await freePort());
+		const n8n = (args: string[], timeoutMs = 180_000): Promise<Done> =>
+			run(info.nodeBin, [info.n8nBin, ...args], { cwd: userFolder, env, timeoutMs, echo: opts.verbose, prefix: `[line ${line}] n8n| ` });
+		const failed = (what: string, r: Done): string =>
+			`${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code}${r.signal ? `, ${r.signal}` : ''})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`;
+
+		// credentials: plain data; n8n encrypts it on import
+		const credsFile = path.join(userFolder, 'credentials.json');
+		writeFileSync(
+			credsFile,
+			JSON.stringify([
+				{ ...API_CREDENTIAL, data: { baseUrl: emulator.info.url, apiKey: emulator.info.apiKey } },
+				{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.info.url, token: emulator.info.token } },
+			]),
+		);
+		// the first command creates the database (migrations): reported as "n8n start"
+		const c = await n8n(['import:credentials', `--input=${credsFile}`]);
+		result.timings.start = c.ms;
+		if (c.code !== 0) return failAll(failed('n8n import:credentials', c));
+
+		// every node type (and typeVersion) the examples use must exist in this n8n, the package's included
+		const typesFile = path.join(userFolder, 'node-types.json');
+		const t = await n8n(['export:nodes', `--output=${typesFile}`]);
+		result.timings.nodeTypes = t.ms;
+		if (t.code !== 0 || !existsSync(typesFile)) return failAll(failed('n8n export:nodes', t));
+		const known = readKnownTypes(typesFile);
+		const ours = [...known.keys()].filter((k) => k.startsWith(`${PACKAGE_NAME}.`));
+		console.log(`[line ${line}] n8n loaded the package: ${ours.join(', ') || 'NO node type of it'}`);
+		if (ours.length === 0) return failAll(`n8n ${info.version} did not load ${PACKAGE_NAME} from ${path.join(userFolder, '.n8n', 'nodes')}`);
+
+		const wfDir = path.join(userFolder, 'workflows');
+		mkdirSync(wfDir);
+		const copies = new Map(examples.map((e) => [e.file, prepareWorkflow(e, filesDir, emulator.info.filesUrl)]));
+		for (const e of examples) writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));
+		if (examples.length > 0) {
+			const w = await n8n(['import:workflow', '--separate', `--input=${wfDir}`]);
+			result.timings.import = w.ms;
+			if (w.code !== 0) return failAll(failed('n8n import:workflow', w));
+		}
+
+		let execMs = 0;
+		for (const e of examples) {
+			const typeProblems = unknownTypes(e, known, info.version);
+			if (typeProblems.length > 0) {
+				result.workflows.push({ file: e.file, ok: false, message: typeProblems.join('\n') });
+				continue;
+			}
+			const runInfo = {
+				workflowFile: e.file,
+				line,
+				n8nVersion: info.version,
+				filesDir,
+				n8nFolder: path.join(userFolder, '.n8n'),
+				emulator: { url: emulator.info.url, filesUrl: emulator.info.filesUrl },
+				workflow: copies.get(e.file)!,
+			};
+			const notExecutable = whyNotExecutable(e);
+			if (notExecutable) {
+				// imported and every node type known; a check decides whether that is enough
+				const check = checks[e.file];
+				const wr: WorkflowResult = { file: e.file, ok: false, note: `not executed: ${notExecutable}` };
+				result.workflows.push(wr);
+				if (!check) {
+					wr.message = `no check for ${e.file}: add one to test/n8n/checks.ts (the workflow is not executed: ${notExecutable})`;
+					continue;
+				}
+				try {
+					await check(new N8nRun({ ...runInfo, raw: {}, notExecuted: notExecutable }));
+					wr.ok = true;
+				} catch (err) {
+					wr.message = (err as Error).message;
+				}
+				continue;
+			}
+			const before = emulator.requests.length;
+			const r = await n8n(['execute', `--id=${e.id}`, '--rawOutput'], opts.timeoutS * 1000);
+			execMs += r.ms;
+			const wr: WorkflowResult = { file: e.file, ok: false, ms: r.ms };
+			result.workflows.push(wr);
+			const requests = (): string =>
+				emulator.requests.length > before
+					? `\n  emulator requests during this run:\n${emulator.requests
+							.slice(before)
+							.slice(-30)
+							.map((q) => `    ${describeRequest(q)}`)
+							.join('\n')}`
+					: '\n  (no request reached the emulator)';
+			if (opts.keep) {
+				mkdirSync(path.join(userFolder, 'runs'), { recursive: true });
+				writeFileSync(path.join(userFolder, 'runs', `${e.file.replace(/\.json$/, '')}.stdout.txt`), r.stdout);
+				writeFileSync(path.join(userFolder, 'runs', `${e.file.replace(/\.json$/, '')}.stderr.txt`), r.stderr);
+			}
+			const doc = lastJsonDocument(r.stdout);
+			if (!doc) {
+				wr.message = `${failed('n8n execute', r)}\n  (no JSON document in stdout)${requests()}`;
+				continue;
+			}
+			const check = checks[e.file];
+			if (!check) {
+				const err = (doc.data as { resultData?: { error?: { message?: string } } } | undefined)?.resultData?.error;
+				wr.message = `no check for ${e.file}: add one to test/n8n/checks.ts${err ? ` (and the run failed: ${err.message ?? ''})` : ''}`;
+				continue;
+			}
+			const runObj = new N8nRun({ ...runInfo, raw: doc });
+			try {
+				await check(runObj);
+				wr.ok = true;
+			} catch (err) {
+				const wfError = runObj.error ? `\n  workflow error: ${runObj.error.message ?? ''}${runObj.error.description ? ` (${runObj.error.description})` : ''}` : '';
+				wr.message = `${(err as Error).message}${wfError}${r.code !== 0 ? `\n  n8n execute exit code ${r.code}` : ''}${requests()}`;
+			}
+		}
+		result.timings.execute = execMs;
+		result.ok = result.workflows.every((w) => w.ok);
+		return result;
+	} catch (err) {
+		return failAll((err as Error).message);
+	} finally {
+		if (opts.keep) console.log(`[line ${line}] kept user folder ${userFolder}`);
+		else rmSync(userFolder, { recursive: true, force: true });
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+	const opts = parseArgs(process.argv.slice(2));
+	const t0 = Date.now();
+	const examples = loadExamples(opts.workflows);
+	console.log(`Example workflows: ${examples.map((e) => `${e.file} (id ${e.id})`).join(', ') || 'none'}`);
+	const unchecked = examples.filter((e) => !checks[e.file]).map((e) => e.file);
+	if (unchecked.length) console.log(`Without a check in test/n8n/checks.ts (will fail): ${unchecked.join(', ')}`);
+
+	if (opts.build) {
+		const b = await run('npm', ['run', 'build', '--silent'], { cwd: ROOT });
+		console.log(`Build: ${b.code === 0 ? 'ok' : 'FAILED'} (${secs(b.ms)})`);
+		if (b.code !== 0) {
+			console.error(tail(`${b.stdout}\n${b.stderr}`, 40));
+			return 1;
+		}
+	}
+	const tmp = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-pack-'));
+	throwaway.add(tmp);
+	const emulatorT0 = Date.now();
+	let emulator: EmulatorHandle | undefined;
+	const results: LineResult[] = [];
+	try {
+		const tarball = await packPackage(tmp);
+		console.log(`Package: ${path.basename(tarball)}`);
+		emulator = await startEmulator(opts.processingMs);
+		console.log(`Emulator: ${emulator.info.url} (files ${emulator.info.filesUrl}), ready in ${secs(Date.now() - emulatorT0)}`);
+		for (const line of opts.lines) {
+			console.log(`\n=== line ${line}: ${LABELS[line]} ===`);
+			const lt0 = Date.now();
+			const r = await runLine(line, opts, examples, tarball, emulator);
+			r.timings.total = Date.now() - lt0;
+			results.push(r);
+			if (r.why) console.log(`[line ${line}] FAILED: ${r.why}`);
+			for (const w of r.workflows) {
+				console.log(
+					`[line ${line}] ${w.ok ? 'PASS' : 'FAIL'} ${w.file}${w.ms !== undefined ? ` (execute ${secs(w.ms)})` : ''}${w.ok && w.note ? ` (${w.note})` : ''}` +
+						`${w.message ? `\n  ${w.message.replace(/\n/g, '\n  ')}` : ''}`,
+				);
+			}
+			const t = r.timings;
+			console.log(
+				`[line ${line}] ${r.ok ? 'PASS' : 'FAIL'} — install ${t.install !== undefined ? secs(t.install) : '-'}, ` +
+					`n8n start (db + credentials) ${t.start !== undefined ? secs(t.start) : '-'}, node types ${t.nodeTypes !== undefined ? secs(t.nodeTypes) : '-'}, import ${t.import !== undefined ? secs(t.import) : '-'}, ` +
+					`execute ${t.execute !== undefined ? secs(t.execute) : '-'}, line total ${secs(t.total)}`,
+			);
+		}
+	} finally {
+		await emulator?.stop();
+		rmSync(tmp, { recursive: true, force: true });
+	}
+
+	console.log('\n=== summary ===');
+	for (const r of results) {
+		console.log(`line ${r.line} (${r.version ? `n8n ${r.version}, Node ${r.nodeVersion}` : r.label}): ${r.ok ? 'PASS' : 'FAIL'}${r.why ? ` — ${r.why.split('\n')[0]}` : ''}`);
+		for (const w of r.workflows) console.log(`  ${w.ok ? 'PASS' : 'FAIL'} ${w.file}`);
+	}
+	const all = results.flatMap((r) => r.workflows);
+	const passed = all.filter((w) => w.ok).length;
+	console.log(`Total time ${secs(Date.now() - t0)}`);
+	console.log(`n8n: ${passed} passed, ${all.length - passed} failed`);
+	return results.length > 0 && results.every((r) => r.ok) && all.length > 0 ? 0 : 1;
+}
+
+main().then(
+	(code) => {
+		cleanUp();
+		process.exit(code);
+	},
+	(err: unknown) => {
+		console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+		cleanUp();
+		process.exit(1);
+	},
+);

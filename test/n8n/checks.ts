@@ -1,0 +1,112 @@
+/**
+ * Checks of the example workflows run in a real n8n server (`npm run test:n8n`,
+ * scripts/n8n/run-examples.ts). One entry per file in examples/workflows/: the runner fails a
+ * workflow that has no entry here ("no check for X.json"), so a new example cannot slip through
+ * untested. A check throws with a clear message when the output is wrong.
+ *
+ * Adding an example = adding examples/workflows/NAME.json + an entry `'NAME.json': (run) => {…}` here.
+ * What the runner does to the copy it imports (never to the original) is described in
+ * scripts/n8n/README.md: `/data/…` paths point into run.filesDir, where examples/files/* are copied;
+ * https://files.example.com is the emulator's files origin; credentials `esApiCredential1` /
+ * `esTokenCred1` point at the emulator. Before any check, the runner has verified that this n8n has
+ * every node type and typeVersion the workflow uses.
+ *
+ * Expected values come from the emulator's data: examples/files/invoice.pdf and invoice-2.pdf, the
+ * seeded "Invoice" schema (emulator/seed.json), and emulator/static/{a,b,c}.pdf.
+ */
+import { at, expectEqual, expectTrue, preview, type Check, type N8nRun } from './run';
+import { readFirstSheet } from './xlsx';
+
+/** The two sample invoices, as the seeded "Invoice" schema extracts them. */
+const INVOICE_1 = { filename: 'invoice.pdf', invoice_number: 'INV-2026-0042', total_amount: 1234.5, currency: 'EUR' };
+const INVOICE_2 = { filename: 'invoice-2.pdf', invoice_number: 'GX-7781', total_amount: 596, currency: 'GBP' };
+
+/** All items of a node are FINISHED jobs. */
+function expectFinished(run: N8nRun, node: string): void {
+	run.json(node).forEach((item, i) => expectEqual(item.status, 'FINISHED', `"${node}" item ${i} status (item: ${preview(item)})`));
+}
+
+export const checks: Record<string, Check> = {
+	// A PDF from disk → extract with a seeded schema, full (not simplified) output.
+	'extract-invoice.json': (run) => {
+		const items = run.json('Extract Invoice');
+		expectEqual(items.length, 1, '"Extract Invoice" item count');
+		const job = items[0];
+		expectEqual(job.status, 'FINISHED', `"Extract Invoice" status (item: ${preview(job)})`);
+		expectEqual(at(job, 'result.invoice_number'), 'INV-2026-0042', '"Extract Invoice" result.invoice_number');
+		expectEqual(at(job, 'result.total_amount'), 1234.5, '"Extract Invoice" result.total_amount');
+		expectTrue(run.items('Read Invoice PDF')[0]?.binary?.data, '"Read Invoice PDF" produced no binary "data"');
+	},
+
+	// One "email" item with two attachments → one extraction per attachment → n8n's own Convert to
+	// File node writes them as rows of an .xlsx.
+	'email-attachments-to-spreadsheet.json': async (run) => {
+		const node = 'Extract Each Attachment';
+		const items = run.json(node);
+		expectEqual(items.length, 2, `"${node}" item count (one per attachment)`);
+		expectFinished(run, node);
+		for (const [i, want] of [INVOICE_1, INVOICE_2].entries()) {
+			for (const [k, v] of Object.entries(want)) expectEqual(items[i][k], v, `"${node}" item ${i} ${k}`);
+		}
+		const out = run.items('Spreadsheet');
+		expectEqual(out.length, 1, '"Spreadsheet" item count');
+		expectEqual(out[0].binary?.data?.fileName, 'invoices.xlsx', '"Spreadsheet" file name');
+		const sheet = await readFirstSheet(run.binaryData('Spreadsheet'));
+		expectEqual(sheet.name, 'Invoices', 'sheet name');
+		expectEqual(sheet.records.length, 2, `spreadsheet data rows (rows: ${preview(sheet.rows)})`);
+		for (const [i, want] of [INVOICE_1, INVOICE_2].entries()) {
+			for (const [k, v] of Object.entries(want)) expectEqual(sheet.records[i][k], v, `spreadsheet row ${i + 2} column ${k}`);
+		}
+	},
+
+	// Three URLs (the emulator's static PDFs) → one parsing each → markdown.
+	'parse-urls-to-markdown.json': (run) => {
+		expectEqual(run.json('Parse URLs').length, 3, '"Parse URLs" item count (one per URL)');
+		expectFinished(run, 'Parse URLs');
+		const md = run.json('Markdown');
+		expectEqual(
+			md.map((m) => m.file),
+			['a.pdf', 'b.pdf', 'c.pdf'],
+			'"Markdown" files',
+		);
+		for (const [i, [letter, n]] of [['A', '001'], ['B', '002'], ['C', '003']].entries()) {
+			expectEqual(md[i].status, 'FINISHED', `"Markdown" item ${i} status`);
+			const text = String(md[i].markdown ?? '');
+			expectTrue(text.includes(`Invoice number: STATIC-${letter}-${n}`), `"Markdown" item ${i} lacks "Invoice number: STATIC-${letter}-${n}": ${preview(text)}`);
+		}
+	},
+
+	// Create a schema → extract the invoice with it (unversioned API, token credential) → download CSV.
+	'schema-extraction-csv.json': (run) => {
+		const schema = run.json('Create Schema');
+		expectEqual(schema.length, 1, '"Create Schema" item count');
+		expectEqual(schema[0].name, 'Invoice totals', '"Create Schema" name');
+		expectTrue(typeof schema[0].id === 'string' && schema[0].id, `"Create Schema" returned no id: ${preview(schema[0])}`);
+
+		const ex = run.json('Extract');
+		expectEqual(ex.length, 1, '"Extract" item count');
+		expectEqual(ex[0].status, 'FINISHED', `"Extract" status (item: ${preview(ex[0])})`);
+		expectEqual(ex[0].invoice_number, INVOICE_1.invoice_number, '"Extract" invoice_number');
+		expectEqual(ex[0].total_amount, INVOICE_1.total_amount, '"Extract" total_amount');
+		expectEqual(ex[0].currency, INVOICE_1.currency, '"Extract" currency');
+		// extracted with the new 3-field schema, not the seeded "Invoice" one
+		expectEqual(ex[0].vendor_name, undefined, '"Extract" vendor_name (not a field of "Invoice totals")');
+
+		const dl = run.items('Download CSV');
+		expectEqual(dl.length, 1, '"Download CSV" item count');
+		expectEqual(dl[0].binary?.data?.fileName, 'invoice.csv', '"Download CSV" file name');
+		const csv = run.binaryData('Download CSV').toString('utf8');
+		const lines = csv.trim().split(/\r?\n/);
+		expectEqual(lines[0], 'invoice_number,total_amount,currency', `CSV header (CSV: ${preview(csv)})`);
+		expectEqual(lines[1], 'INV-2026-0042,1234.5,EUR', `CSV row (CSV: ${preview(csv)})`);
+	},
+
+	// An AI Agent (chat trigger + OpenAI model) using the node as a tool: `n8n execute` cannot run
+	// it here (no chat model reachable, no start node for the CLI). The runner imported it and found
+	// every node type in this n8n; here: the tools are our node's tool variant.
+	'ai-agent-tool.json': (run) => {
+		expectTrue(!run.executed, `expected ai-agent-tool.json not to be executable by the CLI, but it was executed`);
+		const tools = run.workflow.nodes.filter((n) => n.type === 'n8n-nodes-extraction-service.extractionServiceTool').map((n) => n.name);
+		expectEqual(tools, ['Find Extractions', 'Read Extraction'], 'nodes of type n8n-nodes-extraction-service.extractionServiceTool');
+	},
+};
