@@ -71,7 +71,8 @@ async function main(): Promise<void> {
 		process.exit(2);
 	}
 	const { options, logRequests } = parsed;
-	if (logRequests) options.onRequestLogged = (entry: LoggedRequest) => console.log(`REQ ${JSON.stringify(entry)}`);
+	// Secrets stay out of logs, even the emulator's own: auth headers are printed as "***".
+	if (logRequests) options.onRequestLogged = (entry: LoggedRequest) => console.log(`REQ ${JSON.stringify(redactAuth(entry))}`);
 	const emulator = await startEmulator(options);
 	console.log(`EMULATOR_READY ${JSON.stringify({ url: emulator.url, filesUrl: emulator.filesUrl, apiKey: emulator.apiKey, token: emulator.token })}`);
 	console.log(`Extraction service emulator
@@ -99,3 +100,10 @@ main().catch((err: unknown) => {
 	console.error(err);
 	process.exit(1);
 });
+
+/** The log entry with `authorization` and `x-api-key` masked (their presence still shows). */
+function redactAuth(entry: LoggedRequest): LoggedRequest {
+	const headers = { ...entry.headers };
+	for (const name of ['authorization', 'x-api-key']) if (headers[name] !== undefined) headers[name] = '***';
+	return { ...entry, headers };
+}
