@@ -25,6 +25,21 @@ export const waitForCompletionField: INodeProperties = {
 		'Whether to wait until the job reaches a final status before outputting the item. The node polls every 2 to 5 seconds; many items wait together.',
 };
 
+/**
+ * Wait for Completion on a Get operation: off by default, for resuming a job whose item timed out.
+ *
+ * @param finalStates how the job's final states read in the description (e.g. "is FINISHED or ERROR")
+ */
+export function resumeWaitField(job: string, finalStates: string): INodeProperties {
+	return {
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: false,
+		description: `Whether to keep polling until the ${job} ${finalStates} (e.g. to resume an item that timed out)`,
+	};
+}
+
 export const simplifyField: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
@@ -85,6 +100,12 @@ export const includeInputBinaryField: INodeProperties = {
 	default: false,
 	description: 'Whether to pass the uploaded file on to the output item, so a later node can archive the original',
 };
+
+/** Options that only apply when Source is "Binary File" (Create operations with a Source selector). */
+export const binarySourceOptionFields: INodeProperties[] = [allBinaryPropertiesField, includeInputBinaryField].map((field) => ({
+	...field,
+	displayOptions: { show: { '/source': ['binary'] } },
+}));
 
 export const timeoutField: INodeProperties = {
 	displayName: 'Timeout',

@@ -6,9 +6,8 @@ import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import { requireUuid } from '../../helpers/validation';
 import type { ExtractionServiceClient } from '../../transport';
 import {
-	allBinaryPropertiesField,
+	binarySourceOptionFields,
 	binaryPropertyField,
-	includeInputBinaryField,
 	metadataField,
 	modelField,
 	optionsCollection,
@@ -44,8 +43,7 @@ const properties: INodeProperties[] = [
 	waitForCompletionField,
 	simplifyField,
 	optionsCollection([
-		{ ...allBinaryPropertiesField, displayOptions: { show: { '/source': ['binary'] } } },
-		{ ...includeInputBinaryField, displayOptions: { show: { '/source': ['binary'] } } },
+		...binarySourceOptionFields,
 		metadataField,
 		modelField,
 		pictureDescriptionField,

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
 import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection, simplifyField, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
+import { optionsCollection, resumeWaitField, simplifyField, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
 import { extractItems } from './common';
 
 const properties: INodeProperties[] = [
@@ -16,13 +16,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		description: 'ID of the extract to retrieve',
 	},
-	{
-		displayName: 'Wait for Completion',
-		name: 'waitForCompletion',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to keep polling until the extract is FINISHED or ERROR (e.g. to resume an item that timed out)',
-	},
+	resumeWaitField('extract', 'is FINISHED or ERROR'),
 	simplifyField,
 	optionsCollection([splitIntoItemsField, ...waitOptionFields]),
 ];

@@ -4,19 +4,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
 import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
+import { optionsCollection, resumeWaitField, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
 import { idField } from '../common.fields';
 import { extractionItems, extractionSimplifyField } from './common';
 
 const properties: INodeProperties[] = [
 	idField('Extraction ID', 'extractionId', 'ID of the extraction to retrieve'),
-	{
-		displayName: 'Wait for Completion',
-		name: 'waitForCompletion',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to keep polling until the extraction is FINISHED or ERROR (e.g. to resume an item that timed out)',
-	},
+	resumeWaitField('extraction', 'is FINISHED or ERROR'),
 	extractionSimplifyField,
 	optionsCollection([splitIntoItemsField, ...waitOptionFields]),
 ];

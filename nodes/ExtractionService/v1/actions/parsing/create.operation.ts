@@ -7,9 +7,8 @@ import { withAbsoluteUrls } from '../../helpers/output';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import type { ExtractionServiceClient } from '../../transport';
 import {
-	allBinaryPropertiesField,
+	binarySourceOptionFields,
 	binaryPropertyField,
-	includeInputBinaryField,
 	metadataField,
 	modelField,
 	optionsCollection,
@@ -25,8 +24,7 @@ const properties: INodeProperties[] = [
 	...sourceFields(['binary', 'documentId', 'url', 'urlList'], 'What to parse', binaryPropertyField),
 	waitForCompletionField,
 	optionsCollection([
-		{ ...allBinaryPropertiesField, displayOptions: { show: { '/source': ['binary'] } } },
-		{ ...includeInputBinaryField, displayOptions: { show: { '/source': ['binary'] } } },
+		...binarySourceOptionFields,
 		metadataField,
 		modelField,
 		pictureDescriptionField,

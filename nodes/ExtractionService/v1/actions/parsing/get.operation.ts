@@ -5,18 +5,12 @@ import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection, treatPartialAsErrorField, waitOptionFields } from '../common.descriptions';
+import { optionsCollection, resumeWaitField, treatPartialAsErrorField, waitOptionFields } from '../common.descriptions';
 import { idField } from '../common.fields';
 
 const properties: INodeProperties[] = [
 	idField('Parsing ID', 'parsingId', 'ID of the parsing to retrieve'),
-	{
-		displayName: 'Wait for Completion',
-		name: 'waitForCompletion',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to keep polling until the parsing reaches a final status (e.g. to resume an item that timed out)',
-	},
+	resumeWaitField('parsing', 'reaches a final status'),
 	optionsCollection([treatPartialAsErrorField, ...waitOptionFields]),
 ];
 
