@@ -129,16 +129,11 @@ async function readDocument(input: Input, field: string, errors: ErrorBag, error
 	return undefined;
 }
 
-interface ExtractionSettings {
-	server: Server;
-	schema: SchemaSnapshot | null;
-	classifier: string | null;
-	workflowId: string | null;
-	workflowSessionId: number | null;
-	metadata: Record<string, unknown> | null;
+/** What a create call decides for its extractions: the record's settings plus test controls and page range. */
+type ExtractionSettings = Pick<ExtractionRecord, 'server' | 'schema' | 'classifier' | 'workflowId' | 'workflowSessionId' | 'metadata'> & {
 	controls: EmulatorControls;
 	range: PageRange;
-}
+};
 
 /**
  * Creates one extraction per upload. Credits (unversioned-api.md §8.3: consumed per extraction, amount
