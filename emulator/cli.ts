@@ -7,6 +7,8 @@
  *   EMULATOR_READY {"url":"...","filesUrl":"...","apiKey":"...","token":"..."}
  * With --log-requests, every answered request is printed as `REQ <LoggedRequest JSON>`.
  */
+import { parseArgs as parseArgv } from 'node:util';
+
 import { startEmulator, type EmulatorOptions, type LoggedRequest } from './index';
 
 const USAGE = `Usage: tsx emulator/cli.ts [options]
@@ -23,43 +25,49 @@ const USAGE = `Usage: tsx emulator/cli.ts [options]
   --log-requests            print each request as a "REQ {json}" line
   --quiet                   no error output`;
 
+/** Numeric and string flags, by their EmulatorOptions name. */
+const NUMBER_FLAGS: Record<string, keyof EmulatorOptions> = {
+	port: 'port',
+	'files-port': 'filesPort',
+	'processing-ms': 'processingMs',
+	credits: 'credits',
+	'max-upload-bytes': 'maxUploadBytes',
+};
+const STRING_FLAGS: Record<string, keyof EmulatorOptions> = {
+	host: 'host',
+	'api-key': 'apiKey',
+	token: 'token',
+	'expired-token': 'expiredToken',
+	seed: 'seedFile',
+};
+
+/** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
 function parseArgs(argv: string[]): { options: EmulatorOptions; logRequests: boolean } {
-	const options: EmulatorOptions = {};
-	let logRequests = false;
-	const numbers: Record<string, keyof EmulatorOptions> = {
-		'--port': 'port',
-		'--files-port': 'filesPort',
-		'--processing-ms': 'processingMs',
-		'--credits': 'credits',
-		'--max-upload-bytes': 'maxUploadBytes',
-	};
-	const strings: Record<string, keyof EmulatorOptions> = {
-		'--host': 'host',
-		'--api-key': 'apiKey',
-		'--token': 'token',
-		'--expired-token': 'expiredToken',
-		'--seed': 'seedFile',
-	};
-	for (let i = 0; i < argv.length; i++) {
-		const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-		const value = (): string => {
-			const v = inline ?? argv[++i];
-			if (v === undefined) throw new Error(`${flag} needs a value`);
-			return v;
-		};
-		if (flag === '--log-requests') logRequests = true;
-		else if (flag === '--quiet') options.quiet = true;
-		else if (flag === '--help' || flag === '-h') {
-			console.log(USAGE);
-			process.exit(0);
-		} else if (flag in numbers) {
-			const n = Number(value());
-			if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} needs a non-negative number`);
-			(options as Record<string, unknown>)[numbers[flag]] = n;
-		} else if (flag in strings) (options as Record<string, unknown>)[strings[flag]] = value();
-		else throw new Error(`unknown option ${flag}`);
+	const { values: parsed } = parseArgv({
+		args: argv,
+		strict: true,
+		options: {
+			'log-requests': { type: 'boolean' },
+			quiet: { type: 'boolean' },
+			help: { type: 'boolean', short: 'h' },
+			...Object.fromEntries([...Object.keys(NUMBER_FLAGS), ...Object.keys(STRING_FLAGS)].map((flag) => [flag, { type: 'string' as const }])),
+		},
+	});
+	const values = parsed as Record<string, string | boolean | undefined>;
+	if (values.help) {
+		console.log(USAGE);
+		process.exit(0);
 	}
-	return { options, logRequests };
+	const options: Record<string, unknown> = { quiet: values.quiet === true ? true : undefined };
+	for (const [flag, key] of Object.entries(NUMBER_FLAGS)) {
+		const raw = values[flag];
+		if (raw === undefined) continue;
+		const n = Number(raw);
+		if (!Number.isFinite(n) || n < 0) throw new Error(`--${flag} needs a non-negative number`);
+		options[key] = n;
+	}
+	for (const [flag, key] of Object.entries(STRING_FLAGS)) if (values[flag] !== undefined) options[key] = values[flag];
+	return { options: options as EmulatorOptions, logRequests: values['log-requests'] === true };
 }
 
 async function main(): Promise<void> {

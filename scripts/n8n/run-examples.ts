@@ -26,6 +26,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs as parseArgv } from 'node:util';
 
 import { checks } from '../../test/n8n/checks';
 import { N8nRun, type Json } from '../../test/n8n/run';
@@ -67,33 +68,43 @@ interface Options {
 	verbose: boolean;
 }
 
+/** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
 function parseArgs(argv: string[]): Options {
-	const o: Options = { lines: [], workflows: [], install: true, build: true, keep: false, processingMs: 2000, timeoutS: 300, verbose: false };
-	for (let i = 0; i < argv.length; i++) {
-		const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-		const value = (): string => {
-			const v = inline ?? argv[++i];
-			if (v === undefined) throw new Error(`${flag} needs a value`);
-			return v;
-		};
-		if (flag === '--line') o.lines.push(...value().split(','));
-		else if (flag === '--workflow') o.workflows.push(path.basename(value()));
-		else if (flag === '--no-install') o.install = false;
-		else if (flag === '--examples') {
-			// another examples folder (with workflows/ and files/), for trying the runner itself
-			WORKFLOWS_DIR = path.resolve(value(), 'workflows');
-			FILES_DIR = path.resolve(path.dirname(WORKFLOWS_DIR), 'files');
-		}
-		else if (flag === '--no-build') o.build = false;
-		else if (flag === '--keep') o.keep = true;
-		else if (flag === '--verbose') o.verbose = true;
-		else if (flag === '--processing-ms') o.processingMs = Number(value());
-		else if (flag === '--timeout') o.timeoutS = Number(value());
-		else if (flag === '--help' || flag === '-h') {
-			console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
-			process.exit(0);
-		} else throw new Error(`unknown option ${argv[i]}`);
+	const { values: v } = parseArgv({
+		args: argv,
+		strict: true,
+		options: {
+			line: { type: 'string', multiple: true },
+			workflow: { type: 'string', multiple: true },
+			examples: { type: 'string' },
+			'no-install': { type: 'boolean' },
+			'no-build': { type: 'boolean' },
+			keep: { type: 'boolean' },
+			verbose: { type: 'boolean' },
+			'processing-ms': { type: 'string' },
+			timeout: { type: 'string' },
+			help: { type: 'boolean', short: 'h' },
+		},
+	});
+	if (v.help) {
+		console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
+		process.exit(0);
 	}
+	if (v.examples) {
+		// another examples folder (with workflows/ and files/), for trying the runner itself
+		WORKFLOWS_DIR = path.resolve(v.examples, 'workflows');
+		FILES_DIR = path.resolve(path.dirname(WORKFLOWS_DIR), 'files');
+	}
+	const o: Options = {
+		lines: (v.line ?? []).flatMap((l) => l.split(',')),
+		workflows: (v.workflow ?? []).map((w) => path.basename(w)),
+		install: !v['no-install'],
+		build: !v['no-build'],
+		keep: v.keep === true,
+		processingMs: v['processing-ms'] !== undefined ? Number(v['processing-ms']) : 2000,
+		timeoutS: v.timeout !== undefined ? Number(v.timeout) : 300,
+		verbose: v.verbose === true,
+	};
 	if (o.lines.length === 0) o.lines = ['1', '2'];
 	for (const l of o.lines) if (l !== '1' && l !== '2') throw new Error(`--line must be 1 or 2, got ${l}`);
 	return o;
