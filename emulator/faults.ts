@@ -10,6 +10,21 @@ export interface FaultSpec {
 	delayMs?: number;
 	/** Destroy the socket without any answer. */
 	drop?: boolean;
+	/**
+	 * Hostile answers (what a misbehaving service or proxy sends). `body` is sent as is with
+	 * `contentType` (default text/html), at `status` (default 200); `json` is serialised instead.
+	 */
+	body?: string;
+	json?: unknown;
+	contentType?: string;
+	/** A Location header (redirects: pair with status 301/302/307/308). */
+	location?: string;
+	/** Answer with `{detail, headers}` where headers are the request's own (a proxy that echoes them). */
+	echoHeaders?: boolean;
+	/** Send the answer's bytes one at a time, this many ms apart (a connection that drips). */
+	dripMs?: number;
+	/** Serve this fault to every matching request instead of once (a service stuck in a state). */
+	forever?: boolean;
 }
 
 export interface FaultMatch {
@@ -55,7 +70,7 @@ export class FaultQueue {
 			if (match.method && match.method.toUpperCase() !== method.toUpperCase()) continue;
 			const pathMatches = typeof match.path === 'string' ? match.path === path : (match.path.lastIndex = 0, match.path.test(path));
 			if (!pathMatches) continue;
-			const fault = entry.faults.shift();
+			const fault = entry.faults[0]?.forever ? entry.faults[0] : entry.faults.shift();
 			if (entry.faults.length === 0) this.entries = this.entries.filter((e) => e !== entry);
 			return fault;
 		}

@@ -140,6 +140,38 @@ function sendReply(reply: FastifyReply, r: Reply, entry: LoggedRequest | undefin
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Whether a fault replaces the answer with a hostile one (custom body, redirect, echo). */
+function isHostileAnswer(fault: FaultSpec): boolean {
+	return fault.body !== undefined || fault.json !== undefined || fault.location !== undefined || fault.echoHeaders === true;
+}
+
+/** The answer of a hostile fault: see `FaultSpec`. */
+function hostileAnswer(fault: FaultSpec, entry: LoggedRequest): Reply {
+	const headers: Record<string, string> = {};
+	if (fault.location !== undefined) headers.location = fault.location;
+	if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
+	const status = fault.status ?? 200;
+	if (fault.echoHeaders) return { status, json: { detail: faultDetail(status), headers: entry.headers }, headers };
+	if (fault.json !== undefined) return { status, json: fault.json, headers };
+	headers['content-type'] = fault.contentType ?? 'text/html; charset=utf-8';
+	return { status, body: fault.body ?? '', headers };
+}
+
+/** Sends an answer one byte every `intervalMs` (a dripping connection); stops when the client leaves. */
+async function dripReply(reply: FastifyReply, r: Reply, entry: LoggedRequest, intervalMs: number): Promise<void> {
+	entry.status = r.status;
+	const bytes = Buffer.from(r.json !== undefined ? JSON.stringify(r.json) : typeof r.body === 'string' || Buffer.isBuffer(r.body) ? r.body : '');
+	reply.hijack();
+	const res = reply.raw;
+	res.writeHead(r.status, { 'content-type': r.json !== undefined ? 'application/json' : 'application/octet-stream', 'content-length': String(bytes.length), ...(r.headers ?? {}) });
+	for (const byte of bytes) {
+		if (res.destroyed) return;
+		res.write(Buffer.from([byte]));
+		await sleep(intervalMs);
+	}
+	res.end();
+}
+
 /** Builds one origin (api or files): logging hook, raw bodies, one catch-all route dispatching to `router`. */
 function buildOrigin(deps: OriginDeps): FastifyInstance {
 	const { app, origin, router, requests, faults, quiet, onRequestLogged } = deps;
@@ -189,15 +221,17 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			maxPageSize: app.maxPageSize,
 		};
 		let answer: Reply;
+		const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
 		try {
-			const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
 			if (fault?.delayMs) await sleep(fault.delayMs);
 			if (fault?.drop) {
 				reply.hijack();
 				request.raw.socket?.destroy();
 				return;
 			}
-			if (fault?.status) {
+			if (fault && isHostileAnswer(fault)) {
+				answer = hostileAnswer(fault, entry);
+			} else if (fault?.status) {
 				answer = { status: fault.status, json: { detail: faultDetail(fault.status) }, headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : undefined };
 			} else {
 				if (fault?.delayMs) req.now = Date.now();
@@ -212,6 +246,10 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			// the client went away; nothing to answer
 		}
 		body.discardUploads();
+		if (fault?.dripMs) {
+			await dripReply(reply, answer, entry, fault.dripMs);
+			return;
+		}
 		await sendReply(reply, answer, entry);
 	};
 

@@ -145,6 +145,31 @@ describe('emulator (in-process under jest)', () => {
 		expect((await request('GET', '/schema/', tok())).status).toBe(200);
 	});
 
+	it('serves hostile answers: HTML, redirects, echoed headers, a stuck page, a dripping body', async () => {
+		emu.injectFaults({ method: 'GET', path: '/schema/' }, [
+			{ body: '<html>Sign in</html>' },
+			{ status: 301, location: 'https://elsewhere.example/schema/' },
+			{ status: 400, echoHeaders: true },
+		]);
+		const html = await request('GET', '/schema/', tok());
+		expect([html.status, html.headers.get('content-type'), html.bytes.toString()]).toEqual([200, 'text/html; charset=utf-8', '<html>Sign in</html>']);
+		const moved = await request('GET', '/schema/', tok());
+		expect([moved.status, moved.headers.get('location')]).toEqual([301, 'https://elsewhere.example/schema/']);
+		const echoed = await request('GET', '/schema/', tok());
+		expect(echoed.status).toBe(400);
+		expect(echoed.json.headers.authorization).toBe(emu.token);
+
+		emu.injectFaults({ method: 'GET', path: '/v0/documents' }, [{ json: { count: 9, next: 'x', results: [] }, forever: true }]);
+		for (let i = 0; i < 3; i++) expect((await request('GET', '/v0/documents', v0())).json).toEqual({ count: 9, next: 'x', results: [] });
+		emu.clearFaults();
+
+		emu.injectFaults({ method: 'GET', path: '/schema/' }, [{ json: { ok: 1 }, dripMs: 50 }]);
+		const started = Date.now();
+		const dripped = await request('GET', '/schema/', tok());
+		expect(dripped.json).toEqual({ ok: 1 });
+		expect(Date.now() - started).toBeGreaterThanOrEqual(7 * 45); // 8 bytes, 50 ms apart
+	});
+
 	it('refuses an extraction when credits are insufficient (403)', async () => {
 		emu.setCredits(0);
 		const refused = await request('POST', '/extract/', tok(), upload('document', pdf, 'x.pdf', { server: 'EU-1' }));
