@@ -7,7 +7,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { authenticateForOwnOrigin, baseUrlProperty } from './shared';
+import { authenticateForOwnOrigin, baseUrlProperty, redirectRules, TEST_BASE_URL } from './shared';
 
 /**
  * API key credential for the `/v0` family (documents, parsings, extracts). The key travels in the
@@ -45,12 +45,18 @@ export class ExtractionServiceApi implements ICredentialType {
 		return authenticateForOwnOrigin(credentials, requestOptions, 'X-API-Key', String(credentials.apiKey ?? ''));
 	}
 
-	// v0-api.md §4.2: the cheapest authenticated read. axios drops a trailing slash of baseURL.
+	/**
+	 * The Test button's request: `GET /v0/documents?page=1&size=1`, the cheapest authenticated read
+	 * (`v0-api.md §4.2`), on the trimmed Base URL. Redirects are not followed (the key would travel
+	 * with them); a redirect answer fails the test with `REDIRECT_MESSAGE` (shared.ts).
+	 */
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl}}',
+			baseURL: TEST_BASE_URL,
 			url: '/v0/documents',
 			qs: { page: 1, size: 1 },
+			disableFollowRedirect: true,
 		},
+		rules: redirectRules,
 	};
 }

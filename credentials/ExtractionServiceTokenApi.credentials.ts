@@ -7,7 +7,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { authenticateForOwnOrigin, baseUrlProperty } from './shared';
+import { authenticateForOwnOrigin, baseUrlProperty, redirectRules, TEST_BASE_URL } from './shared';
 
 /**
  * Token credential for the unversioned family (extractions, schemas, workflow uploads). The token
@@ -47,12 +47,18 @@ export class ExtractionServiceTokenApi implements ICredentialType {
 		return authenticateForOwnOrigin(credentials, requestOptions, 'Authorization', String(credentials.token ?? ''));
 	}
 
-	// unversioned-api.md §4.5: list one schema.
+	/**
+	 * The Test button's request: `GET /schema/?page=1&size=1`, list one schema
+	 * (`unversioned-api.md §4.5`), on the trimmed Base URL. Redirects are not followed (the token
+	 * would travel with them); a redirect answer fails the test with `REDIRECT_MESSAGE` (shared.ts).
+	 */
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl}}',
+			baseURL: TEST_BASE_URL,
 			url: '/schema/',
 			qs: { page: 1, size: 1 },
+			disableFollowRedirect: true,
 		},
+		rules: redirectRules,
 	};
 }

@@ -1,8 +1,14 @@
-import type { ICredentialDataDecryptedObject, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IAuthenticateRuleResponseCode,
+	ICredentialDataDecryptedObject,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
 /**
- * The Base URL field both credential types share. A trailing slash is tolerated everywhere: the
- * node's transport and the credential test strip it before joining paths.
+ * The Base URL field both credential types share. Surrounding whitespace and a trailing slash are
+ * tolerated everywhere: the node's transport trims the value, and the credential test request uses
+ * {@link TEST_BASE_URL} (trimmed; axios drops the trailing slash when it joins the path).
  */
 export const baseUrlProperty: INodeProperties = {
 	displayName: 'Base URL',
@@ -55,3 +61,28 @@ export function authenticateForOwnOrigin(
 	if (base === undefined || base !== target) return requestOptions;
 	return { ...requestOptions, headers: { ...(requestOptions.headers ?? {}), [header]: value } };
 }
+
+/**
+ * `baseURL` of both credential tests: the Base URL field, trimmed of surrounding whitespace as the
+ * node's transport trims it (a pasted "  https://api.example.com/ " would otherwise become the path
+ * `/%20%20/…`). n8n evaluates it with `$credentials` = the credential's data. The trimmed value
+ * still has the origin {@link authenticateForOwnOrigin} compares with, so the secret is added.
+ */
+export const TEST_BASE_URL = '={{$credentials.baseUrl.trim()}}';
+
+/** What the Test button says when the Base URL answers with a redirect (see {@link redirectRules}). */
+export const REDIRECT_MESSAGE =
+	'The Base URL redirects to another address: use the address the service answers on (check http vs https and the host)';
+
+/**
+ * `rules` of both credential tests: one `responseCode` rule per redirect status (301, 302, 303,
+ * 307, 308), each with {@link REDIRECT_MESSAGE}. The test requests set `disableFollowRedirect`, so
+ * a redirect is not followed (following it would carry the secret header to wherever `Location`
+ * points: n8n even re-adds `Authorization` on cross-origin hops) and reaches n8n as a failed
+ * request with that status, which n8n's credential tester matches against these rules. Without
+ * them the Test button would only show the status text, e.g. "Found".
+ */
+export const redirectRules: IAuthenticateRuleResponseCode[] = [301, 302, 303, 307, 308].map((value) => ({
+	type: 'responseCode',
+	properties: { value, message: REDIRECT_MESSAGE },
+}));

@@ -23,17 +23,20 @@ process.env.N8N_ENCRYPTION_KEY ??= 'extraction-service-harness-key';
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, LoadOptionsContext, RoutingNode, WorkflowExecute } from 'n8n-core';
 import type {
 	IBinaryData,
 	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
 	ICredentialType,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestOptions,
 	INode,
+	INodeCredentialTestResult,
 	INodeExecutionData,
 	INodeListSearchResult,
+	INodeParameters,
 	INodeType,
 	INodeTypes,
 	IRun,
@@ -41,6 +44,7 @@ import type {
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
 	IConnections,
+	ITaskDataConnections,
 } from 'n8n-workflow';
 import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
@@ -358,4 +362,146 @@ export async function runListSearch(
 	const search = nodeType.methods?.listSearch?.[method];
 	if (!search) throw new Error(`The node has no listSearch method "${method}"`);
 	return await search.call(context, options.filter, options.paginationToken);
+}
+
+/**
+ * The description n8n's CredentialsTester starts from for a credential type with its own `test`:
+ * the built-in "No Operation, do nothing" node (`n8n-nodes-base.noOp`, version 1, no properties).
+ * Only `name` and `version` matter to the run (the temporary node's type and typeVersion).
+ */
+const NO_OP_DESCRIPTION = {
+	displayName: 'No Operation, do nothing',
+	name: 'n8n-nodes-base.noOp',
+	group: ['organization'],
+	version: 1,
+	description: 'No Operation',
+	defaults: { name: 'No Operation, do nothing' },
+	inputs: ['main'],
+	outputs: ['main'],
+	properties: [],
+} as unknown as INodeType['description'];
+
+/** What a failed routing request carries, as CredentialsTester reads it (`error.cause`). */
+interface CredentialTestError {
+	message?: string;
+	cause?: { response?: { status: number; statusText?: string }; code?: string };
+}
+
+/**
+ * Presses a credential type's "Test" button the way n8n's server does (packages/cli
+ * `CredentialsTester.testCredentials`, declarative `test` request branch), with n8n-core's real
+ * `ExecuteContext` and `RoutingNode`: the credential's defaults are applied to `credentialData`
+ * (`NodeHelpers.getNodeParameters`, as `CredentialsHelper.applyDefaultsAndOverwrites`), a temporary
+ * node type copied from the No-Op node gets one property whose `routing.request` is the type's
+ * `test.request`, and a one-node workflow runs it in mode `internal` with one empty input item.
+ * The request is authenticated by the type's own `authenticate` (the harness's credentials helper,
+ * as n8n's `CredentialsHelper.authenticate` does for function authentication).
+ *
+ * The outcome is mapped as n8n maps it: a thrown error with an HTTP response is matched against
+ * `test.rules` of type `responseCode` (→ that rule's message), then any non-2xx status gives
+ * `statusText` or `Received HTTP status code: N`; an error with a network `code` (e.g.
+ * `ECONNREFUSED`) gives the code; any other error gives its message. A success is checked against
+ * `responseSuccessBody` rules, else it is `{ status: 'OK', message: 'Connection successful!' }`.
+ *
+ * @param typeName credential type name, e.g. `extractionServiceApi`
+ * @param credentialData the credential's fields as the user typed them, e.g. `{ baseUrl, apiKey }`
+ * @param types node and credential types (default: the TypeScript sources)
+ * @returns n8n's `INodeCredentialTestResult`: `{ status: 'OK' | 'Error', message }`; never throws for a
+ *   failed test (only for a harness misuse such as an unknown type name)
+ */
+export async function runCredentialTest(
+	typeName: string,
+	credentialData: ICredentialDataDecryptedObject,
+	types: EngineTypes = loadTypes('source'),
+): Promise<INodeCredentialTestResult> {
+	const credentialType = types.credentials.find((t) => t.name === typeName);
+	if (!credentialType) throw new Error(`The harness knows no credential type "${typeName}"`);
+	const testRequest = credentialType.test;
+	if (!testRequest) return { status: 'Error', message: 'No testing function found for this credential.' };
+
+	const data = NodeHelpers.getNodeParameters(
+		credentialType.properties,
+		credentialData as INodeParameters,
+		true,
+		false,
+		null,
+		null,
+	) as ICredentialDataDecryptedObject;
+	const credentialsDecrypted: ICredentialsDecrypted = { id: 'harness-credential', name: 'Harness credential', type: typeName, data };
+
+	const node: INode = {
+		id: 'temp',
+		parameters: {},
+		name: 'Temp-Node',
+		type: NO_OP_DESCRIPTION.name,
+		typeVersion: 1,
+		position: [0, 0],
+		credentials: { [typeName]: { id: credentialsDecrypted.id!, name: credentialsDecrypted.name } },
+	};
+	const nodeTypeCopy: INodeType = {
+		description: {
+			...NO_OP_DESCRIPTION,
+			credentials: [{ name: typeName, required: true }],
+			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' }],
+		},
+	};
+	// The temporary type is the only one this workflow knows (n8n registers it in a mock NodeTypes).
+	const nodeTypes: INodeTypes = {
+		getByName: () => nodeTypeCopy,
+		getByNameAndVersion: (name: string, version?: number) => {
+			if (name !== NO_OP_DESCRIPTION.name) throw new Error(`Unknown node type "${name}"`);
+			return NodeHelpers.getVersionedNodeType(nodeTypeCopy, version);
+		},
+		getKnownTypes: () => ({}),
+	};
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+
+	const inputData: ITaskDataConnections = { main: [[{ json: {} }]] };
+	const additionalData = {
+		...additionalDataFor(undefined, { [typeName]: data }, types),
+		currentNodeParameters: node.parameters,
+	} as IWorkflowExecuteAdditionalData;
+	const executeFunctions = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		createRunExecutionData({ resultData: { runData: {} } }),
+		0,
+		[],
+		inputData,
+		{ node, data: {}, source: null },
+		[],
+	);
+
+	let response: INodeExecutionData[][] | null | undefined;
+	try {
+		response = await new RoutingNode(executeFunctions, nodeTypeCopy, credentialsDecrypted).runNode();
+	} catch (caught) {
+		const error = caught as CredentialTestError;
+		if (error.cause?.response) {
+			const { status, statusText } = error.cause.response;
+			for (const rule of testRequest.rules ?? []) {
+				if (rule.type === 'responseCode' && rule.properties.value === status) {
+					return { status: 'Error', message: rule.properties.message };
+				}
+			}
+			if (status < 199 || status > 299) {
+				return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+			}
+		} else if (error.cause?.code) {
+			return { status: 'Error', message: error.cause.code };
+		}
+		return { status: 'Error', message: String(error.message) };
+	}
+
+	for (const rule of testRequest.rules ?? []) {
+		if (rule.type === 'responseSuccessBody') {
+			const body = response?.[0]?.[0]?.json ?? {};
+			if (NodeHelpers.getParameterValueByPath(body as INodeParameters, rule.properties.key, '') === rule.properties.value) {
+				return { status: 'Error', message: rule.properties.message };
+			}
+		}
+	}
+	return { status: 'OK', message: 'Connection successful!' };
 }

@@ -2,6 +2,8 @@ import type { ICredentialType, IHttpRequestOptions } from 'n8n-workflow';
 
 import { ExtractionServiceApi } from '../credentials/ExtractionServiceApi.credentials';
 import { ExtractionServiceTokenApi } from '../credentials/ExtractionServiceTokenApi.credentials';
+import { REDIRECT_MESSAGE } from '../credentials/shared';
+import { runCredentialTest } from '../scripts/engine';
 import { useEmulator } from './helpers/setup';
 
 const emulator = useEmulator();
@@ -11,15 +13,9 @@ async function authenticate(type: ICredentialType, credentials: Record<string, s
 	return await type.authenticate(credentials, request);
 }
 
-/** Sends a credential type's `test` request the way n8n does: baseURL from the credential, then authenticate. */
-async function sendTestRequest(type: ICredentialType, credentials: Record<string, string>): Promise<number> {
-	const { request } = type.test!;
-	const baseURL = String(request.baseURL).replace('={{$credentials.baseUrl}}', credentials.baseUrl);
-	const url = new URL(`${baseURL.replace(/\/+$/, '')}/${String(request.url).replace(/^\/+/, '')}`);
-	for (const [k, v] of Object.entries(request.qs ?? {})) url.searchParams.set(k, String(v));
-	const authenticated = await authenticate(type, credentials, { url: url.toString(), method: 'GET' });
-	const response = await fetch(authenticated.url, { headers: authenticated.headers as Record<string, string> });
-	return response.status;
+/** The emulator's requests to the given origin that carry a secret header. */
+function requestsWithSecret(origin: 'api' | 'files') {
+	return emulator().requests.filter((r) => r.origin === origin && ('x-api-key' in r.headers || 'authorization' in r.headers));
 }
 
 describe('Extraction Service API credential (v0 §5)', () => {
@@ -41,11 +37,20 @@ describe('Extraction Service API credential (v0 §5)', () => {
 		expect(type.properties.find((p) => p.name === 'apiKey')?.typeOptions?.password).toBe(true);
 	});
 
-	it('tests with GET /v0/documents?page=1&size=1: 200 with the key, 401 without', async () => {
-		expect(await sendTestRequest(type, { baseUrl: `${emulator().url}/`, apiKey: emulator().apiKey })).toBe(200);
-		expect(await sendTestRequest(type, { baseUrl: emulator().url, apiKey: 'nope' })).toBe(401);
-		const logged = emulator().requests.find((r) => r.path === '/v0/documents');
-		expect(logged?.query).toEqual({ page: '1', size: '1' });
+	it('tests with GET /v0/documents?page=1&size=1: OK with the key, Error with a wrong one', async () => {
+		expect(await runCredentialTest(type.name, { baseUrl: `${emulator().url}/`, apiKey: emulator().apiKey })).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
+		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([['api', 'GET', '/v0/documents', 200]]);
+		expect(emulator().requests[0].query).toEqual({ page: '1', size: '1' });
+		expect(emulator().requests[0].headers['x-api-key']).toBe(emulator().apiKey);
+
+		emulator().clearLog();
+		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, apiKey: 'nope' })).toEqual({ status: 'Error', message: 'Unauthorized' });
+		// n8n-core's httpRequestWithAuthentication retries a 401 once after preAuthentication: 1 or 2 requests.
+		expect(emulator().requests.length).toBeGreaterThanOrEqual(1);
+		for (const r of emulator().requests) expect([r.origin, r.path, r.status, r.headers['x-api-key']]).toEqual(['api', '/v0/documents', 401, 'nope']);
 	});
 });
 
@@ -66,10 +71,65 @@ describe('Extraction Service Token API credential (unversioned §5)', () => {
 		expect(type.properties.find((p) => p.name === 'token')?.typeOptions?.password).toBe(true);
 	});
 
-	it('tests with GET /schema/?page=1&size=1: 200 with the token, 401 without', async () => {
-		expect(await sendTestRequest(type, { baseUrl: emulator().url, token: emulator().token })).toBe(200);
-		expect(await sendTestRequest(type, { baseUrl: `${emulator().url}/`, token: 'nope' })).toBe(401);
-		const logged = emulator().requests.find((r) => r.path === '/schema/');
-		expect(logged?.query).toEqual({ page: '1', size: '1' });
+	it('tests with GET /schema/?page=1&size=1: OK with the token, Error with a wrong one', async () => {
+		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, token: emulator().token })).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
+		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([['api', 'GET', '/schema/', 200]]);
+		expect(emulator().requests[0].query).toEqual({ page: '1', size: '1' });
+		expect(emulator().requests[0].headers.authorization).toBe(emulator().token);
+
+		emulator().clearLog();
+		expect(await runCredentialTest(type.name, { baseUrl: `${emulator().url}/`, token: 'nope' })).toEqual({ status: 'Error', message: 'Unauthorized' });
+		// n8n-core's httpRequestWithAuthentication retries a 401 once after preAuthentication: 1 or 2 requests.
+		expect(emulator().requests.length).toBeGreaterThanOrEqual(1);
+		for (const r of emulator().requests) expect([r.origin, r.path, r.status, r.headers.authorization]).toEqual(['api', '/schema/', 401, 'nope']);
+	});
+});
+
+describe.each([
+	{ type: new ExtractionServiceApi(), path: '/v0/documents', header: 'x-api-key', secret: () => ({ apiKey: emulator().apiKey }) },
+	{ type: new ExtractionServiceTokenApi(), path: '/schema/', header: 'authorization', secret: () => ({ token: emulator().token }) },
+])('$type.displayName: the Test button through n8n-core (CredentialsTester path)', ({ type, path, header, secret }) => {
+	afterEach(() => emulator().clearFaults());
+
+	it('stops at a Base URL answering 302 to another origin, says so, and sends the secret nowhere but the Base URL', async () => {
+		emulator().injectFaults({ method: 'GET', path }, [{ status: 302, location: `${emulator().filesUrl}/somewhere` }]);
+
+		const result = await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() });
+
+		expect(requestsWithSecret('files')).toEqual([]);
+		expect(emulator().requests.filter((r) => r.origin === 'files')).toEqual([]);
+		expect(result).toEqual({ status: 'Error', message: REDIRECT_MESSAGE });
+		expect(emulator().requests.map((r) => [r.origin, r.path, r.status])).toEqual([['api', path, 302]]);
+	});
+
+	it.each([301, 303, 307, 308])('names a %i redirect the same way', async (status) => {
+		emulator().injectFaults({ method: 'GET', path }, [{ status, location: `${emulator().filesUrl}/somewhere` }]);
+		const result = await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() });
+		expect(result).toEqual({ status: 'Error', message: REDIRECT_MESSAGE });
+		expect(emulator().requests.filter((r) => r.origin === 'files')).toEqual([]);
+	});
+
+	it('trims whitespace around the Base URL and tolerates a trailing slash', async () => {
+		const result = await runCredentialTest(type.name, { baseUrl: `  ${emulator().url}/  `, ...secret() });
+
+		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(emulator().requests.map((r) => [r.origin, r.path, r.status])).toEqual([['api', path, 200]]);
+		expect(emulator().requests[0].headers[header]).toBe(Object.values(secret())[0]);
+	});
+
+	it('is OK with good credentials and an Error with a wrong secret', async () => {
+		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() })).toEqual({ status: 'OK', message: 'Connection successful!' });
+		const wrong = Object.fromEntries(Object.keys(secret()).map((k) => [k, 'wrong-secret']));
+		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, ...wrong })).toEqual({ status: 'Error', message: 'Unauthorized' });
+		expect(emulator().requests.every((r) => r.origin === 'api' && r.path === path)).toBe(true);
+		expect(emulator().requests.map((r) => [r.status, r.headers[header]])).toEqual([
+			[200, Object.values(secret())[0]],
+			// n8n-core retries a 401 once (see above): every further request is the 401 with the wrong secret.
+			...emulator().requests.slice(1).map(() => [401, 'wrong-secret']),
+		]);
+		expect(emulator().requests.length).toBeGreaterThanOrEqual(2);
 	});
 });
