@@ -143,7 +143,8 @@ const OUTCOMES: readonly FinalStatus[] = ['FINISHED', 'PARTIAL_FINISHED', 'ERROR
 /**
  * Emulator test controls carried in the create request's metadata (an emulator extension, not part of
  * the references): `emulator_outcome` (FINISHED | PARTIAL_FINISHED | ERROR), `emulator_processing_ms`
- * (number, overrides the processing time of the job) and `emulator_error` (reason in the ERROR message).
+ * (number, overrides the processing time of the job), `emulator_error` (reason in the ERROR message) and
+ * `emulator_fail_files` (file names whose jobs end ERROR, e.g. one attachment among several).
  */
 export function readControls(metadata: Record<string, unknown> | null, errors: ErrorBag): EmulatorControls {
 	const controls: EmulatorControls = {};
@@ -160,6 +161,11 @@ export function readControls(metadata: Record<string, unknown> | null, errors: E
 		else errors.add('metadata', 'emulator_processing_ms must be a non-negative number.');
 	}
 	if (typeof metadata.emulator_error === 'string') controls.reason = metadata.emulator_error;
+	const failFiles = metadata.emulator_fail_files;
+	if (failFiles !== undefined) {
+		if (Array.isArray(failFiles) && failFiles.every((f) => typeof f === 'string')) controls.failFiles = failFiles as string[];
+		else errors.add('metadata', 'emulator_fail_files must be a list of file names.');
+	}
 	return controls;
 }
 

@@ -62,7 +62,8 @@ function finishAnalysis(record: FileRecord, pages: PageContent[] | undefined, er
 /** Creates a job that starts now; its processing time is the metadata override, else the emulator's setting. */
 export function newJob(app: AppContext, source: FileRecord, controls: EmulatorControls, opts: { allowPartial: boolean; share?: number; after?: Job }): Job {
 	const total = controls.processingMs ?? app.store.processingMs;
-	return { createdAt: Date.now(), durationMs: total * (opts.share ?? 1), source, controls, allowPartial: opts.allowPartial, after: opts.after };
+	const own = controls.failFiles?.includes(source.name) ? { ...controls, outcome: 'ERROR' as const } : controls;
+	return { createdAt: Date.now(), durationMs: total * (opts.share ?? 1), source, controls: own, allowPartial: opts.allowPartial, after: opts.after };
 }
 
 /** http(s) URL check for the `document` field (v0-api.md §4.5: "public or pre-signed URL"). */

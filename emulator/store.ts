@@ -30,6 +30,8 @@ export type FinalStatus = 'FINISHED' | 'PARTIAL_FINISHED' | 'ERROR';
 export interface EmulatorControls {
 	outcome?: FinalStatus;
 	reason?: string;
+	/** File names whose jobs end ERROR whatever `outcome` says (one failing attachment among several). */
+	failFiles?: string[];
 	processingMs?: number;
 }
 
