@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { outcomesOf } from '../helpers/outcomes';
 import { wholeNumber, positiveSeconds } from '../helpers/validation';
-import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient, type ClientSettings } from '../transport';
+import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient, type AcceptedJob, type ClientSettings } from '../transport';
 import { operations, type Operation, type ResourceName } from './operations';
 
 /**
@@ -22,12 +23,32 @@ function clientSettings(ctx: IExecuteFunctions): ClientSettings {
 	};
 }
 
-/** A failed item as n8n shows it under Continue On Fail: the message, and what else helps. */
-function errorItem(error: Error & { description?: unknown; httpCode?: unknown }, itemIndex: number): INodeExecutionData {
-	const json: IDataObject = { error: error.message };
+/** An error as n8n expects a node's: NodeApiError/NodeOperationError as they are, anything else wrapped (with the item). */
+function asNodeError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
+}
+
+/** A failed item (or job) as n8n shows it under Continue On Fail: the message, what else helps, and the job's id. */
+function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, jobId?: string): INodeExecutionData {
+	const json: IDataObject = {};
+	if (jobId) json.id = jobId;
+	json.error = error.message;
 	if (typeof error.description === 'string' && error.description) json.description = error.description;
-	if (typeof error.httpCode === 'string' && error.httpCode) json.httpCode = error.httpCode;
+	if (error instanceof NodeApiError && typeof error.httpCode === 'string' && error.httpCode) json.httpCode = error.httpCode;
 	return { json, pairedItem: { item: itemIndex } };
+}
+
+/** Most jobs listed by id in an error; the rest are counted. */
+const MAX_LISTED_JOBS = 50;
+
+/** Adds to the error that stops the execution every job the service accepted in it, by id. */
+function nameAcceptedJobs(error: NodeApiError | NodeOperationError, jobs: AcceptedJob[]): void {
+	if (jobs.length === 0) return;
+	const listed = jobs.slice(0, MAX_LISTED_JOBS).map((job) => `${job.resourceName} ${job.id} (item ${job.itemIndex})`);
+	const more = jobs.length > MAX_LISTED_JOBS ? ` and ${jobs.length - MAX_LISTED_JOBS} more` : '';
+	const note = `Jobs already created at the service in this execution (fetch them with Get instead of creating them again): ${listed.join(', ')}${more}.`;
+	error.description = [error.description, note].filter(Boolean).join(' ');
 }
 
 /**
@@ -35,17 +56,20 @@ function errorItem(error: Error & { description?: unknown; httpCode?: unknown },
  * their input (`pairedItem`) and applies Continue On Fail, for every operation.
  *
  * All items run at once (their requests share the client's concurrency limit; waiting jobs hold no
- * slot), so many jobs take about as long as the slowest one. Output keeps input order. When an item
- * fails and Continue On Fail is off, the other items' requests and waits are stopped and the first
- * error is thrown.
+ * slot), so many jobs take about as long as the slowest one. Output keeps input order.
+ * - Continue On Fail on: a failed item becomes an error item; an item with several jobs (files,
+ *   URLs) outputs its finished jobs and an error item per failed job (with the job's `id`).
+ * - Continue On Fail off: the first failure stops the other items' waits and new requests (creates
+ *   in flight finish), and is thrown naming every job the service accepted in this execution.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
+	const node = this.getNode();
 	const resource = this.getNodeParameter('resource', 0) as ResourceName;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const op = (operations[resource] as Record<string, Operation> | undefined)?.[operation];
 	if (!op) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported for resource "${resource}"`);
+		throw new NodeOperationError(node, `The operation "${operation}" is not supported for resource "${resource}"`);
 	}
 
 	const continueOnFail = this.continueOnFail();
@@ -53,28 +77,40 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	try {
 		client = new ExtractionServiceClient(this, clientSettings(this));
 	} catch (error) {
-		const settingsError =
-			error instanceof NodeOperationError ? error : new NodeOperationError(this.getNode(), error as Error);
+		const settingsError = asNodeError(node, error, 0);
 		if (!continueOnFail) throw settingsError;
 		return [items.map((_, i) => errorItem(settingsError, i))];
 	}
 
-	let firstError: Error | undefined;
+	const paired = (output: INodeExecutionData[], itemIndex: number) => output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
+	let firstError: NodeApiError | NodeOperationError | undefined;
 	const perItem = await Promise.all(
 		items.map(async (_, itemIndex): Promise<INodeExecutionData[]> => {
 			try {
-				const output = await op.execute.call(this, itemIndex, client);
-				return output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
+				return paired(await op.execute.call(this, itemIndex, client), itemIndex);
 			} catch (error) {
-				if (continueOnFail) return [errorItem(error as Error, itemIndex)];
+				const outcomes = outcomesOf(error);
+				if (continueOnFail) {
+					if (!outcomes) return [errorItem(asNodeError(node, error, itemIndex), itemIndex)];
+					return (await outcomes).flatMap((outcome) =>
+						outcome.error !== undefined
+							? [errorItem(asNodeError(node, outcome.error, itemIndex), itemIndex, outcome.jobId)]
+							: paired(outcome.items ?? [], itemIndex),
+					);
+				}
 				if (!firstError) {
-					firstError = error as Error;
+					firstError = asNodeError(node, error, itemIndex);
 					client.abort();
 				}
+				// Let this item's other creates finish, so the jobs they made are named below.
+				await outcomes;
 				return [];
 			}
 		}),
 	);
-	if (firstError) throw firstError;
+	if (firstError) {
+		nameAcceptedJobs(firstError, client.acceptedJobs);
+		throw firstError;
+	}
 	return [perItem.flat()];
 }

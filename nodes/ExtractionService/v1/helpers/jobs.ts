@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { isTransientError, servicePath, type ApiFamily, type BodyFactory, type ExtractionServiceClient } from '../transport';
+import { failureKind, markFailure, servicePath, type ApiFamily, type BodyFactory, type ExtractionServiceClient } from '../transport';
 import type { InputFile } from './binary';
+import { failOnFirst, type JobOutcome } from './outcomes';
 import { pollUntilFinal, type PollTiming } from './polling';
 import { positiveSeconds } from './validation';
 
@@ -58,14 +59,79 @@ export function waitSettings(ctx: IExecuteFunctions, itemIndex: number): WaitSet
 }
 
 /**
+ * Checks that an answer is a job: a JSON object with a non-empty `id` and, for a read, the `id`
+ * asked for and a `status`. A create answered without an id may still have made the job.
+ *
+ * @param job the parsed answer (a JSON object: the transport checked that)
+ * @param read for a poll or a Get: the id that was asked for
+ * @returns the job, with `id` as a string
+ * @throws NodeApiError (failure kind `unusable`) naming what is missing
+ */
+export function checkJob(node: INode, kind: JobKind, job: IDataObject, itemIndex: number, read?: { id: string }): IDataObject {
+	const id = typeof job.id === 'string' || typeof job.id === 'number' ? String(job.id).trim() : '';
+	const problem = !id
+		? 'no "id"'
+		: read && id !== read.id
+			? `the id of another job (${id})`
+			: read && typeof job.status !== 'string'
+				? 'no "status"'
+				: undefined;
+	if (!problem) return { ...job, id };
+	const sample = JSON.stringify(job).slice(0, 200);
+	const error = new NodeApiError(node, { status: read ? 200 : 201 }, {
+		message: `The service answered with ${problem} where ${read ? `${kind.resourceName} ${read.id}` : `the new ${kind.resourceName}`} was expected`,
+		description: read
+			? `The answer was: ${sample}`
+			: `The request was accepted, so the ${kind.resourceName} may already exist at the service: check with Get Many before running the workflow again. The answer was: ${sample}`,
+		itemIndex,
+	});
+	// Marked like the transport's unusable answers, so a poll skips it as it skips those.
+	throw markFailure(error, 'unusable');
+}
+
+/**
+ * Reads a job by id (`v0-api.md §4.7, §4.9`; `unversioned-api.md §4.3`) and checks the answer is it.
+ *
+ * @param deadline epoch ms bounding the read (a poll's wait deadline)
+ * @throws NodeApiError for service errors and answers that are not the job
+ */
+export async function fetchJob(client: ExtractionServiceClient, node: INode, kind: JobKind, id: string, itemIndex: number, deadline?: number): Promise<IDataObject> {
+	const job = await client.request<IDataObject>({
+		family: kind.family,
+		method: 'GET',
+		path: servicePath(kind.family, kind.segment, id),
+		itemIndex,
+		resourceName: kind.resourceName,
+		resourceId: id,
+		deadline,
+	});
+	return checkJob(node, kind, job, itemIndex, { id });
+}
+
+/**
+ * Adds to an error that a job exists and how to get it again, so no wait error loses a job's id.
+ *
+ * @returns the same NodeApiError/NodeOperationError with the note in its description; any other
+ *   error wrapped in a NodeOperationError
+ */
+export function withJobNote(node: INode, error: unknown, kind: JobKind, id: string, itemIndex: number): NodeApiError | NodeOperationError {
+	const known = error instanceof NodeApiError || error instanceof NodeOperationError ? error : new NodeOperationError(node, error as Error, { itemIndex });
+	const note = `${kind.resourceName} ${id} was created at the service and goes on there: fetch it with ${kind.resourceName} → Get and this ID instead of creating it again.`;
+	if (!String(known.description ?? '').includes(note)) known.description = [known.description, note].filter(Boolean).join(' ');
+	return known;
+}
+
+/**
  * Waits for a created job to reach a final state and applies the outcome rules:
  * - `ERROR` → NodeOperationError with the service's `error` text (`v0-api.md §3 rule 1`);
  * - `PARTIAL_FINISHED` → returned (with `pages_*` and `error`, §3 rule 2), or an error when
  *   "Treat Partial as Error" is on;
  * - deadline passed → NodeOperationError, or with On Timeout "Output Unfinished Item" the last
- *   state plus `timedOut: true` (its `id` lets a later Get resume it).
+ *   state read successfully plus `timedOut: true` (its `id` lets a later Get resume it).
+ * Polls that fail transiently or answer something unusable are skipped until the deadline; every
+ * error thrown names the job's id.
  *
- * @param created the job as returned by its create call (must have `id` and `status`)
+ * @param created the job as created or read (checked: it has an `id`)
  * @param timing poll timing override (tests); default 2 s growing to 5 s
  * @returns the job in its final (or last seen) state
  */
@@ -79,56 +145,58 @@ export async function waitForJob(
 	timing?: PollTiming,
 ): Promise<IDataObject> {
 	if (!settings.waitForCompletion) return created;
-	const id = String(created.id ?? '');
-	const isFinal = (job: IDataObject) => kind.finalStatuses.includes(String(job.status));
-	const { resource, timedOut } = await pollUntilFinal(created, {
-		fetch: async (deadline) =>
-			await client.request<IDataObject>({
-				family: kind.family,
-				method: 'GET',
-				path: servicePath(kind.family, kind.segment, id),
-				itemIndex,
-				resourceName: kind.resourceName,
-				resourceId: id,
-				deadline,
-			}),
-		isFinal,
+	const node = ctx.getNode();
+	const id = String(created.id);
+	const { resource, timedOut, lastFailure } = await pollUntilFinal(created, {
+		fetch: async (deadline) => await fetchJob(client, node, kind, id, itemIndex, deadline),
+		isFinal: (job) => kind.finalStatuses.includes(String(job.status)),
 		deadline: Date.now() + settings.timeoutSeconds * 1000,
 		signal: client.signal,
-		isTransient: isTransientError,
+		isSkippable: (error) => failureKind(error) !== undefined,
 		timing,
 	}).catch((error: unknown) => {
-		if (client.signal.aborted) {
-			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-		}
-		throw error;
+		const cause = client.signal.aborted ? new NodeOperationError(node, 'The execution was cancelled', { itemIndex }) : error;
+		throw withJobNote(node, cause, kind, id, itemIndex);
 	});
 
 	if (timedOut) {
 		if (settings.onTimeout === 'outputUnfinished') return { ...resource, timedOut: true };
+		const last = lastFailure instanceof Error ? ` The last poll failed: ${lastFailure.message}.` : '';
 		throw new NodeOperationError(
-			ctx.getNode(),
-			`Timed out after ${settings.timeoutSeconds} s waiting for ${kind.resourceName} ${id} (last status ${String(resource.status)})`,
+			node,
+			`Timed out after ${settings.timeoutSeconds} s waiting for ${kind.resourceName} ${id} (last status ${String(resource.status ?? 'unknown')})`,
 			{
 				itemIndex,
-				description: `The job goes on at the service. Raise the Timeout option, or set On Timeout to "Output Unfinished Item" and fetch it later with the Get operation and ID ${id}.`,
+				description: `The job goes on at the service.${last} Raise the Wait Timeout option, or set On Timeout to "Output Unfinished Item" and fetch it later with the Get operation and ID ${id}.`,
 			},
 		);
 	}
 	if (resource.status === 'ERROR') {
-		throw new NodeOperationError(ctx.getNode(), `${kind.resourceName} ${id} failed: ${String(resource.error ?? 'the service gave no reason')}`, {
+		throw new NodeOperationError(node, `${kind.resourceName} ${id} failed: ${String(resource.error ?? 'the service gave no reason')}`, {
 			itemIndex,
 			description: 'The service accepted the job but could not process it (status ERROR).',
 		});
 	}
 	if (kind.partialStatus && resource.status === kind.partialStatus && settings.treatPartialAsError) {
 		throw new NodeOperationError(
-			ctx.getNode(),
+			node,
 			`${kind.resourceName} ${id} finished partially: ${String(resource.pages_failed ?? '?')} of ${String(resource.pages_total ?? '?')} pages failed`,
 			{ itemIndex, description: `${String(resource.error ?? '')} (the option "Treat Partial as Error" is on)`.trim() },
 		);
 	}
 	return resource;
+}
+
+/**
+ * Get (and optionally wait for) one job by id: the Get operation of parsings, extracts and
+ * extractions.
+ *
+ * @throws NodeApiError 404 naming the job; the errors of `waitForJob`
+ */
+export async function getJob(ctx: IExecuteFunctions, client: ExtractionServiceClient, kind: JobKind, id: string, itemIndex: number): Promise<IDataObject> {
+	const wait = waitSettings(ctx, itemIndex);
+	const job = await fetchJob(client, ctx.getNode(), kind, id, itemIndex);
+	return await waitForJob(ctx, client, kind, job, itemIndex, wait);
 }
 
 /** One create request of a job-creating operation. */
@@ -145,13 +213,17 @@ export interface JobRequest {
 
 /**
  * Creates jobs and, with Wait for Completion, waits for all of them together; then shapes each
- * final job into output items. A create answer may be one job or an array of jobs (a list of URLs,
+ * final job into output items. A create answer may be one job or a list of jobs (a list of URLs,
  * `v0-api.md §4.5`; several workflow documents, `unversioned-api.md §4.10`): each becomes its own
- * output. With Continue On Fail, a job that fails while waiting becomes an error item (with its
- * `id`) and its siblings are still output; otherwise the first failure is thrown.
+ * output. Every job the service accepts is recorded in the client's ledger (`acceptedJobs`) at once.
+ *
+ * Nothing is lost when some jobs fail: the first failure is thrown as soon as it happens, and it
+ * carries every job's outcome (`outcomes.ts`) — the router outputs the finished jobs beside error
+ * items (with their ids) under Continue On Fail, and otherwise stops the execution.
  *
  * @param shape turns one job (final, or as created without waiting) into output items
  * @returns output items in request order, then answer order
+ * @throws the first failure (NodeApiError/NodeOperationError), carrying all outcomes
  */
 export async function createAndWait(
 	ctx: IExecuteFunctions,
@@ -161,9 +233,10 @@ export async function createAndWait(
 	requests: JobRequest[],
 	shape: (job: IDataObject, file?: InputFile) => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[]> {
+	const node = ctx.getNode();
 	const wait = waitSettings(ctx, itemIndex);
-	const perRequest = await Promise.all(
-		requests.map(async ({ body, qs, path, file, notFound }) => {
+	return await failOnFirst(
+		requests.map(async ({ body, qs, path, file, notFound }): Promise<Array<Promise<JobOutcome>>> => {
 			const created = await client.request<IDataObject | IDataObject[]>({
 				family: kind.family,
 				method: 'POST',
@@ -173,24 +246,21 @@ export async function createAndWait(
 				itemIndex,
 				resourceName: notFound?.resourceName ?? kind.resourceName,
 				resourceId: notFound?.resourceId,
+				expect: 'objects',
 			});
-			const jobs = Array.isArray(created) ? created : [created];
-			const perJob = await Promise.all(
-				jobs.map(async (job) => {
-					try {
-						return await shape(await waitForJob(ctx, client, kind, job, itemIndex, wait), file);
-					} catch (error) {
-						// waitForJob and the transport throw NodeOperationError/NodeApiError only.
-						// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-						if (!ctx.continueOnFail() || jobs.length === 1) throw error;
-						return [{ json: { id: job.id ?? null, error: (error as Error).message } }];
-					}
-				}),
-			);
-			return perJob.flat();
+			const jobs = (Array.isArray(created) ? created : [created]).map((job) => checkJob(node, kind, job, itemIndex));
+			for (const job of jobs) client.recordAcceptedJob({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
+			return jobs.map(async (job): Promise<JobOutcome> => {
+				const jobId = String(job.id);
+				return await waitForJob(ctx, client, kind, job, itemIndex, wait)
+					.then(async (final) => await shape(final, file))
+					.then(
+						(items) => ({ jobId, items }),
+						(error: unknown) => ({ jobId, error }),
+					);
+			});
 		}),
 	);
-	return perRequest.flat();
 }
 
 /** A JSON body without the keys whose value is undefined (optional fields not set). */

@@ -29,47 +29,57 @@ export function pollDelay(n: number, timing: PollTiming = DEFAULT_POLL_TIMING, r
 }
 
 export interface PollOptions<T> {
-	/** Reads the job once; `deadline` (epoch ms) bounds the read's own retries. */
+	/** Reads the job once; `deadline` (epoch ms) bounds the read, its retries and its attempts. */
 	fetch: (deadline: number) => Promise<T>;
 	isFinal: (resource: T) => boolean;
 	/** Epoch ms after which polling stops and the result is reported as timed out. */
 	deadline: number;
 	signal: AbortSignal;
-	/** Errors for which this poll is skipped and the next one tried (transient failures). */
-	isTransient?: (error: unknown) => boolean;
+	/**
+	 * Errors for which this poll is skipped and the next one tried (transient failures, answers
+	 * that cannot be used); any other error ends the wait.
+	 */
+	isSkippable?: (error: unknown) => boolean;
 	timing?: PollTiming;
 }
 
 export interface PollResult<T> {
+	/** The last state read successfully (the initial one if no poll succeeded). */
 	resource: T;
 	timedOut: boolean;
-	polls: number;
+	/** The failure of the last poll, when it failed (skipped, or cut off by the deadline). */
+	lastFailure?: unknown;
 }
 
 /**
  * Polls a job until `isFinal` holds or the deadline passes (`v0-api.md §3 rule 3`,
  * `unversioned-api.md §3 rule 1`). The wait before each poll follows `pollDelay`, shortened so the
- * last poll happens at the deadline. A poll that fails transiently is skipped, not reported as a
- * failed job; any other error is thrown.
+ * last poll happens at the deadline. A poll that fails in a skippable way is skipped, and any poll
+ * failing at the deadline ends the wait as timed out: the last good state is kept either way, so a
+ * job's id is never lost to a bad answer.
  *
  * @param initial the resource as created (returned at once if already final)
- * @throws CancelledError when `signal` aborts; the fetch's own errors when not transient
+ * @throws CancelledError when `signal` aborts; the fetch's own errors when not skippable before the deadline
  */
 export async function pollUntilFinal<T>(initial: T, options: PollOptions<T>): Promise<PollResult<T>> {
 	let resource = initial;
-	let polls = 0;
+	let lastFailure: unknown;
 	for (let n = 0; !options.isFinal(resource); n++) {
 		const left = options.deadline - Date.now();
-		if (left <= 0) return { resource, timedOut: true, polls };
+		if (left <= 0) return { resource, timedOut: true, lastFailure };
 		await cancellableSleep(Math.min(pollDelay(n, options.timing), left), options.signal);
-		try {
-			polls++;
-			resource = await options.fetch(options.deadline);
-		} catch (error) {
-			// The fetch's errors are already NodeApiErrors/NodeOperationErrors from the transport.
-			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-			if (!options.isTransient?.(error) || Date.now() >= options.deadline) throw error;
+		const polled = await options.fetch(options.deadline).then(
+			(value) => ({ value }),
+			(error: unknown) => ({ error }),
+		);
+		if ('value' in polled) {
+			resource = polled.value;
+			lastFailure = undefined;
+		} else if (!options.signal.aborted && (Date.now() >= options.deadline || options.isSkippable?.(polled.error))) {
+			lastFailure = polled.error;
+		} else {
+			throw polled.error;
 		}
 	}
-	return { resource, timedOut: false, polls };
+	return { resource, timedOut: false };
 }

@@ -1,4 +1,4 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { ExtractionServiceClient, servicePath } from '../transport';
 
@@ -10,20 +10,13 @@ import { ExtractionServiceClient, servicePath } from '../transport';
 export async function searchSchemas(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
 	const client = new ExtractionServiceClient(this);
 	const page = Number(paginationToken ?? 1) || 1;
-	const envelope = await client.request<IDataObject>({
-		family: 'unversioned',
-		method: 'GET',
-		path: servicePath('unversioned', 'schema'),
-		qs: { page, size: 100 },
-		itemIndex: 0,
-		resourceName: 'Schemas',
-	});
+	const answer = await client.page({ family: 'unversioned', method: 'GET', path: servicePath('unversioned', 'schema'), itemIndex: 0, resourceName: 'Schemas' }, page, 100);
 	const needle = (filter ?? '').trim().toLowerCase();
-	const schemas = (Array.isArray(envelope.results) ? envelope.results : []) as IDataObject[];
+	const schemas = answer.results;
 	return {
 		results: schemas
 			.filter((s) => !needle || String(s.name ?? '').toLowerCase().includes(needle))
 			.map((s) => ({ name: String(s.name ?? s.id), value: String(s.id), description: String(s.description ?? '') })),
-		paginationToken: envelope.next ? String(page + 1) : undefined,
+		paginationToken: answer.next ? String(page + 1) : undefined,
 	};
 }

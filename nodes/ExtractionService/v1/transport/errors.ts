@@ -1,6 +1,7 @@
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { boundedBody, capText, htmlText, looksLikeHtml } from './answers';
 import type { ApiFamily } from './families';
 
 /** What the transport knows about a request when it turns a failed answer into an error. */
@@ -22,7 +23,7 @@ export interface FailedRequestInfo {
  * @returns one line, fields in the order the service sent them
  */
 export function formatFieldErrors(body: unknown): string {
-	if (typeof body === 'string') return body.trim();
+	if (typeof body === 'string') return looksLikeHtml(body) ? htmlText(body) : body.trim();
 	if (!body || typeof body !== 'object' || Array.isArray(body)) return '';
 	const parts: string[] = [];
 	for (const [field, value] of Object.entries(body as IDataObject)) {
@@ -53,7 +54,9 @@ function tokenExpired(body: IDataObject): boolean {
 
 /**
  * Builds the error a user sees for a non-2xx answer, per the status table of `v0-api.md §7` and
- * `unversioned-api.md §7`. The body is the service's JSON (never the request, which holds secrets).
+ * `unversioned-api.md §7`. The body is the service's JSON (never the request, which holds secrets),
+ * already redacted by the client; its text is capped here (`MAX_SERVICE_TEXT` in messages, a bounded
+ * copy as the error's cause), so a 5 MB error page cannot become a 5 MB error.
  *
  * @param node the node, for NodeApiError
  * @param status HTTP status code
@@ -70,7 +73,7 @@ export function errorForStatus(
 	retryAfterSeconds?: number,
 ): NodeApiError {
 	const obj: IDataObject = body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : {};
-	const details = formatFieldErrors(body);
+	const details = capText(formatFieldErrors(body));
 	const what = info.resourceName
 		? `${info.resourceName}${info.resourceId ? ` ${info.resourceId}` : ''}`
 		: 'The resource';
@@ -112,7 +115,7 @@ export function errorForStatus(
 			message = `The service answered HTTP ${status}${details ? `: ${details}` : ''}`;
 	}
 
-	return new NodeApiError(node, (Object.keys(obj).length ? obj : { status }) as JsonObject, {
+	return new NodeApiError(node, boundedBody(body, status), {
 		message,
 		description,
 		httpCode: String(status),

@@ -11,10 +11,21 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { Semaphore } from '../helpers/concurrency';
 import { isStreamedMultipart, type StreamedMultipart } from '../helpers/multipart-stream';
 import { CancelledError, cancellableSleep } from '../helpers/sleep';
+import {
+	capText,
+	markFailure,
+	parseAnswer,
+	redactDeep,
+	redactText,
+	redirectError,
+	unusableAnswerError,
+	type Expected,
+} from './answers';
 import { errorForStatus } from './errors';
 import { CREDENTIAL_TYPE, type ApiFamily } from './families';
 
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
+export { failureKind, markFailure, type Expected, type FailureKind } from './answers';
 
 /** A request body that is built anew for every attempt, inside the concurrency slot (multipart). */
 export type BodyFactory = () =>
@@ -38,15 +49,24 @@ export interface ServiceRequest {
 	/** Human resource name and id, for "Extract 1234 was not found". */
 	resourceName?: string;
 	resourceId?: string;
-	/** Epoch ms after which no retry is started (the Wait for Completion deadline). */
+	/**
+	 * Epoch ms at which the request gives up (the Wait for Completion deadline): no retry starts after
+	 * it, and an attempt still running then is aborted.
+	 */
 	deadline?: number;
-	/** Return the body as a Buffer instead of parsed JSON. */
-	binary?: boolean;
+	/**
+	 * What the answer must be (default: a JSON object; `nothing` for DELETE). Anything else is
+	 * refused with an error that says what came back (`answers.ts`).
+	 */
+	expect?: Expected;
 	/** Headers besides authentication (which the credential adds). */
 	headers?: IDataObject;
 }
 
-/** A 2xx or 3xx answer. `body` is parsed JSON, a Buffer (binary), or undefined when empty. */
+/**
+ * A 2xx answer (or, for `binary` requests, a 3xx). `body` is the parsed JSON with the credential's
+ * secrets removed, a Buffer (binary), or undefined (an empty answer where `nothing` was expected).
+ */
 export interface ServiceResponse<T = unknown> {
 	statusCode: number;
 	headers: Record<string, string>;
@@ -108,18 +128,27 @@ const CONNECTION_FAILURES: Record<string, string> = {
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions;
 
-/** Errors of failures that may pass (429, 5xx, connection): a poll that meets one is tried again later. */
-const transientErrors = new WeakSet<object>();
-
-/** Whether `error` came from a transient failure (429, 5xx or a connection error) after retries. */
-export function isTransientError(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && transientErrors.has(error);
+/** A page of a list (`v0-api.md §2.5`, `unversioned-api.md §2.4`), checked. */
+export interface ListPage {
+	results: IDataObject[];
+	/** URL of the next page, or null/undefined on the last. */
+	next?: unknown;
+	/** Total number of items, when the service says it. */
+	count?: number;
 }
 
-function markTransient<E extends object>(error: E, transient: boolean): E {
-	if (transient) transientErrors.add(error);
-	return error;
+/** The most pages `getAll` reads before it stops with an error (at 100 items a page: 100,000 items). */
+export const MAX_PAGES = 1000;
+
+/** What the client knows of a family's credential: where to send, and what never to show. */
+interface FamilyCredential {
+	baseUrl: string;
+	/** Secret values (every field but the Base URL), removed from all service text. */
+	secrets: string[];
 }
+
+/** Secrets shorter than this are not searched for in service text (they would match ordinary words). */
+const MIN_SECRET_LENGTH = 4;
 
 /**
  * The small typed client every operation uses: the only code that joins URLs and calls HTTP, always
@@ -132,26 +161,43 @@ function markTransient<E extends object>(error: E, transient: boolean): E {
  *   (POST/PUT) is retried only when the service certainly did not act on it: 429, or a connection
  *   refused before anything was sent — never after a timeout or a 5xx, so nothing is billed twice.
  * - Non-2xx answers become NodeApiErrors worded per `v0-api.md §7` / `unversioned-api.md §7`.
+ * - Answers are checked (`answers.ts`): a 2xx must be the JSON the request expects, a 3xx outside a
+ *   download is an error naming the Location's origin, and the credential's secrets are removed from
+ *   every text the service sends (bodies, error bodies) before anything else sees it.
+ * - Each attempt is aborted at min(Request Timeout, time left to the request's deadline), combined
+ *   with the execution's cancel signal, so a hanging or dripping answer cannot outlive either.
  * - Cancelling the execution (or `abort()`) aborts requests and retry waits at once.
+ * - It keeps a ledger of the jobs the service accepted (`acceptedJobs`), so a failed execution can
+ *   name them.
  */
 export class ExtractionServiceClient {
 	private readonly limiter: Semaphore;
 
-	private readonly baseUrls = new Map<ApiFamily, Promise<string>>();
+	private readonly credentials = new Map<ApiFamily, Promise<FamilyCredential>>();
 
 	private readonly controller = new AbortController();
+
+	/** Jobs the service accepted in this execution, in order (see `recordAcceptedJob`). */
+	readonly acceptedJobs: AcceptedJob[] = [];
+
+	/** Aborted only when the execution is cancelled (by the user, or n8n). */
+	private readonly cancelSignal: AbortSignal;
 
 	constructor(
 		private readonly ctx: Context,
 		readonly settings: ClientSettings = DEFAULT_CLIENT_SETTINGS,
 	) {
 		this.limiter = new Semaphore(settings.concurrency);
+		const cancel = new AbortController();
+		this.cancelSignal = cancel.signal;
+		const onCancel = (): void => {
+			cancel.abort();
+			this.controller.abort();
+		};
 		const executionSignal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal?.() : undefined;
-		if (executionSignal?.aborted) this.controller.abort();
-		executionSignal?.addEventListener('abort', () => this.controller.abort(), { once: true });
-		if ('onExecutionCancellation' in ctx && typeof ctx.onExecutionCancellation === 'function') {
-			ctx.onExecutionCancellation(() => this.controller.abort());
-		}
+		if (executionSignal?.aborted) onCancel();
+		executionSignal?.addEventListener('abort', onCancel, { once: true });
+		if ('onExecutionCancellation' in ctx && typeof ctx.onExecutionCancellation === 'function') ctx.onExecutionCancellation(onCancel);
 	}
 
 	/** Aborted when the execution is cancelled or `abort()` is called (a sibling item failed). */
@@ -159,7 +205,12 @@ export class ExtractionServiceClient {
 		return this.controller.signal;
 	}
 
-	/** Stops every request and wait of this execution (used when one item fails without Continue On Fail). */
+	/**
+	 * Stops every wait and every read of this execution, and keeps new requests from starting (used
+	 * when one item fails without Continue On Fail). A create already in flight is let finish, so the
+	 * service's answer — the id of a job it accepted — is not lost; cancelling the execution aborts
+	 * those too.
+	 */
 	abort(): void {
 		this.controller.abort();
 	}
@@ -170,9 +221,19 @@ export class ExtractionServiceClient {
 	 * @throws NodeOperationError when the Base URL is not an absolute http(s) URL
 	 */
 	async baseUrl(family: ApiFamily, itemIndex = 0): Promise<string> {
-		let url = this.baseUrls.get(family);
-		if (!url) {
-			url = this.ctx.getCredentials(CREDENTIAL_TYPE[family], itemIndex).then((c) => {
+		return (await this.credential(family, itemIndex)).baseUrl;
+	}
+
+	/** Notes a job the service accepted (a create answered with its id), for `acceptedJobs`. */
+	recordAcceptedJob(job: AcceptedJob): void {
+		this.acceptedJobs.push(job);
+	}
+
+	/** The family's credential, read once per execution: Base URL checked, secrets collected. */
+	private async credential(family: ApiFamily, itemIndex: number): Promise<FamilyCredential> {
+		let entry = this.credentials.get(family);
+		if (!entry) {
+			entry = this.ctx.getCredentials(CREDENTIAL_TYPE[family], itemIndex).then((c) => {
 				const raw = String(c.baseUrl ?? '').trim().replace(/\/+$/, '');
 				let parsed: URL | undefined;
 				try {
@@ -187,75 +248,74 @@ export class ExtractionServiceClient {
 						{ description: 'Write it with its scheme, for example https://api.example.com', itemIndex },
 					);
 				}
-				return raw;
+				const secrets = Object.entries(c)
+					.filter(([key, value]) => key !== 'baseUrl' && typeof value === 'string' && value.trim().length >= MIN_SECRET_LENGTH)
+					.flatMap(([, value]) => [...new Set([String(value), String(value).trim()])])
+					.sort((a, b) => b.length - a.length);
+				return { baseUrl: raw, secrets };
 			});
-			url.catch(() => this.baseUrls.delete(family));
-			this.baseUrls.set(family, url);
+			entry.catch(() => this.credentials.delete(family));
+			this.credentials.set(family, entry);
 		}
-		return await url;
+		return await entry;
 	}
 
 	/**
-	 * Sends a request and returns the parsed JSON body of its 2xx answer.
+	 * Sends a request and returns the parsed JSON body of its 2xx answer (shape per `req.expect`).
 	 *
-	 * @throws NodeApiError for non-2xx answers and exhausted retries; NodeOperationError when cancelled
+	 * @throws NodeApiError for non-2xx answers, unusable answers and exhausted retries;
+	 *   NodeOperationError when cancelled
 	 */
 	async request<T = IDataObject>(req: ServiceRequest): Promise<T> {
 		return (await this.send<T>(req)).body;
 	}
 
 	/**
-	 * Sends a request and returns the whole 2xx/3xx answer (status, headers, body). Redirects are not
-	 * followed here; see `download`.
+	 * Sends a request and returns its whole answer (status, headers, body). Only `binary` requests
+	 * may get a 3xx back (see `download`); any other 3xx is an error.
 	 *
-	 * @throws NodeApiError for 4xx/5xx answers and exhausted retries; NodeOperationError when cancelled
+	 * @throws NodeApiError for 3xx (outside binary), 4xx/5xx, unusable answers and exhausted
+	 *   retries, each marked with its `failureKind`; NodeOperationError when cancelled
 	 */
 	async send<T = unknown>(req: ServiceRequest): Promise<ServiceResponse<T>> {
-		const url = /^https?:\/\//i.test(req.path) ? req.path : `${await this.baseUrl(req.family, req.itemIndex)}${req.path}`;
-		const safe = req.method === 'GET' || req.method === 'DELETE' || req.method === 'HEAD';
+		const family = await this.credential(req.family, req.itemIndex);
+		const url = /^https?:\/\//i.test(req.path) ? req.path : `${family.baseUrl}${req.path}`;
+		const safe = req.method === 'GET' || req.method === 'DELETE';
 		for (let attempt = 0; ; attempt++) {
 			this.throwIfCancelled(req.itemIndex);
-			let response: IN8nHttpFullResponse | undefined;
-			let failure: unknown;
-			try {
-				response = await this.limiter.run(async () => await this.attempt(req, url));
-			} catch (error) {
-				failure = error;
-			}
-			this.throwIfCancelled(req.itemIndex);
+			const outcome = await this.limiter.run(async () => await this.attempt(req, url));
+			// A create the service accepted is returned even when the execution is stopping: its answer
+			// names a job that exists (the caller records it before it stops).
+			if (!(outcome.response && outcome.response.statusCode < 300 && !this.cancelSignal.aborted)) this.throwIfCancelled(req.itemIndex);
 
 			let retryAfterMs: number | undefined;
 			let retryable: boolean;
-			if (response) {
+			let failure: () => Error;
+			if (outcome.response) {
+				const { response } = outcome;
 				const status = response.statusCode;
-				if (status < 400) {
-					return {
-						statusCode: status,
-						headers: lowerCaseHeaders(response.headers),
-						body: (req.binary ? toBuffer(response.body) : parseJsonBody(response.body)) as T,
-						url,
-					};
-				}
-				retryAfterMs = parseRetryAfter(lowerCaseHeaders(response.headers)['retry-after']);
+				if (status < 400) return this.answer<T>(req, url, response, family.secrets);
+				const headers = lowerCaseHeaders(response.headers);
+				retryAfterMs = parseRetryAfter(headers['retry-after']);
 				retryable = status === 429 || (safe && status >= 500);
-				if (!retryable || attempt >= this.settings.maxRetries || !this.canWait(req, attempt, retryAfterMs)) {
-					const body = parseJsonBody(req.binary ? toBuffer(response.body).toString('utf8') : response.body);
-					const error = errorForStatus(this.ctx.getNode(), status, body, {
+				failure = () => {
+					const text = redactText(toBuffer(response.body).toString('utf8'), family.secrets);
+					const error = errorForStatus(this.ctx.getNode(), status, parseErrorBody(text), {
 						family: req.family,
 						method: req.method,
 						resourceName: req.resourceName,
 						resourceId: req.resourceId,
 						itemIndex: req.itemIndex,
 					}, retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined);
-					throw markTransient(error, status === 429 || status >= 500);
-				}
+					return markFailure(error, status === 429 || status >= 500 ? 'transient' : undefined);
+				};
 			} else {
-				const code = connectionErrorCode(failure);
+				const code = outcome.timedOut ? 'ETIMEDOUT' : connectionErrorCode(outcome.error);
 				retryable = code !== undefined && (NOT_SENT_CODES.has(code) || (safe && MAYBE_SENT_CODES.has(code)));
-				if (!retryable || attempt >= this.settings.maxRetries || !this.canWait(req, attempt, undefined)) {
-					throw markTransient(this.connectionError(failure, code, req, url), code !== undefined);
-				}
+				failure = () =>
+					markFailure(this.connectionError(outcome.error, code, req, url, outcome.timedOut), code !== undefined ? 'transient' : undefined);
 			}
+			if (!retryable || attempt >= this.settings.maxRetries || !this.canWait(req, attempt, retryAfterMs)) throw failure();
 			await cancellableSleep(this.retryDelay(attempt, retryAfterMs, req.deadline), this.signal).catch((e) => {
 				throw this.cancelledError(e, req.itemIndex);
 			});
@@ -271,7 +331,7 @@ export class ExtractionServiceClient {
 	 * @throws NodeApiError for 4xx/5xx, a redirect without Location, or more than 5 redirects
 	 */
 	async download(req: ServiceRequest): Promise<ServiceResponse<Buffer>> {
-		let current: ServiceRequest = { ...req, method: 'GET', binary: true };
+		let current: ServiceRequest = { ...req, method: 'GET', expect: 'binary' };
 		for (let hop = 0; hop <= 5; hop++) {
 			const response = await this.send<Buffer>(current);
 			if (response.statusCode < 300 || response.statusCode >= 400) return response;
@@ -288,51 +348,133 @@ export class ExtractionServiceClient {
 	}
 
 	/**
+	 * Reads one page of a list (`v0-api.md §2.5`, `unversioned-api.md §2.4`) and checks it is one:
+	 * a JSON object with a `results` list of objects.
+	 *
+	 * @param page page number, from 1
+	 * @param size items per page (the service may cap it)
+	 * @throws NodeApiError (unusable) when the answer is not a page of results
+	 */
+	async page(req: ServiceRequest, page: number, size: number): Promise<ListPage> {
+		const envelope = await this.request<IDataObject>({ ...req, qs: { ...(req.qs ?? {}), page, size } });
+		const results = envelope.results;
+		if (!Array.isArray(results) || !results.every((r) => !!r && typeof r === 'object' && !Array.isArray(r))) {
+			throw unusableAnswerError(
+				this.ctx.getNode(),
+				{ status: 200, method: 'GET', itemIndex: req.itemIndex },
+				'an object without a "results" list of objects',
+				'a page of results',
+				capText(JSON.stringify(envelope), 200),
+			);
+		}
+		return { results: results as IDataObject[], next: envelope.next, count: typeof envelope.count === 'number' ? envelope.count : undefined };
+	}
+
+	/**
 	 * Reads every item of a paginated list (`v0-api.md §2.5`, `unversioned-api.md §2.4`): pages are
-	 * requested with `page` (from 1) and `size` while the envelope's `next` is not null.
+	 * requested with `page` (from 1) and `size` while the envelope's `next` is set. Whatever `next`
+	 * says, paging ends when `count` items were read, when a page brings no item not seen before
+	 * (a repeated page; items seen twice are output once), or after `MAX_PAGES` pages (an error).
 	 *
 	 * @param limit maximum number of items when `returnAll` is false
 	 * @returns the `results` items, in the service's order
+	 * @throws NodeApiError when the list does not end within `MAX_PAGES` pages, or a page is not one
 	 */
 	async getAll(req: ServiceRequest, returnAll: boolean, limit: number): Promise<IDataObject[]> {
 		const results: IDataObject[] = [];
+		const seen = new Set<string>();
 		const size = returnAll ? 100 : Math.min(Math.max(limit, 1), 100);
-		for (let page = 1; ; page++) {
-			const envelope = await this.request<IDataObject>({ ...req, qs: { ...(req.qs ?? {}), page, size } });
-			const pageItems = Array.isArray(envelope.results) ? (envelope.results as IDataObject[]) : [];
-			results.push(...pageItems);
+		for (let page = 1; page <= MAX_PAGES; page++) {
+			const answer = await this.page(req, page, size);
+			const fresh = answer.results.filter((item) => item.id === undefined || item.id === null || !seen.has(String(item.id)));
+			for (const item of fresh) if (item.id !== undefined && item.id !== null) seen.add(String(item.id));
+			results.push(...fresh);
 			if (!returnAll && results.length >= limit) return results.slice(0, limit);
-			if (!envelope.next || pageItems.length === 0) return results;
+			const done = !answer.next || answer.results.length === 0 || fresh.length === 0 || (answer.count !== undefined && results.length >= answer.count);
+			if (done) return results;
 		}
+		throw markFailure(
+			new NodeApiError(this.ctx.getNode(), { pages: MAX_PAGES }, {
+				message: `Stopped reading the list after ${MAX_PAGES} pages: the service kept announcing a next page`,
+				description: `${results.length} items were read. Turn Return All off and set a Limit, or narrow the list with Filters.`,
+				itemIndex: req.itemIndex,
+			}),
+			'unusable',
+		);
 	}
 
-	private async attempt(req: ServiceRequest, url: string): Promise<IN8nHttpFullResponse> {
-		const built = typeof req.body === 'function' ? await req.body() : req.body;
-		// A streamed multipart body travels as a raw Readable with its own Content-Type/-Length.
-		const streamed = isStreamedMultipart(built) ? built : undefined;
-		const body = streamed ? streamed.stream : built;
-		const isJsonBody = body !== undefined && !streamed && !(body instanceof FormData) && !Buffer.isBuffer(body);
-		const options: IHttpRequestOptions = {
-			method: req.method,
-			url,
-			qs: req.qs,
-			body: body as IHttpRequestOptions['body'],
-			headers: { Accept: req.binary ? '*/*' : 'application/json', ...(streamed?.headers ?? {}), ...(req.headers ?? {}) },
-			json: isJsonBody,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			disableFollowRedirect: true,
-			timeout: this.settings.requestTimeoutMs,
-			abortSignal: this.signal,
-			encoding: 'arraybuffer',
-		};
+	/**
+	 * The checked body of a 2xx (or, for binary, 3xx) answer: secrets removed, shape per `expect`.
+	 *
+	 * @throws NodeApiError (unusable) for a 3xx outside binary or an answer of the wrong shape
+	 */
+	private answer<T>(req: ServiceRequest, url: string, response: IN8nHttpFullResponse, secrets: string[]): ServiceResponse<T> {
+		const headers = lowerCaseHeaders(response.headers);
+		const expected = req.expect ?? (req.method === 'DELETE' ? 'nothing' : 'object');
+		const refused = { status: response.statusCode, method: req.method, itemIndex: req.itemIndex, resourceName: req.resourceName };
+		const base = { statusCode: response.statusCode, headers, url };
+		if (expected === 'binary') return { ...base, body: toBuffer(response.body) as T };
+		if (response.statusCode >= 300) throw redirectError(this.ctx.getNode(), refused, headers.location, url);
+		const text = redactText(toBuffer(response.body).toString('utf8'), secrets);
+		const body = parseAnswer(this.ctx.getNode(), refused, text, headers['content-type'] ?? '', expected);
+		return { ...base, body: redactDeep(body, secrets) as T };
+	}
+
+	/**
+	 * One HTTP attempt, aborted at min(Request Timeout, time left to `req.deadline`) or when the
+	 * execution is cancelled.
+	 *
+	 * n8n-core's `httpRequestWithAuthentication` replaces a request's `abortSignal` with the signal
+	 * `this.getExecutionCancelSignal()` gives, so the attempt's signal reaches it under that name, on
+	 * a context that inherits everything else from the node's; older n8n lines read `abortSignal`
+	 * itself. Should a line honour neither, the wait still ends on time: the attempt also races
+	 * its signal, leaving the request to finish on its own.
+	 *
+	 * @returns the answer (any status), or the failure and whether the attempt's own time ran out
+	 */
+	private async attempt(
+		req: ServiceRequest,
+		url: string,
+	): Promise<{ response: IN8nHttpFullResponse; error?: undefined; timedOut?: undefined } | { response?: undefined; error: unknown; timedOut: boolean }> {
+		if (this.signal.aborted) return { error: new CancelledError(), timedOut: false };
+		const timeoutMs = Math.max(1, Math.min(this.settings.requestTimeoutMs, req.deadline === undefined ? Infinity : req.deadline - Date.now()));
+		const stop = req.method === 'GET' || req.method === 'DELETE' ? this.signal : this.cancelSignal;
+		const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
+		let streamed: StreamedMultipart | undefined;
+		let stopListening = (): void => undefined;
 		try {
-			return (await this.ctx.helpers.httpRequestWithAuthentication.call(
-				this.ctx,
-				CREDENTIAL_TYPE[req.family],
-				options,
-			)) as IN8nHttpFullResponse;
+			const built = typeof req.body === 'function' ? await req.body() : req.body;
+			// A streamed multipart body travels as a raw Readable with its own Content-Type/-Length.
+			streamed = isStreamedMultipart(built) ? built : undefined;
+			const body = streamed ? streamed.stream : built;
+			const isJsonBody = body !== undefined && !streamed && !(body instanceof FormData) && !Buffer.isBuffer(body);
+			const options: IHttpRequestOptions = {
+				method: req.method,
+				url,
+				qs: req.qs,
+				body: body as IHttpRequestOptions['body'],
+				headers: { Accept: req.expect === 'binary' ? '*/*' : 'application/json', ...(streamed?.headers ?? {}), ...(req.headers ?? {}) },
+				json: isJsonBody,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+				timeout: timeoutMs,
+				abortSignal: signal,
+				encoding: 'arraybuffer',
+			};
+			const attemptContext = Object.create(this.ctx, { getExecutionCancelSignal: { value: () => signal } }) as Context;
+			const aborted = new Promise<never>((_, reject) => {
+				const onAbort = () => reject(new CancelledError());
+				signal.addEventListener('abort', onAbort, { once: true });
+				stopListening = () => signal.removeEventListener('abort', onAbort);
+			});
+			const request = this.ctx.helpers.httpRequestWithAuthentication.call(attemptContext, CREDENTIAL_TYPE[req.family], options) as Promise<IN8nHttpFullResponse>;
+			request.catch(() => undefined); // settles on its own when the race below is lost
+			return { response: await Promise.race([request, aborted]) };
+		} catch (error) {
+			return { error, timedOut: signal.aborted && !stop.aborted };
 		} finally {
+			stopListening();
 			// Closes the stored files when the service answered before reading the whole body.
 			streamed?.stream.destroy();
 		}
@@ -365,19 +507,40 @@ export class ExtractionServiceClient {
 		return error as Error;
 	}
 
-	private connectionError(error: unknown, code: string | undefined, req: ServiceRequest, url: string): Error {
+	private connectionError(error: unknown, code: string | undefined, req: ServiceRequest, url: string, ownTimeout = false): Error {
 		if (error instanceof NodeOperationError) return error;
 		const host = safeHost(url);
-		const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(errorMessage(error));
-		const message = timedOut
-			? `The request to ${host} timed out after ${Math.round(this.settings.requestTimeoutMs / 1000)} s`
-			: `Could not reach the Extraction Service at ${host}${code ? `: ${CONNECTION_FAILURES[code] ?? 'connection failed'}` : ''}`;
+		const timedOut = ownTimeout || code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(errorMessage(error));
+		const atDeadline = ownTimeout && req.deadline !== undefined && Date.now() >= req.deadline - 50;
+		const message = atDeadline
+			? `The request to ${host} was still running at the wait deadline`
+			: timedOut
+				? `The request to ${host} timed out after ${Math.round(this.settings.requestTimeoutMs / 1000)} s`
+				: `Could not reach the Extraction Service at ${host}${code ? `: ${CONNECTION_FAILURES[code] ?? 'connection failed'}` : ''}`;
 		const description =
 			req.method === 'POST' || req.method === 'PUT'
 				? 'The request was not retried because the service may already have acted on it; check before running it again.'
 				: 'Check the Base URL of the credential and that the service is reachable from n8n.';
 		// Not under `code`: NodeApiError would swap our message for its generic text of that code.
 		return new NodeApiError(this.ctx.getNode(), { connectionError: code ?? 'UNKNOWN' }, { message, description, itemIndex: req.itemIndex });
+	}
+}
+
+/** A job the service accepted: enough to fetch it again with Get. */
+export interface AcceptedJob {
+	/** "Extract", "Parsing", "Extraction". */
+	resourceName: string;
+	id: string;
+	itemIndex: number;
+}
+
+/** An error body as text: JSON when it parses, else the text itself (HTML pages included). */
+function parseErrorBody(text: string): unknown {
+	if (!text.trim()) return undefined;
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
 	}
 }
 
@@ -441,19 +604,4 @@ function toBuffer(body: unknown): Buffer {
 	if (typeof body === 'string') return Buffer.from(body, 'utf8');
 	if (body === undefined || body === null) return Buffer.alloc(0);
 	return Buffer.from(JSON.stringify(body), 'utf8');
-}
-
-/** Answers are read as bytes (so downloads stay intact) and parsed here; empty bodies give undefined. */
-function parseJsonBody(body: unknown): unknown {
-	if (body === undefined || body === null) return undefined;
-	if (typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof ArrayBuffer) && !ArrayBuffer.isView(body)) {
-		return body;
-	}
-	const text = toBuffer(body).toString('utf8');
-	if (!text.trim()) return undefined;
-	try {
-		return JSON.parse(text);
-	} catch {
-		return text;
-	}
 }

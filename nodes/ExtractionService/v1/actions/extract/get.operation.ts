@@ -1,9 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IDataObject } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
+import { JOB_KINDS, getJob } from '../../helpers/jobs';
 import { requireUuid } from '../../helpers/validation';
-import { servicePath, type ExtractionServiceClient } from '../../transport';
+import type { ExtractionServiceClient } from '../../transport';
 import { optionsCollection, resumeWaitField, simplifyField, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
 import { extractItems } from './common';
 
@@ -34,15 +34,6 @@ export async function execute(
 	client: ExtractionServiceClient,
 ): Promise<INodeExecutionData[]> {
 	const id = requireUuid(this.getNode(), itemIndex, 'Extract ID', this.getNodeParameter('extractId', itemIndex));
-	const wait = waitSettings(this, itemIndex);
-	const extract = await client.request<IDataObject>({
-		family: 'v0',
-		method: 'GET',
-		path: servicePath('v0', 'extract', id),
-		itemIndex,
-		resourceName: 'Extract',
-		resourceId: id,
-	});
-	const final = await waitForJob(this, client, JOB_KINDS.extract, extract, itemIndex, wait);
+	const final = await getJob(this, client, JOB_KINDS.extract, id, itemIndex);
 	return await extractItems(this, client, final, itemIndex);
 }

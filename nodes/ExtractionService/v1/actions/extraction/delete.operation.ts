@@ -18,6 +18,6 @@ export const description = updateDisplayOptions({ show: { resource: ['extraction
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
 	const id = requireUuid(this.getNode(), itemIndex, 'Extraction ID', this.getNodeParameter('extractionId', itemIndex));
-	await client.send({ family: 'unversioned', method: 'DELETE', path: servicePath('unversioned', 'extract', id), itemIndex, resourceName: 'Extraction', resourceId: id });
+	await client.send({ family: 'unversioned', method: 'DELETE', path: servicePath('unversioned', 'extract', id), itemIndex, expect: 'nothing', resourceName: 'Extraction', resourceId: id });
 	return [{ json: { id, deleted: true } }];
 }

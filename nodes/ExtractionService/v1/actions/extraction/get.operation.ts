@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
+import { JOB_KINDS, getJob } from '../../helpers/jobs';
 import { requireUuid } from '../../helpers/validation';
-import { servicePath, type ExtractionServiceClient } from '../../transport';
+import type { ExtractionServiceClient } from '../../transport';
 import { optionsCollection, resumeWaitField, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
 import { idField } from '../common.fields';
 import { extractionItems, extractionSimplifyField } from './common';
@@ -25,15 +25,6 @@ export const description = updateDisplayOptions({ show: { resource: ['extraction
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
 	const id = requireUuid(this.getNode(), itemIndex, 'Extraction ID', this.getNodeParameter('extractionId', itemIndex));
-	const wait = waitSettings(this, itemIndex);
-	const extraction = await client.request<IDataObject>({
-		family: 'unversioned',
-		method: 'GET',
-		path: servicePath('unversioned', 'extract', id),
-		itemIndex,
-		resourceName: 'Extraction',
-		resourceId: id,
-	});
-	const final = await waitForJob(this, client, JOB_KINDS.extraction, extraction, itemIndex, wait);
+	const final = await getJob(this, client, JOB_KINDS.extraction, id, itemIndex);
 	return await extractionItems(this, client, final, itemIndex);
 }

@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { JOB_KINDS, waitForJob, waitSettings } from '../../helpers/jobs';
+import { JOB_KINDS, getJob } from '../../helpers/jobs';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { requireUuid } from '../../helpers/validation';
-import { servicePath, type ExtractionServiceClient } from '../../transport';
+import type { ExtractionServiceClient } from '../../transport';
 import { optionsCollection, resumeWaitField, treatPartialAsErrorField, waitOptionFields } from '../common.descriptions';
 import { idField } from '../common.fields';
 
@@ -24,15 +24,6 @@ export const description = updateDisplayOptions({ show: { resource: ['parsing'],
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
 	const id = requireUuid(this.getNode(), itemIndex, 'Parsing ID', this.getNodeParameter('parsingId', itemIndex));
-	const wait = waitSettings(this, itemIndex);
-	const parsing = await client.request<IDataObject>({
-		family: 'v0',
-		method: 'GET',
-		path: servicePath('v0', 'parsing', id),
-		itemIndex,
-		resourceName: 'Parsing',
-		resourceId: id,
-	});
-	const final = await waitForJob(this, client, JOB_KINDS.parsing, parsing, itemIndex, wait);
+	const final = await getJob(this, client, JOB_KINDS.parsing, id, itemIndex);
 	return [{ json: withAbsoluteUrls(final, await client.baseUrl('v0', itemIndex)) }];
 }

@@ -18,6 +18,6 @@ export const description = updateDisplayOptions({ show: { resource: ['schema'], 
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
 	const id = requireUuid(this.getNode(), itemIndex, 'Schema', this.getNodeParameter('schema', itemIndex, '', { extractValue: true }));
-	await client.send({ family: 'unversioned', method: 'DELETE', path: servicePath('unversioned', 'schema', id), itemIndex, resourceName: 'Schema', resourceId: id });
+	await client.send({ family: 'unversioned', method: 'DELETE', path: servicePath('unversioned', 'schema', id), itemIndex, expect: 'nothing', resourceName: 'Schema', resourceId: id });
 	return [{ json: { id, deleted: true } }];
 }

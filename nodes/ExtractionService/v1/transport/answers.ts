@@ -1,0 +1,219 @@
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+/**
+ * How the node reads what the service sends back. Nothing from the network is trusted: a 2xx answer
+ * must be the JSON the request expects, a redirect outside a download is an error, and every text
+ * the service sends is stripped of the credential's secrets and capped before it reaches an error or
+ * an item (README "Errors and retries", the guarantees this module keeps).
+ */
+
+/** What a request expects back. */
+export type Expected =
+	/** A JSON object (most reads and creates). */
+	| 'object'
+	/** A JSON object or a list of JSON objects (creates that may answer a list, e.g. a list of URLs). */
+	| 'objects'
+	/** Nothing, or any JSON (Delete: the success body is not shown). HTML is still refused. */
+	| 'nothing'
+	/** Bytes (downloads): kept as they are, redirects allowed. */
+	| 'binary';
+
+/** Longest service text put into an error (characters). */
+export const MAX_SERVICE_TEXT = 500;
+
+/** Longest string kept in the service body attached to an error (characters). */
+const MAX_BODY_STRING = 1_000;
+
+/** Largest service body attached to an error as it is (characters of JSON); larger ones are summarised. */
+const MAX_BODY_JSON = 10_000;
+
+/** What is put where a secret stood. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Kinds of failure, for the callers that decide what to do next:
+ * - `transient`: 429, 5xx, a connection failure or a timeout — may pass; a poll tries again later.
+ * - `unusable`: a 2xx/3xx answer the node cannot use (HTML, not JSON, wrong shape, a redirect) — a
+ *   poll tries again later (a proxy glitch), any other request fails at once.
+ * Anything else (4xx, bad input) is definitive.
+ */
+export type FailureKind = 'transient' | 'unusable';
+
+const failureKinds = new WeakMap<object, FailureKind>();
+
+/** Marks an error with its kind (see `FailureKind`) and returns it. */
+export function markFailure<E extends object>(error: E, kind: FailureKind | undefined): E {
+	if (kind) failureKinds.set(error, kind);
+	return error;
+}
+
+/** The kind of a failure, or undefined when it is definitive (or not the transport's). */
+export function failureKind(error: unknown): FailureKind | undefined {
+	return typeof error === 'object' && error !== null ? failureKinds.get(error) : undefined;
+}
+
+/**
+ * Removes secrets from a text: each secret, and its URL-encoded form, becomes `[redacted]`.
+ *
+ * @param secrets the credential's secret values (see `ExtractionServiceClient`)
+ */
+export function redactText(text: string, secrets: readonly string[]): string {
+	let out = text;
+	for (const secret of secrets) {
+		out = out.split(secret).join(REDACTED);
+		const encoded = encodeURIComponent(secret);
+		if (encoded !== secret) out = out.split(encoded).join(REDACTED);
+	}
+	return out;
+}
+
+/** A parsed JSON value with every string (keys included) passed through `redactText`. */
+export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+	if (secrets.length === 0) return value;
+	if (typeof value === 'string') return redactText(value, secrets) as T;
+	if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets)) as T;
+	if (value && typeof value === 'object') {
+		const out: IDataObject = {};
+		for (const [k, v] of Object.entries(value as IDataObject)) out[redactText(k, secrets)] = redactDeep(v, secrets);
+		return out as T;
+	}
+	return value;
+}
+
+/** Cuts a text to `max` characters, saying how much was left out. */
+export function capText(text: string, max = MAX_SERVICE_TEXT): string {
+	return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+/** Whether a text looks like an HTML page (a login portal, a proxy's error page, a web site). */
+export function looksLikeHtml(text: string, contentType = ''): boolean {
+	return /html/i.test(contentType) || /^\s*</.test(text);
+}
+
+/** The readable text of an HTML page: its title, or its text without tags, on one line. */
+export function htmlText(html: string): string {
+	const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
+	const text = (title ?? html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+	return text;
+}
+
+/**
+ * A service body made safe to attach to an error (NodeApiError keeps it as its cause, which n8n
+ * stores with the execution): strings capped, and a body too large as a whole replaced by a summary.
+ */
+export function boundedBody(body: unknown, status: number): JsonObject {
+	if (!body || typeof body !== 'object' || Array.isArray(body)) {
+		return typeof body === 'string' && body ? { status, body: capText(body, MAX_BODY_STRING) } : { status };
+	}
+	const capped = capStrings(body as IDataObject);
+	const json = JSON.stringify(capped);
+	return json.length <= MAX_BODY_JSON ? (capped as JsonObject) : { status, body: capText(json, MAX_BODY_STRING) };
+}
+
+function capStrings(value: IDataObject): IDataObject {
+	const out: IDataObject = {};
+	for (const [k, v] of Object.entries(value)) {
+		if (typeof v === 'string') out[k] = capText(v, MAX_BODY_STRING);
+		else if (Array.isArray(v)) out[k] = v.map((e) => (typeof e === 'string' ? capText(e, MAX_BODY_STRING) : e)) as IDataObject[];
+		else if (v && typeof v === 'object') out[k] = capStrings(v as IDataObject);
+		else out[k] = v;
+	}
+	return out;
+}
+
+/** What the node knows of an answer when it refuses it. */
+export interface RefusedAnswer {
+	status: number;
+	method: string;
+	itemIndex: number;
+	/** Name of the resource a create makes ("Extract"), for "it may already exist". */
+	resourceName?: string;
+}
+
+/** Advice for an answer that does not come from the service's API. */
+const CHECK_BASE_URL =
+	'Check the Base URL of the credential: it must be the address the service answers its API on (scheme, host and port, no path).';
+
+/**
+ * The error for an answer the node cannot use (empty, null, not JSON, HTML, the wrong shape): names
+ * what came back and, for a create, says the job may exist already. Marked `unusable`.
+ *
+ * @param what what came back, e.g. `an empty answer`, `null`, `an answer without "id"`
+ * @param sample a short, already redacted sample of the answer, shown in the description
+ */
+export function unusableAnswerError(node: INode, answer: RefusedAnswer, what: string, expected: string, sample?: string): NodeApiError {
+	const created = answer.method === 'POST' || answer.method === 'PUT';
+	const parts = [
+		created
+			? `The request was accepted (HTTP ${answer.status}), so the ${answer.resourceName ?? 'resource'} may already exist at the service: check with Get Many before running the workflow again.`
+			: undefined,
+		sample ? `The answer began: ${capText(sample, 200)}` : undefined,
+		CHECK_BASE_URL,
+	];
+	return markFailure(
+		new NodeApiError(node, { status: answer.status }, {
+			message: `The service answered HTTP ${answer.status} with ${what} instead of ${expected}`,
+			description: parts.filter(Boolean).join(' '),
+			httpCode: String(answer.status),
+			itemIndex: answer.itemIndex,
+		}),
+		'unusable',
+	);
+}
+
+/**
+ * The error for a 3xx answer outside a download: names the status and the origin of `Location`
+ * (never its path or query, which may carry a signature). Marked `unusable`.
+ *
+ * @param location the Location header, resolved against `requestUrl`
+ */
+export function redirectError(node: INode, answer: RefusedAnswer, location: string | undefined, requestUrl: string): NodeApiError {
+	let target = 'an address it did not give';
+	if (location) {
+		try {
+			target = new URL(location, requestUrl).origin;
+		} catch {
+			target = 'an unreadable address';
+		}
+	}
+	return markFailure(
+		new NodeApiError(node, { status: answer.status }, {
+			message: `The service answered HTTP ${answer.status}, a redirect to ${target}`,
+			description: `The node follows redirects only for downloads. ${CHECK_BASE_URL} A redirect from http:// to https:// means the Base URL should start with https://.`,
+			httpCode: String(answer.status),
+			itemIndex: answer.itemIndex,
+		}),
+		'unusable',
+	);
+}
+
+/**
+ * Parses the body of a 2xx answer as the request expects it.
+ *
+ * @param text the body as text (already redacted)
+ * @returns the parsed JSON (undefined for an empty body with `nothing`)
+ * @throws NodeApiError (unusable) for an empty body, HTML, text that is not JSON, or the wrong shape
+ */
+export function parseAnswer(node: INode, answer: RefusedAnswer, text: string, contentType: string, expected: Exclude<Expected, 'binary'>): unknown {
+	const wanted = expected === 'objects' ? 'a JSON object or list' : expected === 'nothing' ? 'JSON or nothing' : 'a JSON object';
+	if (!text.trim()) {
+		if (expected === 'nothing') return undefined;
+		throw unusableAnswerError(node, answer, 'an empty answer', wanted);
+	}
+	if (looksLikeHtml(text, contentType)) {
+		throw unusableAnswerError(node, answer, 'an HTML page', 'JSON', htmlText(text));
+	}
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch {
+		throw unusableAnswerError(node, answer, 'text that is not JSON', wanted, text);
+	}
+	if (expected === 'nothing') return parsed;
+	const isObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v);
+	if (isObject(parsed)) return parsed;
+	if (expected === 'objects' && Array.isArray(parsed) && parsed.every(isObject)) return parsed;
+	const what = parsed === null ? 'null' : Array.isArray(parsed) ? 'a JSON list' : `a JSON ${typeof parsed}`;
+	throw unusableAnswerError(node, answer, what, wanted, text);
+}
