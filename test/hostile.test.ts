@@ -103,6 +103,16 @@ describe('2. Redirects and HTML are errors outside Download', () => {
 	});
 });
 
+describe('2b. Download follows only http(s) redirects', () => {
+	it('a download redirected to file:// is refused, nothing is read', async () => {
+		const id = await uploadedDocumentId();
+		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}/download` }, [{ status: 302, location: 'file:///etc/passwd' }]);
+		const { error, items } = await runNode(emulator(), { resource: 'document', operation: 'download', documentId: id });
+		expect(items).toEqual([]);
+		expect(error?.message).toBe('The service redirected the download to a file address, which the node does not follow');
+	});
+});
+
 describe('3. Secrets echoed back never reach an error, an item or a log', () => {
 	it.each([
 		['v0 (X-API-Key)', createExtract(), 'POST', '/v0/extract'],

@@ -77,7 +77,9 @@ describe('Document (v0 §4.1–4.4)', () => {
 	});
 
 	it('Get Many: Limit, and the search filter', async () => {
+		// Two documents of its own, so the Limit is tested when the test runs alone too.
 		await uploadDocument({ options: { filename: 'needle-report.pdf' } });
+		await uploadDocument({ options: { filename: 'hay.pdf' } });
 		const limited = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: false, limit: 2 });
 		expect(limited.items).toHaveLength(2);
 		const found = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: true, filters: { search: 'needle' } });

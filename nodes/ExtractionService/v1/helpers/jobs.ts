@@ -167,7 +167,7 @@ export async function waitForJob(
 			`Timed out after ${settings.timeoutSeconds} s waiting for ${kind.resourceName} ${id} (last status ${String(resource.status ?? 'unknown')})`,
 			{
 				itemIndex,
-				description: `The job goes on at the service.${last} Raise the Wait Timeout option, or set On Timeout to "Output Unfinished Item" and fetch it later with the Get operation and ID ${id}.`,
+				description: `The job goes on at the service.${last} Raise the Timeout option, or set On Timeout to "Output Unfinished Item" and fetch it later with the Get operation and ID ${id}.`,
 			},
 		);
 	}

@@ -328,7 +328,8 @@ export class ExtractionServiceClient {
 	 * only for the Base URL's origin: a pre-signed URL on another host never sees the key.
 	 *
 	 * @returns the final answer with the body as a Buffer and `url` the address that served it
-	 * @throws NodeApiError for 4xx/5xx, a redirect without Location, or more than 5 redirects
+	 * @throws NodeApiError for 4xx/5xx, a redirect without Location or to a non-http(s) address, or
+	 *   more than 5 redirects
 	 */
 	async download(req: ServiceRequest): Promise<ServiceResponse<Buffer>> {
 		let current: ServiceRequest = { ...req, method: 'GET', expect: 'binary' };
@@ -342,7 +343,15 @@ export class ExtractionServiceClient {
 					itemIndex: req.itemIndex,
 				});
 			}
-			current = { ...current, path: new URL(location, response.url).toString(), qs: undefined };
+			const next = new URL(location, response.url);
+			if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+				throw new NodeApiError(this.ctx.getNode(), { status: response.statusCode }, {
+					message: `The service redirected the download to a ${next.protocol.replace(':', '')} address, which the node does not follow`,
+					description: 'Only http(s) redirects are followed.',
+					itemIndex: req.itemIndex,
+				});
+			}
+			current = { ...current, path: next.toString(), qs: undefined };
 		}
 		throw new NodeApiError(this.ctx.getNode(), {}, { message: 'Too many redirects while downloading', itemIndex: req.itemIndex });
 	}
