@@ -255,6 +255,26 @@ describe('7. Continue On Fail keeps every created job', () => {
 	});
 });
 
+describe('7b. Continue On Fail keeps every uploaded document', () => {
+	it('2 attachments, the second upload answered 500: 1 document item and 1 error item, both paired', async () => {
+		const item = await fileItem({
+			attachment_0: { bytes: SAMPLE_PDF, fileName: 'a.pdf' },
+			attachment_1: { bytes: SAMPLE_PDF, fileName: 'b.pdf' },
+		});
+		emulator().injectFaults({ method: 'POST', path: '/v0/documents' }, [{}, { status: 500 }]);
+		const { items, error } = await runNode(emulator(), { resource: 'document', operation: 'upload', options: { allBinaryProperties: true } }, [item], {
+			node: { continueOnFail: true },
+		});
+		expect(error).toBeUndefined();
+		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
+		const stored = items.filter((i) => i.json.error === undefined);
+		const failed = items.filter((i) => i.json.error !== undefined);
+		expect(stored).toHaveLength(1);
+		expect(String(stored[0].json.id)).toMatch(new RegExp(`^${UUID}$`));
+		expect(failed.map((i) => i.json.error)).toEqual(['The service failed with HTTP 500']);
+	});
+});
+
 describe('8. A failed execution names the jobs it created', () => {
 	it('without Continue On Fail, the error lists the ids of the jobs already accepted', async () => {
 		const inputs = await Promise.all([0, 1, 2].map((i) => fileItem({ data: { bytes: SAMPLE_PDF, fileName: `doc${i}.pdf` } })));
@@ -267,6 +287,6 @@ describe('8. A failed execution names the jobs it created', () => {
 			.map((e) => e.id);
 		expect(ids).toHaveLength(3);
 		for (const id of ids) expect(String(error?.description)).toContain(id);
-		expect(String(error?.description)).toMatch(/already created at the service/);
+		expect(String(error?.description)).toMatch(/Already created at the service in this execution/);
 	});
 });

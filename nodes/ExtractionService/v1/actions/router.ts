@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { outcomesOf } from '../helpers/outcomes';
 import { wholeNumber, positiveSeconds } from '../helpers/validation';
-import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient, type AcceptedJob, type ClientSettings } from '../transport';
+import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient, type CreatedResource, type ClientSettings } from '../transport';
 import { operations, type Operation, type ResourceName } from './operations';
 
 /**
@@ -30,9 +30,9 @@ function asNodeError(node: INode, error: unknown, itemIndex: number): NodeApiErr
 }
 
 /** A failed item (or job) as n8n shows it under Continue On Fail: the message, what else helps, and the job's id. */
-function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, jobId?: string): INodeExecutionData {
+function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, id?: string): INodeExecutionData {
 	const json: IDataObject = {};
-	if (jobId) json.id = jobId;
+	if (id) json.id = id;
 	json.error = error.message;
 	if (typeof error.description === 'string' && error.description) json.description = error.description;
 	if (error instanceof NodeApiError && typeof error.httpCode === 'string' && error.httpCode) json.httpCode = error.httpCode;
@@ -42,12 +42,12 @@ function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, 
 /** Most jobs listed by id in an error; the rest are counted. */
 const MAX_LISTED_JOBS = 50;
 
-/** Adds to the error that stops the execution every job the service accepted in it, by id. */
-function nameAcceptedJobs(error: NodeApiError | NodeOperationError, jobs: AcceptedJob[]): void {
-	if (jobs.length === 0) return;
-	const listed = jobs.slice(0, MAX_LISTED_JOBS).map((job) => `${job.resourceName} ${job.id} (item ${job.itemIndex})`);
-	const more = jobs.length > MAX_LISTED_JOBS ? ` and ${jobs.length - MAX_LISTED_JOBS} more` : '';
-	const note = `Jobs already created at the service in this execution (fetch them with Get instead of creating them again): ${listed.join(', ')}${more}.`;
+/** Adds to the error that stops the execution every job and document the service created in it, by id. */
+function nameCreated(error: NodeApiError | NodeOperationError, created: CreatedResource[]): void {
+	if (created.length === 0) return;
+	const listed = created.slice(0, MAX_LISTED_JOBS).map((r) => `${r.resourceName} ${r.id} (item ${r.itemIndex})`);
+	const more = created.length > MAX_LISTED_JOBS ? ` and ${created.length - MAX_LISTED_JOBS} more` : '';
+	const note = `Already created at the service in this execution (fetch them with Get instead of creating them again): ${listed.join(', ')}${more}.`;
 	error.description = [error.description, note].filter(Boolean).join(' ');
 }
 
@@ -60,7 +60,8 @@ function nameAcceptedJobs(error: NodeApiError | NodeOperationError, jobs: Accept
  * - Continue On Fail on: a failed item becomes an error item; an item with several jobs (files,
  *   URLs) outputs its finished jobs and an error item per failed job (with the job's `id`).
  * - Continue On Fail off: the first failure stops the other items' waits and new requests (creates
- *   in flight finish), and is thrown naming every job the service accepted in this execution.
+ *   in flight finish), and is thrown naming every job and document the service created in this
+ *   execution.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -94,7 +95,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 					if (!outcomes) return [errorItem(asNodeError(node, error, itemIndex), itemIndex)];
 					return (await outcomes).flatMap((outcome) =>
 						outcome.error !== undefined
-							? [errorItem(asNodeError(node, outcome.error, itemIndex), itemIndex, outcome.jobId)]
+							? [errorItem(asNodeError(node, outcome.error, itemIndex), itemIndex, outcome.id)]
 							: paired(outcome.items ?? [], itemIndex),
 					);
 				}
@@ -109,7 +110,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}),
 	);
 	if (firstError) {
-		nameAcceptedJobs(firstError, client.acceptedJobs);
+		nameCreated(firstError, client.created);
 		throw firstError;
 	}
 	return [perItem.flat()];

@@ -59,33 +59,34 @@ export function waitSettings(ctx: IExecuteFunctions, itemIndex: number): WaitSet
 }
 
 /**
- * Checks that an answer is a job: a JSON object with a non-empty `id` and, for a read, the `id`
- * asked for and a `status`. A create answered without an id may still have made the job.
+ * Checks that an answer is the resource it should be: a JSON object with a non-empty `id` and, for a
+ * read, the `id` asked for and (jobs) a `status`. A create answered without an id may still have
+ * made the resource, and the error says so.
  *
- * @param job the parsed answer (a JSON object: the transport checked that)
- * @param read for a poll or a Get: the id that was asked for
- * @returns the job, with `id` as a string
- * @throws NodeApiError (failure kind `unusable`) naming what is missing
+ * @param answer the parsed answer (a JSON object: the transport checked that)
+ * @param resourceName "Extract", "Document", … (for messages)
+ * @param read for a poll or a Get: the id that was asked for, and whether a `status` is required
+ * @returns the answer, with `id` as a string
+ * @throws NodeApiError (failure kind `unusable`, so a poll skips it) naming what is missing
  */
-export function checkJob(node: INode, kind: JobKind, job: IDataObject, itemIndex: number, read?: { id: string }): IDataObject {
-	const id = typeof job.id === 'string' || typeof job.id === 'number' ? String(job.id).trim() : '';
+export function checkResource(node: INode, resourceName: string, answer: IDataObject, itemIndex: number, read?: { id: string; status: boolean }): IDataObject {
+	const id = typeof answer.id === 'string' || typeof answer.id === 'number' ? String(answer.id).trim() : '';
 	const problem = !id
 		? 'no "id"'
 		: read && id !== read.id
-			? `the id of another job (${id})`
-			: read && typeof job.status !== 'string'
+			? `the id of another ${resourceName} (${id})`
+			: read?.status && typeof answer.status !== 'string'
 				? 'no "status"'
 				: undefined;
-	if (!problem) return { ...job, id };
-	const sample = JSON.stringify(job).slice(0, 200);
+	if (!problem) return { ...answer, id };
+	const sample = JSON.stringify(answer).slice(0, 200);
 	const error = new NodeApiError(node, { status: read ? 200 : 201 }, {
-		message: `The service answered with ${problem} where ${read ? `${kind.resourceName} ${read.id}` : `the new ${kind.resourceName}`} was expected`,
+		message: `The service answered with ${problem} where ${read ? `${resourceName} ${read.id}` : `the new ${resourceName}`} was expected`,
 		description: read
 			? `The answer was: ${sample}`
-			: `The request was accepted, so the ${kind.resourceName} may already exist at the service: check with Get Many before running the workflow again. The answer was: ${sample}`,
+			: `The request was accepted, so the ${resourceName} may already exist at the service: check with Get Many before running the workflow again. The answer was: ${sample}`,
 		itemIndex,
 	});
-	// Marked like the transport's unusable answers, so a poll skips it as it skips those.
 	throw markFailure(error, 'unusable');
 }
 
@@ -105,7 +106,7 @@ export async function fetchJob(client: ExtractionServiceClient, node: INode, kin
 		resourceId: id,
 		deadline,
 	});
-	return checkJob(node, kind, job, itemIndex, { id });
+	return checkResource(node, kind.resourceName, job, itemIndex, { id, status: true });
 }
 
 /**
@@ -215,7 +216,7 @@ export interface JobRequest {
  * Creates jobs and, with Wait for Completion, waits for all of them together; then shapes each
  * final job into output items. A create answer may be one job or a list of jobs (a list of URLs,
  * `v0-api.md §4.5`; several workflow documents, `unversioned-api.md §4.10`): each becomes its own
- * output. Every job the service accepts is recorded in the client's ledger (`acceptedJobs`) at once.
+ * output. Every job the service accepts is recorded in the client's ledger (`created`) at once.
  *
  * Nothing is lost when some jobs fail: the first failure is thrown as soon as it happens, and it
  * carries every job's outcome (`outcomes.ts`) — the router outputs the finished jobs beside error
@@ -248,15 +249,15 @@ export async function createAndWait(
 				resourceId: notFound?.resourceId,
 				expect: 'objects',
 			});
-			const jobs = (Array.isArray(created) ? created : [created]).map((job) => checkJob(node, kind, job, itemIndex));
-			for (const job of jobs) client.recordAcceptedJob({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
+			const jobs = (Array.isArray(created) ? created : [created]).map((job) => checkResource(node, kind.resourceName, job, itemIndex));
+			for (const job of jobs) client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
 			return jobs.map(async (job): Promise<JobOutcome> => {
-				const jobId = String(job.id);
+				const id = String(job.id);
 				return await waitForJob(ctx, client, kind, job, itemIndex, wait)
 					.then(async (final) => await shape(final, file))
 					.then(
-						(items) => ({ jobId, items }),
-						(error: unknown) => ({ jobId, error }),
+						(items) => ({ id, items }),
+						(error: unknown) => ({ id, error }),
 					);
 			});
 		}),

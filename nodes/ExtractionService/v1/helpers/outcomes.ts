@@ -1,9 +1,12 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
-/** What one job of an item came to: its output items, or the error it failed with; `jobId` once the service accepted it. */
+/**
+ * What one job (or uploaded document) of an item came to: its output items, or the error it failed
+ * with; `id` once the service created it.
+ */
 export type JobOutcome =
-	| { jobId?: string; items: INodeExecutionData[]; error?: undefined }
-	| { jobId?: string; error: unknown; items?: undefined };
+	| { id?: string; items: INodeExecutionData[]; error?: undefined }
+	| { id?: string; error: unknown; items?: undefined };
 
 /** For an item's first failure: the outcomes of all its jobs, once every one has settled. */
 const allOutcomes = new WeakMap<object, Promise<JobOutcome[]>>();
@@ -19,7 +22,7 @@ export function outcomesOf(error: unknown): Promise<JobOutcome[]> | undefined {
 /**
  * Settles an item's jobs without losing any. Each group is one create request: it resolves to the
  * outcomes of the jobs the service accepted (each a promise that never rejects), or rejects when
- * the create failed (an outcome without `jobId`).
+ * the create failed (an outcome without `id`).
  *
  * @returns every job's items, when all succeeded
  * @throws the first failure as soon as it happens (the node stops at once when it must), with the

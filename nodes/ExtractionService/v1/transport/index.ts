@@ -167,8 +167,8 @@ const MIN_SECRET_LENGTH = 4;
  * - Each attempt is aborted at min(Request Timeout, time left to the request's deadline), combined
  *   with the execution's cancel signal, so a hanging or dripping answer cannot outlive either.
  * - Cancelling the execution (or `abort()`) aborts requests and retry waits at once.
- * - It keeps a ledger of the jobs the service accepted (`acceptedJobs`), so a failed execution can
- *   name them.
+ * - It keeps a ledger of the jobs and documents the service created (`created`), so a failed
+ *   execution can name them.
  */
 export class ExtractionServiceClient {
 	private readonly limiter: Semaphore;
@@ -177,8 +177,8 @@ export class ExtractionServiceClient {
 
 	private readonly controller = new AbortController();
 
-	/** Jobs the service accepted in this execution, in order (see `recordAcceptedJob`). */
-	readonly acceptedJobs: AcceptedJob[] = [];
+	/** Jobs and documents the service created in this execution, in order (see `recordCreated`). */
+	readonly created: CreatedResource[] = [];
 
 	/** Aborted only when the execution is cancelled (by the user, or n8n). */
 	private readonly cancelSignal: AbortSignal;
@@ -224,9 +224,9 @@ export class ExtractionServiceClient {
 		return (await this.credential(family, itemIndex)).baseUrl;
 	}
 
-	/** Notes a job the service accepted (a create answered with its id), for `acceptedJobs`. */
-	recordAcceptedJob(job: AcceptedJob): void {
-		this.acceptedJobs.push(job);
+	/** Notes a job or document the service created (a create answered with its id), for `created`. */
+	recordCreated(resource: CreatedResource): void {
+		this.created.push(resource);
 	}
 
 	/** The family's credential, read once per execution: Base URL checked, secrets collected. */
@@ -535,9 +535,9 @@ export class ExtractionServiceClient {
 	}
 }
 
-/** A job the service accepted: enough to fetch it again with Get. */
-export interface AcceptedJob {
-	/** "Extract", "Parsing", "Extraction". */
+/** A job or document the service created: enough to fetch it again with Get. */
+export interface CreatedResource {
+	/** "Extract", "Parsing", "Extraction", "Document". */
 	resourceName: string;
 	id: string;
 	itemIndex: number;

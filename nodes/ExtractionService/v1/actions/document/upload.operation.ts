@@ -2,6 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
+import { checkResource } from '../../helpers/jobs';
+import { failOnFirst } from '../../helpers/outcomes';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { pageRange, parseJsonObject } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
@@ -47,9 +49,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	const qs = pageRange(node, itemIndex, options.pdfPageStart, options.pdfPageEnd);
 	const files = await inputFiles(this, itemIndex);
 	const baseUrl = await client.baseUrl('v0', itemIndex);
-	return await Promise.all(
+	// Each file is its own upload: one failing never discards the documents already stored.
+	return await failOnFirst(
 		files.map(async (file) => {
-			const document = await client.request<IDataObject>({
+			const answer = await client.request<IDataObject>({
 				family: 'v0',
 				method: 'POST',
 				path: servicePath('v0', 'documents'),
@@ -64,9 +67,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 				itemIndex,
 				resourceName: 'Document',
 			});
+			const document = checkResource(node, 'Document', answer, itemIndex);
+			client.recordCreated({ resourceName: 'Document', id: String(document.id), itemIndex });
 			const binary = passThroughBinary(this, itemIndex, file);
 			const json = withAbsoluteUrls(document, baseUrl);
-			return binary ? { json, binary } : { json };
+			return [Promise.resolve({ id: String(document.id), items: [binary ? { json, binary } : { json }] })];
 		}),
 	);
 }
