@@ -22,6 +22,40 @@ export type ParsedBody =
 	| { kind: 'json'; value: unknown }
 	| { kind: 'form'; fields: Map<string, string[]>; files: Map<string, UploadedFile[]> };
 
+/** A file field of a request as the request log shows it: what arrived, never its bytes. */
+export interface LoggedFile {
+	/** Name of the form field that carried the file. */
+	field: string;
+	/** File name the client sent (the field name when it sent none). */
+	filename: string;
+	/** Size of the file as received, in bytes. */
+	size: number;
+	/** Content-Type of the file's part, as received. */
+	contentType: string;
+}
+
+/**
+ * The body fields of a request as the emulator parsed them, for the request log: a JSON body's value,
+ * or the text fields (one value as a string, a repeated field as an array, as `LoggedRequest.query`)
+ * and the files of a url-encoded or multipart body.
+ */
+export type LoggedBody = { kind: 'json'; value: unknown } | { kind: 'form'; fields: Record<string, string | string[]>; files: LoggedFile[] };
+
+/**
+ * What the request log keeps of a parsed body: see {@link LoggedBody}. `undefined` for an empty body.
+ */
+export function loggedBody(parsed: ParsedBody): LoggedBody | undefined {
+	if (parsed.kind === 'none') return undefined;
+	if (parsed.kind === 'json') return { kind: 'json', value: structuredClone(parsed.value) };
+	const fields: Record<string, string | string[]> = {};
+	for (const [name, values] of parsed.fields) fields[name] = values.length === 1 ? values[0] : [...values];
+	const files: LoggedFile[] = [];
+	for (const [field, uploads] of parsed.files) {
+		for (const u of uploads) files.push({ field, filename: u.filename, size: u.file.size, contentType: u.mimetype });
+	}
+	return { kind: 'form', fields, files };
+}
+
 /** Limit for bodies read into memory (JSON and url-encoded forms); uploads use `maxUploadBytes`. */
 const MAX_TEXT_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -37,11 +71,16 @@ export class IncomingBody {
 	/** Files written for this request; the ones a handler keeps are marked with {@link retain}. */
 	private readonly uploads = new Set<StoredFile>();
 
+	/**
+	 * @param countBytes called with the size of each chunk read (bytes)
+	 * @param onParsed called once with the parsed body, when a handler read it successfully
+	 */
 	constructor(
 		private readonly raw: IncomingMessage,
 		private readonly countBytes: (n: number) => void,
 		private readonly tempDir: TempDir,
 		private readonly maxUploadBytes: number,
+		private readonly onParsed: (body: ParsedBody) => void = () => undefined,
 	) {}
 
 	/**
@@ -49,6 +88,12 @@ export class IncomingBody {
 	 * Other media types → 415 (not shown in the references; Django REST framework's answer).
 	 */
 	async read(accept: BodyKind[]): Promise<ParsedBody> {
+		const parsed = await this.parse(accept);
+		this.onParsed(parsed);
+		return parsed;
+	}
+
+	private async parse(accept: BodyKind[]): Promise<ParsedBody> {
 		const header = this.raw.headers['content-type'];
 		const hasBody = this.raw.headers['transfer-encoding'] !== undefined || Number(this.raw.headers['content-length'] ?? 0) > 0;
 		if (!header && !hasBody) {

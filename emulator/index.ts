@@ -1,6 +1,6 @@
 /**
  * Extraction-service emulator: a local HTTP server implementing both API families of the service,
- * `/v0` (../shared/api/v0-api.md) and the unversioned one (../shared/api/unversioned-api.md),
+ * `/v0` (v0-api.md) and the unversioned one (unversioned-api.md),
  * plus a second "files" origin for download redirects. A development tool for tests, the demo and
  * benchmarks; it listens on loopback only and never fetches a non-loopback address.
  *
@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { authenticate } from './auth';
-import { IncomingBody } from './body';
+import { IncomingBody, loggedBody, type LoggedBody } from './body';
 import type { AppContext, Query, RequestContext, RouteDef } from './context';
 import { faultDetail, FaultQueue, type FaultMatch, type FaultSpec } from './faults';
 import { filesRoutes } from './files';
@@ -24,6 +24,7 @@ import { Store } from './store';
 import { unversionedRoutes } from './unversioned';
 import { v0Routes } from './v0';
 
+export type { LoggedBody, LoggedFile } from './body';
 export type { FaultSpec } from './faults';
 
 export interface EmulatorOptions {
@@ -61,12 +62,20 @@ export interface LoggedRequest {
 	method: string;
 	/** Path without query. */
 	path: string;
+	/** Query parameters, decoded; a repeated one as an array. */
 	query: Record<string, string | string[]>;
 	/** Lower-case names, as received. */
 	headers: Record<string, string>;
 	contentType?: string;
 	/** Bytes of the request body. */
 	bodyBytes: number;
+	/**
+	 * The body's fields as the route handler parsed them: a JSON value, or the text fields and the
+	 * files (name, size, content type; never their bytes) of a form. Absent when the body was empty or
+	 * never parsed (no route, failed authentication, an injected fault, a route without a body, a
+	 * body that could not be parsed).
+	 */
+	body?: LoggedBody;
 	/** Status sent (0 if the connection was dropped). */
 	status: number;
 	/** Date.now() when received. */
@@ -209,7 +218,13 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 
 	const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
 		const entry = entries.get(request.raw) as LoggedRequest;
-		const body = new IncomingBody(request.raw, (n) => (entry.bodyBytes += n), app.tempDir, app.maxUploadBytes);
+		const body = new IncomingBody(
+			request.raw,
+			(n) => (entry.bodyBytes += n),
+			app.tempDir,
+			app.maxUploadBytes,
+			(parsed) => (entry.body = loggedBody(parsed)),
+		);
 		const req: RequestContext = {
 			method: request.method,
 			path: entry.path,
