@@ -17,7 +17,7 @@ async function main(): Promise<void> {
 	const dir = path.join(__dirname, 'static');
 	mkdirSync(dir, { recursive: true });
 	for (const { file, lines } of DOCS) {
-		writeFileSync(path.join(dir, file), await makePdf([lines]));
+		writeFileSync(path.join(dir, file), await makePdf([lines], { producer: 'extraction-service emulator' }));
 		console.log(`wrote ${path.join(dir, file)}`);
 	}
 }

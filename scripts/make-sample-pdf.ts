@@ -2,14 +2,16 @@
  * Writes the sample invoices the demo, tests and example workflows use: `examples/files/invoice.pdf`
  * (ACME, INV-2026-0042) and `examples/files/invoice-2.pdf` (Globex, GX-7781), one-page text PDFs
  * whose lines ("Invoice number: …") carry the fields of the seeded "Invoice" schema. Generated with
- * pdf-lib so their content is known exactly; the output is committed and byte-stable.
+ * the shared PDF builder (emulator/sample-pdf.ts) so their content is known exactly; the output is
+ * committed and byte-stable.
  *
  * Usage: npm run sample-pdf            # both files
  *        npm run sample-pdf -- OUT.pdf # the first invoice only, to OUT.pdf
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+
+import { makePdf } from '../emulator/sample-pdf';
 
 /** The invoice's lines, as they appear on the page (label: value). */
 export const SAMPLE_INVOICE_LINES = [
@@ -54,29 +56,30 @@ export const SECOND_INVOICE_LINES = [
 	'Currency: GBP',
 ];
 
-export async function makeSampleInvoice(lines = SAMPLE_INVOICE_LINES, date = '2026-11-02'): Promise<Uint8Array> {
-	const pdf = await PDFDocument.create();
-	pdf.setTitle(`Invoice ${(lines.find((l) => l.startsWith('Invoice number')) ?? '').replace('Invoice number: ', '')}`.trim());
-	pdf.setAuthor(lines[0]);
-	pdf.setCreationDate(new Date(`${date}T09:00:00Z`));
-	pdf.setModificationDate(new Date(`${date}T09:00:00Z`));
-	const font = await pdf.embedFont(StandardFonts.Helvetica);
-	const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
-	const page = pdf.addPage([595, 842]);
-	let y = 780;
-	for (const line of lines) {
-		if (line) {
-			const heading = line === 'INVOICE' || line.startsWith('Total');
-			page.drawText(line, { x: 60, y, size: heading ? 14 : 11, font: heading ? bold : font, color: rgb(0.1, 0.1, 0.1) });
-		}
-		y -= 22;
-	}
-	return await pdf.save({ useObjectStreams: false });
+/**
+ * A one-page invoice PDF: `lines` top to bottom, the heading `INVOICE` and the `Total…` line in bold,
+ * built with the shared builder (emulator/sample-pdf.ts) so the bytes are stable.
+ *
+ * @param date the invoice date (`YYYY-MM-DD`); the PDF's creation and modification date are 09:00 UTC that day
+ * @returns the PDF's bytes
+ */
+export async function makeSampleInvoice(lines = SAMPLE_INVOICE_LINES, date = '2026-11-02'): Promise<Buffer> {
+	const invoiceNumber = (lines.find((l) => l.startsWith('Invoice number')) ?? '').replace('Invoice number: ', '');
+	const styled = lines.map((text) => (text === 'INVOICE' || text.startsWith('Total') ? { text, bold: true, size: 14 } : text));
+	return await makePdf([styled], {
+		title: `Invoice ${invoiceNumber}`.trim(),
+		author: lines[0],
+		date: new Date(`${date}T09:00:00Z`),
+		x: 60,
+		lineHeight: 22,
+		fontSize: 11,
+		color: [0.1, 0.1, 0.1],
+	});
 }
 
 if (require.main === module) {
 	const dir = path.join(__dirname, '..', 'examples', 'files');
-	const jobs: Array<[string, Promise<Uint8Array>]> = process.argv[2]
+	const jobs: Array<[string, Promise<Buffer>]> = process.argv[2]
 		? [[process.argv[2], makeSampleInvoice()]]
 		: [
 				[path.join(dir, 'invoice.pdf'), makeSampleInvoice()],
