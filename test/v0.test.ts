@@ -1,19 +1,13 @@
 import { createHash } from 'node:crypto';
 
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-
+import { makePdf } from '../emulator/sample-pdf';
 import { INVOICE_LINES_SCHEMA, INVOICE_SCHEMA, SAMPLE_PDF, SAMPLE_RESULT, apiRequests, fileItem, runNode, useEmulator } from './helpers/setup';
 
 const emulator = useEmulator();
 const sha = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-/** A text PDF with one page per entry. */
-async function pdfWithPages(pages: string[]): Promise<Buffer> {
-	const pdf = await PDFDocument.create();
-	const font = await pdf.embedFont(StandardFonts.Helvetica);
-	for (const text of pages) pdf.addPage([300, 200]).drawText(text, { x: 20, y: 100, size: 12, font });
-	return Buffer.from(await pdf.save());
-}
+/** A text PDF with one line of text per page. */
+const pdfWithPages = (pages: string[]): Promise<Buffer> => makePdf(pages.map((text) => [text]));
 
 async function uploadDocument(extra: Record<string, unknown> = {}, bytes: Buffer = SAMPLE_PDF, fileName = 'invoice.pdf') {
 	const { items, error } = await runNode(emulator(), { resource: 'document', operation: 'upload', binaryPropertyName: 'data', ...extra }, [
@@ -181,10 +175,23 @@ describe('Extract from every source (v0 §4.8)', () => {
 	});
 
 	it('Split Into Items: one item per element of an array result', async () => {
-		const { items } = await runNode(emulator(), createExtract({ source: 'binary', schemaId: INVOICE_LINES_SCHEMA, options: { splitIntoItems: true } }), [await fileItem()]);
-		expect(items.length).toBeGreaterThanOrEqual(1);
-		expect(items[0].json).toMatchObject({ status: 'FINISHED', index: 0 });
-		expect(items.every((i) => JSON.stringify(i.pairedItem) === JSON.stringify({ item: 0 }))).toBe(true);
+		// The Invoice lines schema reads one {description, amount} per page that has them.
+		const bytes = await makePdf([
+			['Description: Paper', 'Amount: 980.00'],
+			['Description: Toner', 'Amount: 254.50'],
+			['Description: Delivery', 'Amount: 15.00'],
+		]);
+		const { items } = await runNode(emulator(), createExtract({ source: 'binary', schemaId: INVOICE_LINES_SCHEMA, options: { splitIntoItems: true } }), [
+			await fileItem({ data: { bytes, fileName: 'lines.pdf' } }),
+		]);
+		const meta = { id: expect.any(String), status: 'FINISHED', schema: 'Invoice lines', filename: 'lines.pdf' };
+		expect(items.map((i) => i.json)).toEqual([
+			{ ...meta, index: 0, description: 'Paper', amount: 980 },
+			{ ...meta, index: 1, description: 'Toner', amount: 254.5 },
+			{ ...meta, index: 2, description: 'Delivery', amount: 15 },
+		]);
+		expect(new Set(items.map((i) => i.json.id)).size).toBe(1);
+		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 0 }]);
 	});
 
 	it('passes the input binary through with "Include Input Binary"', async () => {
