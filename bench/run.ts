@@ -26,7 +26,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { LoggedRequest } from '../emulator';
-import { killChildren, runWorker, startEmulatorChild, type EmulatorChild } from './children';
+import { launchEmulator, type EmulatorProcess } from '../emulator/launch';
+import { killChildren, runWorker } from './children';
 import { writeLargePdf } from './pdf';
 import type { CpuResult, ThroughputResult, UploadResult } from './worker';
 
@@ -97,6 +98,16 @@ function verdict(pass: boolean, text: string): void {
 const log = (text = ''): void => console.log(text);
 
 // ---------------------------------------------------------------------------------------------
+// Child processes
+
+/** The emulator as a child process (its memory and CPU stay out of the node's figures), jobs taking `processingMs`. */
+async function startEmulator(processingMs: number): Promise<EmulatorProcess> {
+	const emulator = await launchEmulator({ processingMs, quiet: true, readyTimeoutMs: 30_000 });
+	log(`  emulator child pid ${emulator.pid} at ${emulator.url}`);
+	return emulator;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Environment of the worker processes
 
 function workerEnv(userFolder: string): NodeJS.ProcessEnv {
@@ -118,7 +129,7 @@ interface JobTimes {
 	finalAt: number;
 }
 
-async function extractTimes(emulator: EmulatorChild, ids: string[]): Promise<Map<string, JobTimes>> {
+async function extractTimes(emulator: EmulatorProcess, ids: string[]): Promise<Map<string, JobTimes>> {
 	const out = new Map<string, JobTimes>();
 	for (const id of ids) {
 		const response = await fetch(`${emulator.url}/v0/extract/${id}`, { headers: { 'X-API-Key': emulator.apiKey } });
@@ -131,8 +142,7 @@ async function extractTimes(emulator: EmulatorChild, ids: string[]): Promise<Map
 async function measureThroughput(options: Options, tmp: string): Promise<void> {
 	const T = options.processingMs;
 	log(`\n== Measures 1 + 2: ${options.items} documents, Extract → Create (binary source, schema Invoice, Wait for Completion on, default options), T = ${T} ms`);
-	const emulator = await startEmulatorChild(T);
-	log(`  emulator child pid ${emulator.pid} at ${emulator.url}`);
+	const emulator = await startEmulator(T);
 	const env = workerEnv(path.join(tmp, 'n8n-throughput'));
 	const service = { url: emulator.url, apiKey: emulator.apiKey };
 	try {
@@ -227,7 +237,7 @@ async function measureThroughput(options: Options, tmp: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Measure 3
 
-async function sha256OfDownload(emulator: EmulatorChild, documentId: string): Promise<{ sha256: string; bytes: number }> {
+async function sha256OfDownload(emulator: EmulatorProcess, documentId: string): Promise<{ sha256: string; bytes: number }> {
 	const redirect = await fetch(`${emulator.url}/v0/documents/${documentId}/download`, { headers: { 'X-API-Key': emulator.apiKey }, redirect: 'manual' });
 	const location = redirect.headers.get('location');
 	if (redirect.status !== 302 || !location) throw new Error(`download of ${documentId}: HTTP ${redirect.status}`);
@@ -254,8 +264,7 @@ async function measureUpload(options: Options, tmp: string): Promise<void> {
 	const stored = await runWorker<{ id: string; bytes: number }>(['store', JSON.stringify({ file, fileName: 'large.pdf', out: binaryFile })], env, 120_000);
 	log(`  stored as n8n binary data ${stored.id} (${stored.bytes} bytes) by a separate process`);
 
-	const emulator = await startEmulatorChild(options.processingMs);
-	log(`  emulator child pid ${emulator.pid} at ${emulator.url}`);
+	const emulator = await startEmulator(options.processingMs);
 	try {
 		const results: UploadResult[] = [];
 		for (let rep = 1; rep <= options.reps; rep++) {
@@ -289,8 +298,7 @@ async function measureUpload(options: Options, tmp: string): Promise<void> {
 async function measureCpu(options: Options, tmp: string): Promise<void> {
 	const T = options.cpuProcessingMs;
 	log(`\n== Measure 4: CPU time per item of the node process, ${options.cpuItems} items, Extract → Create with Wait for Completion, T = ${T} ms`);
-	const emulator = await startEmulatorChild(T);
-	log(`  emulator child pid ${emulator.pid} at ${emulator.url}`);
+	const emulator = await startEmulator(T);
 	const env = workerEnv(path.join(tmp, 'n8n-cpu'));
 	try {
 		const results: CpuResult[] = [];

@@ -3,13 +3,14 @@
  *
  *   npm run emulator -- --port 8080 --processing-ms 6000 --credits 100 [--log-requests]
  *
- * First line on stdout (machine-readable, used by benchmarks that start it as a child process):
+ * First line on stdout (machine-readable; launch.ts starts the emulator as a child process and reads it):
  *   EMULATOR_READY {"url":"...","filesUrl":"...","apiKey":"...","token":"..."}
  * With --log-requests, every answered request is printed as `REQ <LoggedRequest JSON>`.
  */
 import { parseArgs as parseArgv } from 'node:util';
 
 import { startEmulator, type EmulatorOptions, type LoggedRequest } from './index';
+import { READY_PREFIX, REQUEST_PREFIX, type EmulatorReady } from './launch';
 
 const USAGE = `Usage: tsx emulator/cli.ts [options]
   --host <host>             listen address (default 127.0.0.1)
@@ -80,9 +81,10 @@ async function main(): Promise<void> {
 	}
 	const { options, logRequests } = parsed;
 	// Secrets stay out of logs, even the emulator's own: auth headers are printed as "***".
-	if (logRequests) options.onRequestLogged = (entry: LoggedRequest) => console.log(`REQ ${JSON.stringify(redactAuth(entry))}`);
+	if (logRequests) options.onRequestLogged = (entry: LoggedRequest) => console.log(`${REQUEST_PREFIX}${JSON.stringify(redactAuth(entry))}`);
 	const emulator = await startEmulator(options);
-	console.log(`EMULATOR_READY ${JSON.stringify({ url: emulator.url, filesUrl: emulator.filesUrl, apiKey: emulator.apiKey, token: emulator.token })}`);
+	const ready: EmulatorReady = { url: emulator.url, filesUrl: emulator.filesUrl, apiKey: emulator.apiKey, token: emulator.token };
+	console.log(`${READY_PREFIX}${JSON.stringify(ready)}`);
 	console.log(`Extraction service emulator
   API:          ${emulator.url}   (v0: X-API-Key: ${emulator.apiKey}; unversioned: Authorization: ${emulator.token})
   Files origin: ${emulator.filesUrl}

@@ -28,6 +28,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs as parseArgv } from 'node:util';
 
+import type { LoggedRequest } from '../../emulator';
+import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { checks } from '../../test/n8n/checks';
 import { N8nRun, type Json } from '../../test/n8n/run';
 
@@ -210,86 +212,6 @@ function tail(text: string, lines = 25): string {
 }
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
-
-// ---------------------------------------------------------------------------------------------
-// the emulator (emulator/cli.ts as a child process)
-
-interface EmulatorInfo {
-	url: string;
-	filesUrl: string;
-	apiKey: string;
-	token: string;
-}
-
-interface EmulatorHandle {
-	info: EmulatorInfo;
-	/** `REQ {json}` lines of --log-requests, in order. */
-	requests: string[];
-	output: () => string;
-	stop: () => Promise<void>;
-}
-
-function startEmulator(processingMs: number): Promise<EmulatorHandle> {
-	const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-	const cli = path.join(ROOT, 'emulator', 'cli.ts');
-	if (!existsSync(cli)) throw new Error(`${cli} does not exist`);
-	const child = spawn(tsx, [cli, '--port', '0', '--processing-ms', String(processingMs), '--log-requests'], {
-		cwd: ROOT,
-		stdio: ['ignore', 'pipe', 'pipe'],
-		detached: true,
-	});
-	children.add(child);
-	const requests: string[] = [];
-	let out = '';
-	let buffered = '';
-	return new Promise((resolve, reject) => {
-		const timer = setTimeout(() => {
-			killGroup(child, 'SIGKILL');
-			reject(new Error(`emulator printed no EMULATOR_READY line within 60s:\n${tail(out)}`));
-		}, 60_000);
-		let ready = false;
-		child.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
-		child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-			buffered += c;
-			let nl: number;
-			while ((nl = buffered.indexOf('\n')) >= 0) {
-				const line = buffered.slice(0, nl);
-				buffered = buffered.slice(nl + 1);
-				if (line.startsWith('REQ ')) {
-					requests.push(line.slice(4));
-					continue;
-				}
-				out += `${line}\n`;
-				if (!ready && line.startsWith('EMULATOR_READY ')) {
-					ready = true;
-					clearTimeout(timer);
-					const info = JSON.parse(line.slice('EMULATOR_READY '.length)) as EmulatorInfo;
-					resolve({
-						info,
-						requests,
-						output: () => out,
-						stop: async () => {
-							if (child.exitCode !== null || child.signalCode !== null) return;
-							const closed = new Promise((r) => child.once('close', r));
-							killGroup(child, 'SIGTERM');
-							const t = setTimeout(() => killGroup(child, 'SIGKILL'), 5000);
-							await closed;
-							clearTimeout(t);
-							children.delete(child);
-						},
-					});
-				}
-			}
-		});
-		child.on('close', (code) => {
-			children.delete(child);
-			if (!ready) {
-				clearTimeout(timer);
-				reject(new Error(`emulator exited (code ${code}) before EMULATOR_READY:\n${tail(out)}`));
-			}
-		});
-	});
-}
 
 // ---------------------------------------------------------------------------------------------
 // the package, as n8n's community package installer lays it out
@@ -516,16 +438,21 @@ function n8nEnv(info: LineInfo, userFolder: string, filesDir: string, brokerPort
 	return env;
 }
 
-/** One `REQ {json}` line of the emulator as `POST /v0/extract → 400 (api, multipart/form-data, 2844 B)`. */
-function describeRequest(line: string): string {
-	try {
-		const r = JSON.parse(line) as { origin: string; method: string; path: string; query?: Record<string, unknown>; status: number; contentType?: string; bodyBytes?: number };
-		const qs = r.query && Object.keys(r.query).length ? `?${new URLSearchParams(r.query as Record<string, string>).toString()}` : '';
-		const body = r.bodyBytes ? `, ${r.contentType?.split(';')[0] ?? 'body'} ${r.bodyBytes} B` : '';
-		return `${r.method} ${r.path}${qs} → ${r.status} (${r.origin}${body})`;
-	} catch {
-		return line.length > 300 ? `${line.slice(0, 300)}…` : line;
-	}
+/** One request of the emulator's log as `POST /v0/extract → 400 (api, multipart/form-data, 2844 B)`. */
+function describeRequest(r: LoggedRequest): string {
+	const qs = Object.keys(r.query).length ? `?${new URLSearchParams(r.query as Record<string, string>).toString()}` : '';
+	const body = r.bodyBytes ? `, ${r.contentType?.split(';')[0] ?? 'body'} ${r.bodyBytes} B` : '';
+	return `${r.method} ${r.path}${qs} → ${r.status} (${r.origin}${body})`;
+}
+
+/** The emulator's requests from index `from` on (the last 30), for a failure message. */
+function describeRequestsSince(emulator: EmulatorProcess, from: number): string {
+	const requests = emulator.requests.slice(from);
+	if (requests.length === 0) return '\n  (no request reached the emulator)';
+	return `\n  emulator requests during this run:\n${requests
+		.slice(-30)
+		.map((q) => `    ${describeRequest(q)}`)
+		.join('\n')}`;
 }
 
 /** The last JSON document in stdout (n8n 2.x prints log lines before it). */
@@ -551,7 +478,7 @@ function lastJsonDocument(stdout: string): Json | undefined {
 	return undefined;
 }
 
-async function runLine(line: string, opts: Options, examples: Example[], tarball: string, emulator: EmulatorHandle): Promise<LineResult> {
+async function runLine(line: string, opts: Options, examples: Example[], tarball: string, emulator: EmulatorProcess): Promise<LineResult> {
 	const result: LineResult = { line, label: LABELS[line], ok: false, timings: {}, workflows: [] };
 	const failAll = (why: string): LineResult => {
 		result.why = why;
@@ -587,8 +514,8 @@ async function runLine(line: string, opts: Options, examples: Example[], tarball
 		writeFileSync(
 			credsFile,
 			JSON.stringify([
-				{ ...API_CREDENTIAL, data: { baseUrl: emulator.info.url, apiKey: emulator.info.apiKey } },
-				{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.info.url, token: emulator.info.token } },
+				{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
+				{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
 			]),
 		);
 		// the first command creates the database (migrations): reported as "n8n start"
@@ -608,7 +535,7 @@ async function runLine(line: string, opts: Options, examples: Example[], tarball
 
 		const wfDir = path.join(userFolder, 'workflows');
 		mkdirSync(wfDir);
-		const copies = new Map(examples.map((e) => [e.file, prepareWorkflow(e, filesDir, emulator.info.filesUrl)]));
+		const copies = new Map(examples.map((e) => [e.file, prepareWorkflow(e, filesDir, emulator.filesUrl)]));
 		for (const e of examples) writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));
 		if (examples.length > 0) {
 			const w = await n8n(['import:workflow', '--separate', `--input=${wfDir}`]);
@@ -629,7 +556,7 @@ async function runLine(line: string, opts: Options, examples: Example[], tarball
 				n8nVersion: info.version,
 				filesDir,
 				n8nFolder: path.join(userFolder, '.n8n'),
-				emulator: { url: emulator.info.url, filesUrl: emulator.info.filesUrl },
+				emulator: { url: emulator.url, filesUrl: emulator.filesUrl },
 				workflow: copies.get(e.file)!,
 			};
 			const notExecutable = whyNotExecutable(e);
@@ -655,14 +582,7 @@ async function runLine(line: string, opts: Options, examples: Example[], tarball
 			execMs += r.ms;
 			const wr: WorkflowResult = { file: e.file, ok: false, ms: r.ms };
 			result.workflows.push(wr);
-			const requests = (): string =>
-				emulator.requests.length > before
-					? `\n  emulator requests during this run:\n${emulator.requests
-							.slice(before)
-							.slice(-30)
-							.map((q) => `    ${describeRequest(q)}`)
-							.join('\n')}`
-					: '\n  (no request reached the emulator)';
+			const requests = (): string => describeRequestsSince(emulator, before);
 			if (opts.keep) {
 				mkdirSync(path.join(userFolder, 'runs'), { recursive: true });
 				writeFileSync(path.join(userFolder, 'runs', `${e.file.replace(/\.json$/, '')}.stdout.txt`), r.stdout);
@@ -720,13 +640,13 @@ async function main(): Promise<number> {
 	const tmp = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-pack-'));
 	throwaway.add(tmp);
 	const emulatorT0 = Date.now();
-	let emulator: EmulatorHandle | undefined;
+	let emulator: EmulatorProcess | undefined;
 	const results: LineResult[] = [];
 	try {
 		const tarball = await packPackage(tmp);
 		console.log(`Package: ${path.basename(tarball)}`);
-		emulator = await startEmulator(opts.processingMs);
-		console.log(`Emulator: ${emulator.info.url} (files ${emulator.info.filesUrl}), ready in ${secs(Date.now() - emulatorT0)}`);
+		emulator = await launchEmulator({ processingMs: opts.processingMs });
+		console.log(`Emulator: ${emulator.url} (files ${emulator.filesUrl}), ready in ${secs(Date.now() - emulatorT0)}`);
 		for (const line of opts.lines) {
 			console.log(`\n=== line ${line}: ${LABELS[line]} ===`);
 			const lt0 = Date.now();

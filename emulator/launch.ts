@@ -1,0 +1,129 @@
+/**
+ * The emulator as a child process, for callers that keep it out of their own process: the benchmarks
+ * (bench/run.ts: its memory and CPU stay out of the node's figures) and the real-n8n runs
+ * (scripts/n8n/run-examples.ts). Starts cli.ts with `--log-requests` as one Node process
+ * (`node --import tsx`; the tsx CLI would add a parent process), reads its `EMULATOR_READY {json}`
+ * line and collects its `REQ {json}` lines. An emulator still running when this process exits gets
+ * SIGTERM (it then removes its temporary files itself).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+import type { Emulator, LoggedRequest } from './index';
+
+/** Prefix of cli.ts's first machine-readable line, followed by {@link EmulatorReady} as JSON. */
+export const READY_PREFIX = 'EMULATOR_READY ';
+/** Prefix of each request-log line of cli.ts with `--log-requests`, followed by a LoggedRequest as JSON. */
+export const REQUEST_PREFIX = 'REQ ';
+
+/** What cli.ts announces once it listens: the two origins' URLs, the v0 API key and the unversioned token. */
+export type EmulatorReady = Pick<Emulator, 'url' | 'filesUrl' | 'apiKey' | 'token'>;
+
+export interface LaunchOptions {
+	/** Processing time of every job, ms (`--processing-ms`). */
+	processingMs: number;
+	/** No error output from the emulator (`--quiet`); default false. */
+	quiet?: boolean;
+	/** How long to wait for the READY line, ms; default 60 000. */
+	readyTimeoutMs?: number;
+}
+
+/** A running emulator child process. */
+export interface EmulatorProcess extends EmulatorReady {
+	pid: number;
+	/** The request log: one entry per answered request, in the order of the answers. */
+	requests: LoggedRequest[];
+	/**
+	 * Waits until `quietMs` (default 300) have passed without a new request-log line, counted from
+	 * this call at the earliest (a request just answered may still be on its way); at most 100 × `quietMs`.
+	 */
+	settle(quietMs?: number): Promise<void>;
+	/** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */
+	stop(): Promise<void>;
+}
+
+const CLI = path.join(__dirname, 'cli.ts');
+const ROOT = path.join(__dirname, '..');
+const OUTPUT_CHARS = 8000;
+const STOP_GRACE_MS = 10_000;
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const hasExited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
+
+function terminateOnExit(child: ChildProcess): void {
+	running.add(child);
+	child.once('exit', () => running.delete(child));
+	if (exitHookInstalled) return;
+	exitHookInstalled = true;
+	process.once('exit', () => {
+		for (const c of running) if (!hasExited(c)) c.kill('SIGTERM');
+	});
+}
+
+/**
+ * Starts `emulator/cli.ts --host 127.0.0.1 --port 0 --processing-ms N --log-requests [--quiet]`.
+ *
+ * @throws Error with the child's output when it exits before its READY line, or prints none within
+ *   `readyTimeoutMs` (the child is then killed)
+ */
+export async function launchEmulator(options: LaunchOptions): Promise<EmulatorProcess> {
+	const args = ['--host', '127.0.0.1', '--port', '0', '--processing-ms', String(options.processingMs), '--log-requests', ...(options.quiet ? ['--quiet'] : [])];
+	const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	terminateOnExit(child);
+
+	const requests: LoggedRequest[] = [];
+	// stderr and the stdout lines other than the request log (the last OUTPUT_CHARS), for error messages
+	let output = '';
+	const keep = (text: string): void => void (output = (output + text).slice(-OUTPUT_CHARS));
+	let lastRequestAt = Date.now();
+	child.stderr!.setEncoding('utf8').on('data', keep);
+
+	const timeoutMs = options.readyTimeoutMs ?? 60_000;
+	const ready = await new Promise<EmulatorReady>((resolve, reject) => {
+		let announced = false;
+		const timer = setTimeout(() => {
+			child.kill('SIGKILL');
+			reject(new Error(`the emulator printed no ${READY_PREFIX.trim()} line within ${timeoutMs} ms:\n${output}`));
+		}, timeoutMs);
+		child.once('exit', (code, signal) => {
+			if (announced) return;
+			clearTimeout(timer);
+			reject(new Error(`the emulator exited (${signal ?? `code ${code}`}) before ${READY_PREFIX.trim()}:\n${output}`));
+		});
+		createInterface({ input: child.stdout! }).on('line', (line) => {
+			if (line.startsWith(REQUEST_PREFIX)) {
+				requests.push(JSON.parse(line.slice(REQUEST_PREFIX.length)) as LoggedRequest);
+				lastRequestAt = Date.now();
+				return;
+			}
+			keep(`${line}\n`);
+			if (!announced && line.startsWith(READY_PREFIX)) {
+				announced = true;
+				clearTimeout(timer);
+				resolve(JSON.parse(line.slice(READY_PREFIX.length)) as EmulatorReady);
+			}
+		});
+	});
+
+	return {
+		...ready,
+		pid: child.pid!,
+		requests,
+		async settle(quietMs = 300) {
+			const calledAt = Date.now();
+			for (let i = 0; i < 100 && Date.now() - Math.max(lastRequestAt, calledAt) < quietMs; i++) await sleep(quietMs);
+		},
+		async stop() {
+			if (hasExited(child)) return;
+			const exited = new Promise((resolve) => child.once('exit', resolve));
+			child.kill('SIGTERM');
+			const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+			await exited;
+			clearTimeout(killer);
+		},
+	};
+}
