@@ -31,7 +31,7 @@ import { parseArgs as parseArgv } from 'node:util';
 import type { LoggedRequest } from '../../emulator';
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { checks } from '../../test/n8n/checks';
-import { N8nRun, type Json } from '../../test/n8n/run';
+import { N8nRun, type Json, type N8nRunInfo } from '../../test/n8n/run';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 let WORKFLOWS_DIR = path.join(ROOT, 'examples', 'workflows');
@@ -478,144 +478,235 @@ function lastJsonDocument(stdout: string): Json | undefined {
 	return undefined;
 }
 
-async function runLine(line: string, opts: Options, examples: Example[], tarball: string, emulator: EmulatorProcess): Promise<LineResult> {
-	const result: LineResult = { line, label: LABELS[line], ok: false, timings: {}, workflows: [] };
-	const failAll = (why: string): LineResult => {
-		result.why = why;
-		result.workflows = examples.map((e) => ({ file: e.file, ok: false, message: `line ${line} did not run: ${why.split('\n')[0]}` }));
-		return result;
-	};
+/** `what failed (exit N)` or `what timed out`, with the tail of n8n's output. */
+function commandFailure(what: string, r: Done): string {
+	return `${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code}${r.signal ? `, ${r.signal}` : ''})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`;
+}
 
-	let info: LineInfo;
-	try {
-		info = await installLine(line, opts, result);
-	} catch (err) {
-		return failAll((err as Error).message);
-	}
+/** The line's result when it cannot run at all: every workflow fails with `why`. */
+function failLine(result: LineResult, examples: Example[], why: string): LineResult {
+	result.why = why;
+	result.workflows = examples.map((e) => ({ file: e.file, ok: false, message: `line ${result.line} did not run: ${why.split('\n')[0]}` }));
+	return result;
+}
+
+/** A line's throwaway n8n user folder, with the package installed, and how to run n8n in it. */
+interface LineContext {
+	line: string;
+	info: LineInfo;
+	opts: Options;
+	emulator: EmulatorProcess;
+	/** N8N_USER_FOLDER. */
+	userFolder: string;
+	/** Where the examples' `/data/…` files go (the only folder Read/Write Files from Disk may use). */
+	filesDir: string;
+	/** Runs `n8n <args>` in the user folder; default timeout 180 s. */
+	n8n(args: string[], timeoutMs?: number): Promise<Done>;
+}
+
+/** Step 1: install.sh for the line (see installLine); records and prints its n8n and Node versions. */
+async function installAndDescribeLine(line: string, opts: Options, result: LineResult): Promise<LineInfo> {
+	const info = await installLine(line, opts, result);
 	result.version = info.version;
-	const nodeVersion = spawnSync(info.nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
-	result.nodeVersion = nodeVersion;
-	console.log(`[line ${line}] n8n ${info.version} on Node ${nodeVersion} (${info.dir})${Object.keys(info.env).length ? `, with ${Object.entries(info.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`);
+	result.nodeVersion = spawnSync(info.nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+	const env = Object.entries(info.env).map(([k, v]) => `${k}=${v}`);
+	console.log(`[line ${line}] n8n ${info.version} on Node ${result.nodeVersion} (${info.dir})${env.length ? `, with ${env.join(' ')}` : ''}`);
+	return info;
+}
 
+/** Step 2: a throwaway user folder (removed on exit unless --keep) with its files folder. */
+function createUserFolder(line: string, opts: Options): { userFolder: string; filesDir: string } {
 	const userFolder = mkdtempSync(path.join(os.tmpdir(), `n8n-es-line${line}-`));
 	if (!opts.keep) throwaway.add(userFolder);
 	const filesDir = path.join(userFolder, 'files');
 	mkdirSync(filesDir, { recursive: true });
+	return { userFolder, filesDir };
+}
+
+/** Step 2 (continued): the package installed into the user folder, and n8n's environment for it. */
+async function prepareUserFolder(
+	line: string,
+	info: LineInfo,
+	opts: Options,
+	emulator: EmulatorProcess,
+	folder: { userFolder: string; filesDir: string },
+	tarball: string,
+): Promise<LineContext> {
+	await installPackageInto(folder.userFolder, tarball);
+	const env = n8nEnv(info, folder.userFolder, folder.filesDir, await freePort());
+	const n8n = (args: string[], timeoutMs = 180_000): Promise<Done> =>
+		run(info.nodeBin, [info.n8nBin, ...args], { cwd: folder.userFolder, env, timeoutMs, echo: opts.verbose, prefix: `[line ${line}] n8n| ` });
+	return { line, info, opts, emulator, ...folder, n8n };
+}
+
+/**
+ * Step 3: the two credentials, pointing at the emulator (plain data; n8n encrypts it on import).
+ * The first n8n command also creates the database: its time is reported as "n8n start".
+ *
+ * @throws Error when the import fails
+ */
+async function importCredentials(ctx: LineContext, result: LineResult): Promise<void> {
+	const { url, apiKey, token } = ctx.emulator;
+	const credsFile = path.join(ctx.userFolder, 'credentials.json');
+	writeFileSync(
+		credsFile,
+		JSON.stringify([
+			{ ...API_CREDENTIAL, data: { baseUrl: url, apiKey } },
+			{ ...TOKEN_CREDENTIAL, data: { baseUrl: url, token } },
+		]),
+	);
+	const c = await ctx.n8n(['import:credentials', `--input=${credsFile}`]);
+	result.timings.start = c.ms;
+	if (c.code !== 0) throw new Error(commandFailure('n8n import:credentials', c));
+}
+
+/**
+ * Step 4: the node types (and type versions) this n8n has, from `n8n export:nodes`.
+ *
+ * @throws Error when the export fails or n8n did not load this package
+ */
+async function loadNodeTypes(ctx: LineContext, result: LineResult): Promise<KnownTypes> {
+	const typesFile = path.join(ctx.userFolder, 'node-types.json');
+	const t = await ctx.n8n(['export:nodes', `--output=${typesFile}`]);
+	result.timings.nodeTypes = t.ms;
+	if (t.code !== 0 || !existsSync(typesFile)) throw new Error(commandFailure('n8n export:nodes', t));
+	const known = readKnownTypes(typesFile);
+	const ours = [...known.keys()].filter((k) => k.startsWith(`${PACKAGE_NAME}.`));
+	console.log(`[line ${ctx.line}] n8n loaded the package: ${ours.join(', ') || 'NO node type of it'}`);
+	if (ours.length === 0) throw new Error(`n8n ${ctx.info.version} did not load ${PACKAGE_NAME} from ${path.join(ctx.userFolder, '.n8n', 'nodes')}`);
+	return known;
+}
+
+/**
+ * Step 5: a prepared copy of every example (see prepareWorkflow), imported with one
+ * `n8n import:workflow --separate`.
+ *
+ * @returns the imported copy of each example, by file name
+ * @throws Error when the import fails
+ */
+async function importWorkflows(ctx: LineContext, examples: Example[], result: LineResult): Promise<Map<string, Example['workflow']>> {
+	const wfDir = path.join(ctx.userFolder, 'workflows');
+	mkdirSync(wfDir);
+	const copies = new Map(examples.map((e) => [e.file, prepareWorkflow(e, ctx.filesDir, ctx.emulator.filesUrl)]));
+	for (const e of examples) writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));
+	if (examples.length > 0) {
+		const w = await ctx.n8n(['import:workflow', '--separate', `--input=${wfDir}`]);
+		result.timings.import = w.ms;
+		if (w.code !== 0) throw new Error(commandFailure('n8n import:workflow', w));
+	}
+	return copies;
+}
+
+/** What a check gets about one example's run, besides n8n's output. */
+type RunInfo = Omit<N8nRunInfo, 'raw' | 'notExecuted'>;
+
+/**
+ * Step 6 for one example: its node types are checked, then it is executed and its check run on the
+ * output, or, when `n8n execute` cannot start it, its check runs without an execution.
+ */
+async function runExample(ctx: LineContext, example: Example, workflow: Example['workflow'], known: KnownTypes): Promise<WorkflowResult> {
+	const typeProblems = unknownTypes(example, known, ctx.info.version);
+	if (typeProblems.length > 0) return { file: example.file, ok: false, message: typeProblems.join('\n') };
+	const runInfo: RunInfo = {
+		workflowFile: example.file,
+		line: ctx.line,
+		n8nVersion: ctx.info.version,
+		filesDir: ctx.filesDir,
+		n8nFolder: path.join(ctx.userFolder, '.n8n'),
+		emulator: { url: ctx.emulator.url, filesUrl: ctx.emulator.filesUrl },
+		workflow,
+	};
+	const notExecutable = whyNotExecutable(example);
+	return notExecutable ? await checkWithoutExecution(example, runInfo, notExecutable) : await executeAndCheck(ctx, example, runInfo);
+}
+
+/** Step 6 when the example cannot be executed: imported and every node type known; its check decides whether that is enough. */
+async function checkWithoutExecution(example: Example, runInfo: RunInfo, why: string): Promise<WorkflowResult> {
+	const wr: WorkflowResult = { file: example.file, ok: false, note: `not executed: ${why}` };
+	const check = checks[example.file];
+	if (!check) {
+		wr.message = `no check for ${example.file}: add one to test/n8n/checks.ts (the workflow is not executed: ${why})`;
+		return wr;
+	}
 	try {
-		await installPackageInto(userFolder, tarball);
-		const env = n8nEnv(info, userFolder, filesDir, await freePort());
-		const n8n = (args: string[], timeoutMs = 180_000): Promise<Done> =>
-			run(info.nodeBin, [info.n8nBin, ...args], { cwd: userFolder, env, timeoutMs, echo: opts.verbose, prefix: `[line ${line}] n8n| ` });
-		const failed = (what: string, r: Done): string =>
-			`${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code}${r.signal ? `, ${r.signal}` : ''})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`;
+		await check(new N8nRun({ ...runInfo, raw: {}, notExecuted: why }));
+		wr.ok = true;
+	} catch (err) {
+		wr.message = (err as Error).message;
+	}
+	return wr;
+}
 
-		// credentials: plain data; n8n encrypts it on import
-		const credsFile = path.join(userFolder, 'credentials.json');
-		writeFileSync(
-			credsFile,
-			JSON.stringify([
-				{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
-				{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
-			]),
-		);
-		// the first command creates the database (migrations): reported as "n8n start"
-		const c = await n8n(['import:credentials', `--input=${credsFile}`]);
-		result.timings.start = c.ms;
-		if (c.code !== 0) return failAll(failed('n8n import:credentials', c));
+/**
+ * Step 6: `n8n execute --id=… --rawOutput`, then the example's check on the last JSON document of
+ * stdout (the IRun). A failure message carries the workflow error, n8n's exit code and the emulator
+ * requests of the run. With --keep, stdout and stderr are saved in the user folder's runs/.
+ */
+async function executeAndCheck(ctx: LineContext, example: Example, runInfo: RunInfo): Promise<WorkflowResult> {
+	const before = ctx.emulator.requests.length;
+	const r = await ctx.n8n(['execute', `--id=${example.id}`, '--rawOutput'], ctx.opts.timeoutS * 1000);
+	const wr: WorkflowResult = { file: example.file, ok: false, ms: r.ms };
+	if (ctx.opts.keep) {
+		const base = path.join(ctx.userFolder, 'runs', example.file.replace(/\.json$/, ''));
+		mkdirSync(path.dirname(base), { recursive: true });
+		writeFileSync(`${base}.stdout.txt`, r.stdout);
+		writeFileSync(`${base}.stderr.txt`, r.stderr);
+	}
+	const doc = lastJsonDocument(r.stdout);
+	if (!doc) {
+		wr.message = `${commandFailure('n8n execute', r)}\n  (no JSON document in stdout)${describeRequestsSince(ctx.emulator, before)}`;
+		return wr;
+	}
+	const check = checks[example.file];
+	if (!check) {
+		const err = (doc.data as { resultData?: { error?: { message?: string } } } | undefined)?.resultData?.error;
+		wr.message = `no check for ${example.file}: add one to test/n8n/checks.ts${err ? ` (and the run failed: ${err.message ?? ''})` : ''}`;
+		return wr;
+	}
+	const runObj = new N8nRun({ ...runInfo, raw: doc });
+	try {
+		await check(runObj);
+		wr.ok = true;
+	} catch (err) {
+		const wfError = runObj.error ? `\n  workflow error: ${runObj.error.message ?? ''}${runObj.error.description ? ` (${runObj.error.description})` : ''}` : '';
+		wr.message = `${(err as Error).message}${wfError}${r.code !== 0 ? `\n  n8n execute exit code ${r.code}` : ''}${describeRequestsSince(ctx.emulator, before)}`;
+	}
+	return wr;
+}
 
-		// every node type (and typeVersion) the examples use must exist in this n8n, the package's included
-		const typesFile = path.join(userFolder, 'node-types.json');
-		const t = await n8n(['export:nodes', `--output=${typesFile}`]);
-		result.timings.nodeTypes = t.ms;
-		if (t.code !== 0 || !existsSync(typesFile)) return failAll(failed('n8n export:nodes', t));
-		const known = readKnownTypes(typesFile);
-		const ours = [...known.keys()].filter((k) => k.startsWith(`${PACKAGE_NAME}.`));
-		console.log(`[line ${line}] n8n loaded the package: ${ours.join(', ') || 'NO node type of it'}`);
-		if (ours.length === 0) return failAll(`n8n ${info.version} did not load ${PACKAGE_NAME} from ${path.join(userFolder, '.n8n', 'nodes')}`);
-
-		const wfDir = path.join(userFolder, 'workflows');
-		mkdirSync(wfDir);
-		const copies = new Map(examples.map((e) => [e.file, prepareWorkflow(e, filesDir, emulator.filesUrl)]));
-		for (const e of examples) writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));
-		if (examples.length > 0) {
-			const w = await n8n(['import:workflow', '--separate', `--input=${wfDir}`]);
-			result.timings.import = w.ms;
-			if (w.code !== 0) return failAll(failed('n8n import:workflow', w));
-		}
-
+/**
+ * One n8n line: install, prepare a user folder, import the credentials, read the node types, import
+ * the workflows, then run every example and its check. A step that fails fails every workflow of
+ * the line with its reason; the user folder is removed at the end unless --keep.
+ */
+async function runLine(line: string, opts: Options, examples: Example[], tarball: string, emulator: EmulatorProcess): Promise<LineResult> {
+	const result: LineResult = { line, label: LABELS[line], ok: false, timings: {}, workflows: [] };
+	let info: LineInfo;
+	try {
+		info = await installAndDescribeLine(line, opts, result);
+	} catch (err) {
+		return failLine(result, examples, (err as Error).message);
+	}
+	const folder = createUserFolder(line, opts);
+	try {
+		const ctx = await prepareUserFolder(line, info, opts, emulator, folder, tarball);
+		await importCredentials(ctx, result);
+		const known = await loadNodeTypes(ctx, result);
+		const copies = await importWorkflows(ctx, examples, result);
 		let execMs = 0;
 		for (const e of examples) {
-			const typeProblems = unknownTypes(e, known, info.version);
-			if (typeProblems.length > 0) {
-				result.workflows.push({ file: e.file, ok: false, message: typeProblems.join('\n') });
-				continue;
-			}
-			const runInfo = {
-				workflowFile: e.file,
-				line,
-				n8nVersion: info.version,
-				filesDir,
-				n8nFolder: path.join(userFolder, '.n8n'),
-				emulator: { url: emulator.url, filesUrl: emulator.filesUrl },
-				workflow: copies.get(e.file)!,
-			};
-			const notExecutable = whyNotExecutable(e);
-			if (notExecutable) {
-				// imported and every node type known; a check decides whether that is enough
-				const check = checks[e.file];
-				const wr: WorkflowResult = { file: e.file, ok: false, note: `not executed: ${notExecutable}` };
-				result.workflows.push(wr);
-				if (!check) {
-					wr.message = `no check for ${e.file}: add one to test/n8n/checks.ts (the workflow is not executed: ${notExecutable})`;
-					continue;
-				}
-				try {
-					await check(new N8nRun({ ...runInfo, raw: {}, notExecuted: notExecutable }));
-					wr.ok = true;
-				} catch (err) {
-					wr.message = (err as Error).message;
-				}
-				continue;
-			}
-			const before = emulator.requests.length;
-			const r = await n8n(['execute', `--id=${e.id}`, '--rawOutput'], opts.timeoutS * 1000);
-			execMs += r.ms;
-			const wr: WorkflowResult = { file: e.file, ok: false, ms: r.ms };
+			const wr = await runExample(ctx, e, copies.get(e.file)!, known);
 			result.workflows.push(wr);
-			const requests = (): string => describeRequestsSince(emulator, before);
-			if (opts.keep) {
-				mkdirSync(path.join(userFolder, 'runs'), { recursive: true });
-				writeFileSync(path.join(userFolder, 'runs', `${e.file.replace(/\.json$/, '')}.stdout.txt`), r.stdout);
-				writeFileSync(path.join(userFolder, 'runs', `${e.file.replace(/\.json$/, '')}.stderr.txt`), r.stderr);
-			}
-			const doc = lastJsonDocument(r.stdout);
-			if (!doc) {
-				wr.message = `${failed('n8n execute', r)}\n  (no JSON document in stdout)${requests()}`;
-				continue;
-			}
-			const check = checks[e.file];
-			if (!check) {
-				const err = (doc.data as { resultData?: { error?: { message?: string } } } | undefined)?.resultData?.error;
-				wr.message = `no check for ${e.file}: add one to test/n8n/checks.ts${err ? ` (and the run failed: ${err.message ?? ''})` : ''}`;
-				continue;
-			}
-			const runObj = new N8nRun({ ...runInfo, raw: doc });
-			try {
-				await check(runObj);
-				wr.ok = true;
-			} catch (err) {
-				const wfError = runObj.error ? `\n  workflow error: ${runObj.error.message ?? ''}${runObj.error.description ? ` (${runObj.error.description})` : ''}` : '';
-				wr.message = `${(err as Error).message}${wfError}${r.code !== 0 ? `\n  n8n execute exit code ${r.code}` : ''}${requests()}`;
-			}
+			execMs += wr.ms ?? 0;
 		}
 		result.timings.execute = execMs;
 		result.ok = result.workflows.every((w) => w.ok);
 		return result;
 	} catch (err) {
-		return failAll((err as Error).message);
+		return failLine(result, examples, (err as Error).message);
 	} finally {
-		if (opts.keep) console.log(`[line ${line}] kept user folder ${userFolder}`);
-		else rmSync(userFolder, { recursive: true, force: true });
+		if (opts.keep) console.log(`[line ${line}] kept user folder ${folder.userFolder}`);
+		else rmSync(folder.userFolder, { recursive: true, force: true });
 	}
 }
 
