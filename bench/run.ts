@@ -18,12 +18,13 @@
  *
  * Options: --processing-ms <T> (6000) --items <n> (50) --reps <n> (3) --sequential-items <n> (= items;
  * fewer is extrapolated and labelled so) --upload-mib <n> (200) --cpu-items <n> (500)
- * --cpu-processing-ms <n> (500) --only <1,2,3,4>
+ * --cpu-processing-ms <n> (500) --only <1,2,3,4> --help
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs as parseArgv } from 'node:util';
 
 import type { LoggedRequest } from '../emulator';
 import { launchEmulator, type EmulatorProcess } from '../emulator/launch';
@@ -42,28 +43,49 @@ interface Options {
 	only: Set<number>;
 }
 
+/**
+ * Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error); `--help`
+ * prints the header of this file and exits.
+ *
+ * @throws Error for an unknown flag, or a numeric option that is not a positive number
+ */
 function parseOptions(argv: string[]): Options {
-	const get = (flag: string): string | undefined => {
-		const i = argv.indexOf(flag);
-		return i >= 0 ? argv[i + 1] : undefined;
-	};
-	const num = (flag: string, dflt: number): number => {
-		const v = get(flag);
-		if (v === undefined) return dflt;
-		const n = Number(v);
-		if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} needs a positive number`);
+	const text = { type: 'string' } as const;
+	const { values } = parseArgv({
+		args: argv,
+		strict: true,
+		options: {
+			'processing-ms': text,
+			items: text,
+			reps: text,
+			'sequential-items': text,
+			'upload-mib': text,
+			'cpu-items': text,
+			'cpu-processing-ms': text,
+			only: text,
+			help: { type: 'boolean', short: 'h' },
+		},
+	});
+	if (values.help) {
+		console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
+		process.exit(0);
+	}
+	const num = (flag: string, value: string | undefined, dflt: number): number => {
+		if (value === undefined) return dflt;
+		const n = Number(value);
+		if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag} needs a positive number`);
 		return n;
 	};
-	const items = num('--items', 50);
+	const items = num('items', values.items, 50);
 	return {
-		processingMs: num('--processing-ms', 6000),
+		processingMs: num('processing-ms', values['processing-ms'], 6000),
 		items,
-		reps: num('--reps', 3),
-		sequentialItems: Math.min(num('--sequential-items', items), items),
-		uploadMiB: num('--upload-mib', 200),
-		cpuItems: num('--cpu-items', 500),
-		cpuProcessingMs: num('--cpu-processing-ms', 500),
-		only: new Set((get('--only') ?? '1,2,3,4').split(',').map(Number)),
+		reps: num('reps', values.reps, 3),
+		sequentialItems: Math.min(num('sequential-items', values['sequential-items'], items), items),
+		uploadMiB: num('upload-mib', values['upload-mib'], 200),
+		cpuItems: num('cpu-items', values['cpu-items'], 500),
+		cpuProcessingMs: num('cpu-processing-ms', values['cpu-processing-ms'], 500),
+		only: new Set((values.only ?? '1,2,3,4').split(',').map(Number)),
 	};
 }
 
@@ -329,7 +351,13 @@ async function measureCpu(options: Options, tmp: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
-	const options = parseOptions(process.argv.slice(2));
+	let options: Options;
+	try {
+		options = parseOptions(process.argv.slice(2));
+	} catch (error) {
+		console.error(`${(error as Error).message} (see --help)`);
+		return 2;
+	}
 	const tmp = mkdtempSync(path.join(os.tmpdir(), 'extraction-bench-'));
 	for (const dir of ['n8n-throughput', 'n8n-upload', 'n8n-cpu']) mkdirSync(path.join(tmp, dir));
 	const cleanup = (): void => {
