@@ -299,12 +299,8 @@ function lookupSchema(app: AppContext, id: string): SchemaRecord {
 	return lookup(app.store.schemas, id, 'Schema');
 }
 
-interface SchemaFields {
-	name: string;
-	description: string;
-	additionalInformations: string | null;
-	definition: Record<string, unknown> | null;
-}
+/** The fields of a schema that a create or update sets. */
+type SchemaFields = Pick<SchemaRecord, 'name' | 'description' | 'additionalInformations' | 'definition'>;
 
 /**
  * Body of POST / PUT /schema/ (unversioned-api.md §4.6, §4.8): `name`, `description` required non-blank

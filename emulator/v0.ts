@@ -165,13 +165,8 @@ async function resolveDocuments(app: AppContext, req: RequestContext, input: Doc
 	}
 }
 
-interface ParsingOptions {
-	pictureDescriptionEnabled: boolean;
-	tableVerificationEnabled: boolean;
-	model: string;
-	metadata: Record<string, unknown> | null;
-	controls: EmulatorControls;
-}
+/** The options of a new parsing, and the test controls of its metadata. */
+type ParsingOptions = Pick<ParsingRecord, 'pictureDescriptionEnabled' | 'tableVerificationEnabled' | 'model' | 'metadata'> & { controls: EmulatorControls };
 
 /** Parsing options of v0-api.md §4.5 (also read by §4.8 for the parsing it creates). */
 function readParsingOptions(input: Input, errors: ErrorBag): ParsingOptions {
