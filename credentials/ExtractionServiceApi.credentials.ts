@@ -11,7 +11,7 @@ import { authenticateForOwnOrigin, baseUrlProperty, redirectRules, TEST_BASE_URL
 
 /**
  * API key credential for the `/v0` family (documents, parsings, extracts). The key travels in the
- * `X-API-Key` header (`v0-api.md §5`), and only to the Base URL's origin.
+ * `X-API-Key` header (`§v0-5`), and only to the Base URL's origin.
  */
 export class ExtractionServiceApi implements ICredentialType {
 	name = 'extractionServiceApi';
@@ -47,7 +47,7 @@ export class ExtractionServiceApi implements ICredentialType {
 
 	/**
 	 * The Test button's request: `GET /v0/documents?page=1&size=1`, the cheapest authenticated read
-	 * (`v0-api.md §4.2`), on the trimmed Base URL. Redirects are not followed (the key would travel
+	 * (`§v0-4.2`), on the trimmed Base URL. Redirects are not followed (the key would travel
 	 * with them); a redirect answer fails the test with `REDIRECT_MESSAGE` (shared.ts).
 	 */
 	test: ICredentialTestRequest = {

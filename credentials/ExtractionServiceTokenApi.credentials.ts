@@ -11,7 +11,7 @@ import { authenticateForOwnOrigin, baseUrlProperty, redirectRules, TEST_BASE_URL
 
 /**
  * Token credential for the unversioned family (extractions, schemas, workflow uploads). The token
- * is the raw value of the `Authorization` header, without a "Bearer" prefix (`unversioned-api.md §5`),
+ * is the raw value of the `Authorization` header, without a "Bearer" prefix (`§unversioned-5`),
  * and is only sent to the Base URL's origin.
  */
 export class ExtractionServiceTokenApi implements ICredentialType {
@@ -49,7 +49,7 @@ export class ExtractionServiceTokenApi implements ICredentialType {
 
 	/**
 	 * The Test button's request: `GET /schema/?page=1&size=1`, list one schema
-	 * (`unversioned-api.md §4.5`), on the trimmed Base URL. Redirects are not followed (the token
+	 * (`§unversioned-4.5`), on the trimmed Base URL. Redirects are not followed (the token
 	 * would travel with them); a redirect answer fails the test with `REDIRECT_MESSAGE` (shared.ts).
 	 */
 	test: ICredentialTestRequest = {

@@ -37,7 +37,7 @@ export function originOf(url: string | undefined): string | undefined {
 
 /**
  * Adds one secret header to a request, but only when the request goes to the origin of the
- * credential's Base URL. A pre-signed download URL on another host (`v0-api.md §4.4`: the 302 of
+ * credential's Base URL. A pre-signed download URL on another host (`§v0-4.4`: the 302 of
  * document download) therefore never receives the key or token, whichever code path sends it.
  *
  * @param credentials decrypted credential data with `baseUrl`

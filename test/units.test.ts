@@ -1,6 +1,6 @@
-import { Semaphore } from '../nodes/ExtractionService/v1/helpers/concurrency';
+import { Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
 import { DEFAULT_POLL_TIMING, pollDelay } from '../nodes/ExtractionService/v1/helpers/polling';
-import { CancelledError, cancellableSleep } from '../nodes/ExtractionService/v1/helpers/sleep';
+import { CancelledError, cancellableSleep } from '../nodes/ExtractionService/v1/transport/sleep';
 import { connectionErrorCode, parseRetryAfter } from '../nodes/ExtractionService/v1/transport';
 import { formatFieldErrors } from '../nodes/ExtractionService/v1/transport/errors';
 

@@ -4,22 +4,23 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { outcomesOf } from '../helpers/outcomes';
 import { wholeNumber, positiveSeconds } from '../helpers/validation';
 import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient, type CreatedResource, type ClientSettings } from '../transport';
-import { operations, type Operation, type ResourceName } from './operations';
+import { operations } from './resources';
 
 /**
- * Transport settings of the execution, from the first item's Options.
+ * Transport settings of the execution, from the first item: from node version 2 its Execution
+ * Settings, in version 1 its Options.
  *
- * @throws NodeOperationError naming the option when a value is out of range
+ * @throws NodeOperationError naming the setting when a value is out of range
  */
 function clientSettings(ctx: IExecuteFunctions): ClientSettings {
-	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
 	const node = ctx.getNode();
+	const settings = ctx.getNodeParameter(node.typeVersion >= 2 ? 'executionSettings' : 'options', 0, {}) as IDataObject;
 	return {
 		...DEFAULT_CLIENT_SETTINGS,
-		concurrency: wholeNumber(node, 0, 'Concurrency', options.concurrency ?? DEFAULT_CLIENT_SETTINGS.concurrency, 1, 50),
-		maxRetries: wholeNumber(node, 0, 'Max Retries', options.maxRetries ?? DEFAULT_CLIENT_SETTINGS.maxRetries, 0, 10),
+		concurrency: wholeNumber(node, 0, 'Concurrency', settings.concurrency ?? DEFAULT_CLIENT_SETTINGS.concurrency, 1, 50),
+		maxRetries: wholeNumber(node, 0, 'Max Retries', settings.maxRetries ?? DEFAULT_CLIENT_SETTINGS.maxRetries, 0, 10),
 		requestTimeoutMs:
-			positiveSeconds(node, 0, 'Request Timeout', options.requestTimeout ?? DEFAULT_CLIENT_SETTINGS.requestTimeoutMs / 1000) * 1000,
+			positiveSeconds(node, 0, 'Request Timeout', settings.requestTimeout ?? DEFAULT_CLIENT_SETTINGS.requestTimeoutMs / 1000) * 1000,
 	};
 }
 
@@ -66,9 +67,9 @@ function nameCreated(error: NodeApiError | NodeOperationError, created: CreatedR
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const node = this.getNode();
-	const resource = this.getNodeParameter('resource', 0) as ResourceName;
+	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const op = (operations[resource] as Record<string, Operation> | undefined)?.[operation];
+	const op = operations[resource]?.[operation];
 	if (!op) {
 		throw new NodeOperationError(node, `The operation "${operation}" is not supported for resource "${resource}"`);
 	}

@@ -1,7 +1,8 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { streamedMultipart, type BinaryStream, type StreamedMultipart } from './multipart-stream';
+import type { FileSelection } from './settings';
+import { streamedMultipart, type BinaryStream, type StreamedMultipart } from '../transport/multipart-stream';
 
 /** Display name of the binary property parameter, used in error messages. */
 export const BINARY_PARAMETER = 'Input Binary Field';
@@ -74,20 +75,18 @@ export function binaryPropertyNames(
 /**
  * Validates one binary property of an item and returns a lazy handle on its file.
  *
+ * @param binary the property's binary data (its presence checked by `binaryPropertyNames`)
  * @param allowedExtensions when given (lower-case, with dot), the file must have one of these
- *   extensions or a matching MIME type (`unversioned-api.md §8.1`)
- * @throws NodeOperationError when the property is missing, the file is empty, or its type is not allowed
+ *   extensions or a matching MIME type (`§unversioned-8.1`)
+ * @throws NodeOperationError when the file is empty, or its type is not allowed
  */
-export async function inputFile(
+async function inputFile(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	propertyName: string,
+	binary: IBinaryData,
 	allowedExtensions?: Record<string, string>,
 ): Promise<InputFile> {
-	const binary = ctx.getInputData()[itemIndex]?.binary?.[propertyName] as IBinaryData | undefined;
-	if (!binary) {
-		throw new NodeOperationError(ctx.getNode(), `Parameter "${BINARY_PARAMETER}": item ${itemIndex} has no binary property "${propertyName}"`, { itemIndex });
-	}
 	const fileName = binary.fileName || `${propertyName}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
 	const mimeType = binary.mimeType || 'application/octet-stream';
 	const size = await binarySize(ctx, binary);
@@ -140,7 +139,7 @@ async function binarySize(ctx: IExecuteFunctions, binary: IBinaryData): Promise<
 }
 
 /**
- * A multipart body factory (`v0-api.md §1 rule 3`, `unversioned-api.md §1 rule 2`) built with Node's
+ * A multipart body factory (`§v0-1 rule 3`, `§unversioned-1 rule 2`) built with Node's
  * native FormData — n8n Cloud does not allow the form-data package in nodes. Fields with undefined
  * values are left out; objects are sent as JSON strings (the reference does not show how objects
  * travel in multipart; JSON text is what a Django REST JSONField reads from a form).
@@ -212,34 +211,31 @@ export function fileNameFromDisposition(header: string | undefined): string | un
  * Every file an item asks to upload, validated: the names in "Input Binary Field" (one or a comma
  * list), or every binary property with the option "All Binary Properties".
  *
+ * @param selection the item's file selection (`readItemSettings`)
  * @param allowedExtensions see `inputFile`
  * @throws NodeOperationError naming the parameter for a missing property, an empty file or a refused type
  */
 export async function inputFiles(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
+	selection: FileSelection,
 	allowedExtensions?: Record<string, string>,
 ): Promise<InputFile[]> {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const names = binaryPropertyNames(
-		ctx,
-		itemIndex,
-		ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string,
-		options.allBinaryProperties === true,
-	);
+	const names = binaryPropertyNames(ctx, itemIndex, selection.names, selection.all);
+	const binaries = ctx.getInputData()[itemIndex]?.binary ?? {};
 	const files: InputFile[] = [];
-	for (const name of names) files.push(await inputFile(ctx, itemIndex, name, allowedExtensions));
+	for (const name of names) files.push(await inputFile(ctx, itemIndex, name, binaries[name], allowedExtensions));
 	return files;
 }
 
 /**
  * The input binary to pass on to an output item (option "Include Input Binary").
  *
+ * @param include the option's value
  * @returns `{ [propertyName]: binary }` or undefined when the option is off
  */
-export function passThroughBinary(ctx: IExecuteFunctions, itemIndex: number, file: InputFile | undefined): INodeExecutionData['binary'] {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	if (!file || options.includeInputBinary !== true) return undefined;
+export function passThroughBinary(ctx: IExecuteFunctions, itemIndex: number, file: InputFile | undefined, include: boolean): INodeExecutionData['binary'] {
+	if (!file || !include) return undefined;
 	const binary = ctx.getInputData()[itemIndex]?.binary?.[file.propertyName];
 	return binary ? { [file.propertyName]: binary } : undefined;
 }

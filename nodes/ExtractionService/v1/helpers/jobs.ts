@@ -5,7 +5,6 @@ import { failureKind, markFailure, servicePath, type ApiFamily, type BodyFactory
 import type { InputFile } from './binary';
 import { failOnFirst, type JobOutcome } from './outcomes';
 import { pollUntilFinal, type PollTiming } from './polling';
-import { positiveSeconds } from './validation';
 
 /** An asynchronous job type of the service and its final states. */
 export interface JobKind {
@@ -21,9 +20,9 @@ export interface JobKind {
 
 /**
  * The three kinds of asynchronous job:
- * - parsing: `v0-api.md §3` (final `FINISHED`, `PARTIAL_FINISHED`, `ERROR`), polled at §4.7;
- * - extract: `v0-api.md §3` (final `FINISHED`, `ERROR`), polled at §4.9;
- * - extraction: `unversioned-api.md §2.1/§3` (final `FINISHED`, `ERROR`), polled at §4.3, where
+ * - parsing: `§v0-3` (final `FINISHED`, `PARTIAL_FINISHED`, `ERROR`), polled at `§v0-4.7`;
+ * - extract: `§v0-3` (final `FINISHED`, `ERROR`), polled at `§v0-4.9`;
+ * - extraction: `§unversioned-2.1/§unversioned-3` (final `FINISHED`, `ERROR`), polled at `§unversioned-4.3`, where
  *   200 and 202 both carry the resource.
  */
 export const JOB_KINDS = {
@@ -32,30 +31,16 @@ export const JOB_KINDS = {
 	extraction: { family: 'unversioned', resourceName: 'Extraction', segment: 'extract', finalStatuses: ['FINISHED', 'ERROR'] },
 } satisfies Record<string, JobKind>;
 
-/** Wait for Completion settings of one item. */
+/** Default of Wait Timeout, in seconds. */
+export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
+
+/** Wait for Completion settings of one item (read by `readItemSettings`). */
 export interface WaitSettings {
 	waitForCompletion: boolean;
 	/** Elapsed-time deadline in seconds, counted from when the wait starts. */
 	timeoutSeconds: number;
 	onTimeout: 'error' | 'outputUnfinished';
 	treatPartialAsError: boolean;
-}
-
-/**
- * Reads the Wait for Completion parameters of an item (`waitForCompletion`, and `options.timeout`,
- * `options.onTimeout`, `options.treatPartialAsError`).
- *
- * @throws NodeOperationError when Timeout is not above 0
- */
-export function waitSettings(ctx: IExecuteFunctions, itemIndex: number): WaitSettings {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const waitForCompletion = ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
-	return {
-		waitForCompletion,
-		timeoutSeconds: waitForCompletion ? positiveSeconds(ctx.getNode(), itemIndex, 'Timeout', options.timeout ?? 600) : 0,
-		onTimeout: options.onTimeout === 'outputUnfinished' ? 'outputUnfinished' : 'error',
-		treatPartialAsError: options.treatPartialAsError === true,
-	};
 }
 
 /**
@@ -91,7 +76,7 @@ export function checkResource(node: INode, resourceName: string, answer: IDataOb
 }
 
 /**
- * Reads a job by id (`v0-api.md §4.7, §4.9`; `unversioned-api.md §4.3`) and checks the answer is it.
+ * Reads a job by id (`§v0-4.7, §v0-4.9`; `§unversioned-4.3`) and checks the answer is it.
  *
  * @param deadline epoch ms bounding the read (a poll's wait deadline)
  * @throws NodeApiError for service errors and answers that are not the job
@@ -124,8 +109,8 @@ export function withJobNote(node: INode, error: unknown, kind: JobKind, id: stri
 
 /**
  * Waits for a created job to reach a final state and applies the outcome rules:
- * - `ERROR` → NodeOperationError with the service's `error` text (`v0-api.md §3 rule 1`);
- * - `PARTIAL_FINISHED` → returned (with `pages_*` and `error`, §3 rule 2), or an error when
+ * - `ERROR` → NodeOperationError with the service's `error` text (`§v0-3 rule 1`);
+ * - `PARTIAL_FINISHED` → returned (with `pages_*` and `error`, `§v0-3` rule 2), or an error when
  *   "Treat Partial as Error" is on;
  * - deadline passed → NodeOperationError, or with On Timeout "Output Unfinished Item" the last
  *   state read successfully plus `timedOut: true` (its `id` lets a later Get resume it).
@@ -168,7 +153,7 @@ export async function waitForJob(
 			`Timed out after ${settings.timeoutSeconds} s waiting for ${kind.resourceName} ${id} (last status ${String(resource.status ?? 'unknown')})`,
 			{
 				itemIndex,
-				description: `The job goes on at the service.${last} Raise the Timeout option, or set On Timeout to "Output Unfinished Item" and fetch it later with the Get operation and ID ${id}.`,
+				description: `The job goes on at the service.${last} Raise the Wait Timeout option, or set On Timeout to "Output Unfinished Item" and fetch it later with the Get operation and ID ${id}.`,
 			},
 		);
 	}
@@ -194,8 +179,7 @@ export async function waitForJob(
  *
  * @throws NodeApiError 404 naming the job; the errors of `waitForJob`
  */
-export async function getJob(ctx: IExecuteFunctions, client: ExtractionServiceClient, kind: JobKind, id: string, itemIndex: number): Promise<IDataObject> {
-	const wait = waitSettings(ctx, itemIndex);
+export async function getJob(ctx: IExecuteFunctions, client: ExtractionServiceClient, kind: JobKind, id: string, itemIndex: number, wait: WaitSettings): Promise<IDataObject> {
 	const job = await fetchJob(client, ctx.getNode(), kind, id, itemIndex);
 	return await waitForJob(ctx, client, kind, job, itemIndex, wait);
 }
@@ -215,13 +199,14 @@ export interface JobRequest {
 /**
  * Creates jobs and, with Wait for Completion, waits for all of them together; then shapes each
  * final job into output items. A create answer may be one job or a list of jobs (a list of URLs,
- * `v0-api.md §4.5`; several workflow documents, `unversioned-api.md §4.10`): each becomes its own
+ * `§v0-4.5`; several workflow documents, `§unversioned-4.10`): each becomes its own
  * output. Every job the service accepts is recorded in the client's ledger (`created`) at once.
  *
  * Nothing is lost when some jobs fail: the first failure is thrown as soon as it happens, and it
  * carries every job's outcome (`outcomes.ts`) — the router outputs the finished jobs beside error
  * items (with their ids) under Continue On Fail, and otherwise stops the execution.
  *
+ * @param wait the item's Wait for Completion settings
  * @param shape turns one job (final, or as created without waiting) into output items
  * @returns output items in request order, then answer order
  * @throws the first failure (NodeApiError/NodeOperationError), carrying all outcomes
@@ -232,10 +217,10 @@ export async function createAndWait(
 	kind: JobKind,
 	itemIndex: number,
 	requests: JobRequest[],
+	wait: WaitSettings,
 	shape: (job: IDataObject, file?: InputFile) => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
-	const wait = waitSettings(ctx, itemIndex);
 	return await failOnFirst(
 		requests.map(async ({ body, qs, path, file, notFound }): Promise<Array<Promise<JobOutcome>>> => {
 			const created = await client.request<IDataObject | IDataObject[]>({

@@ -4,7 +4,7 @@ import type { ApiFamily, ExtractionServiceClient } from '../transport';
 import { withAbsoluteUrls } from './output';
 import { isoDateTime, wholeNumber } from './validation';
 
-/** Query names of the list filters, from the UI names (`v0-api.md §4.2, §4.6`; `unversioned-api.md §4.1`). */
+/** Query names of the list filters, from the UI names (`§v0-4.2, §v0-4.6`; `§unversioned-4.1`). */
 const FILTER_QUERY: Record<string, string> = {
 	search: 'search',
 	status: 'status',

@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { ApiFamily, ExtractionServiceClient } from '../transport';
-import { passThroughBinary, type InputFile } from './binary';
+import type { OutputSettings } from './settings';
 
-/** Keys whose values are URLs relative to the Base URL (`v0-api.md §2.1, §2.2`; `unversioned-api.md §2.1`). */
+/** Keys whose values are URLs relative to the Base URL (`§v0-2.1, §v0-2.2`; `§unversioned-2.1`). */
 const RELATIVE_URL_KEYS = new Set(['file_url', 'picture', 'document_url', 'url']);
 
 /**
@@ -30,8 +30,8 @@ export function withAbsoluteUrls<T>(value: T, baseUrl: string): T {
  * The simplified shape of a finished job for spreadsheets and ERPs: the extracted fields at the top
  * level, plus identifying fields. Extracted fields win over identifying ones with the same name.
  *
- * @param result the extracted object (`result` of `v0-api.md §2.4`, `extracted_data` of
- *   `unversioned-api.md §2.1`), or null while unfinished
+ * @param result the extracted object (`result` of `§v0-2.4`, `extracted_data` of
+ *   `§unversioned-2.1`), or null while unfinished
  * @param meta identifying fields (id, status, schema name, file name)
  * @param splitArrays when `result` is an array: one output object per element (true) or one object
  *   with `result` holding the array (false)
@@ -56,28 +56,27 @@ export function simplifyResult(result: unknown, meta: IDataObject, splitArrays: 
  * Binary", the uploaded file rides along on each item.
  *
  * @param job the resource as the service returned it (plus `timedOut` from waitForJob)
- * @param result its extracted data (`result` in `v0-api.md §2.4`, `extracted_data` in `unversioned-api.md §2.1`)
+ * @param result its extracted data (`result` in `§v0-2.4`, `extracted_data` in `§unversioned-2.1`)
  * @param meta identifying fields for the simplified shape
+ * @param output the item's output settings (`readItemSettings`)
+ * @param binary the input file to pass on (`passThroughBinary`), if any
  */
 export async function jobOutputItems(
-	ctx: IExecuteFunctions,
 	client: ExtractionServiceClient,
 	family: ApiFamily,
 	job: IDataObject,
 	result: unknown,
 	meta: IDataObject,
 	itemIndex: number,
-	file?: InputFile,
+	output: OutputSettings,
+	binary?: INodeExecutionData['binary'],
 ): Promise<INodeExecutionData[]> {
-	const simplify = ctx.getNodeParameter('simplify', itemIndex, true) as boolean;
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const binary = passThroughBinary(ctx, itemIndex, file);
 	let jsons: IDataObject[];
-	if (simplify) {
+	if (output.simplify) {
 		const fullMeta: IDataObject = { ...meta };
 		if (job.error) fullMeta.error = job.error;
 		if (job.timedOut) fullMeta.timedOut = true;
-		jsons = simplifyResult(result, fullMeta, options.splitIntoItems === true);
+		jsons = simplifyResult(result, fullMeta, output.splitIntoItems);
 	} else {
 		jsons = [withAbsoluteUrls(job, await client.baseUrl(family, itemIndex))];
 	}

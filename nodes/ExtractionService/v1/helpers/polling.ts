@@ -1,8 +1,8 @@
-import { cancellableSleep } from './sleep';
+import { cancellableSleep } from '../transport/sleep';
 
 /** Timing of Wait for Completion. All durations in ms. */
 export interface PollTiming {
-	/** First wait after creation (`v0-api.md §3 rule 3`: 2 to 5 s between polls). */
+	/** First wait after creation (`§v0-3 rule 3`: 2 to 5 s between polls). */
 	firstDelayMs: number;
 	/** Cap of the growing wait. */
 	maxDelayMs: number;
@@ -52,8 +52,8 @@ export interface PollResult<T> {
 }
 
 /**
- * Polls a job until `isFinal` holds or the deadline passes (`v0-api.md §3 rule 3`,
- * `unversioned-api.md §3 rule 1`). The wait before each poll follows `pollDelay`, shortened so the
+ * Polls a job until `isFinal` holds or the deadline passes (`§v0-3 rule 3`,
+ * `§unversioned-3 rule 1`). The wait before each poll follows `pollDelay`, shortened so the
  * last poll happens at the deadline. A poll that fails in a skippable way is skipped, and any poll
  * failing at the deadline ends the wait as timed out: the last good state is kept either way, so a
  * job's id is never lost to a bad answer.

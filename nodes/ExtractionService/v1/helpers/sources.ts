@@ -1,20 +1,21 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { inputFiles, multipartBody } from './binary';
 import type { JobRequest } from './jobs';
+import type { FileSelection } from './settings';
 import { parseJsonObject, parseUrlList, requireHttpUrl, requireUuid } from './validation';
 
 /**
  * The parsing options of an item's Options collection, as the service names them
- * (`v0-api.md §4.5`; for extracts §4.8 applies them to the parsing made from `document`).
+ * (`§v0-4.5`; for extracts `§v0-4.8` applies them to the parsing made from `document`).
  * Unset options are undefined (not sent); empty metadata is not sent.
  *
+ * @param options the item's Options collection
  * @throws NodeOperationError when Metadata is not a JSON object
  */
-export function parsingOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const metadata = parseJsonObject(ctx.getNode(), itemIndex, 'Metadata', options.metadata);
+export function parsingOptions(node: INode, itemIndex: number, options: IDataObject): IDataObject {
+	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
 	return {
 		model: options.model,
 		picture_description_enabled: options.pictureDescriptionEnabled,
@@ -25,10 +26,11 @@ export function parsingOptions(ctx: IExecuteFunctions, itemIndex: number): IData
 
 /**
  * The create requests for the document an item's Source points at, in the `document` field
- * (`v0-api.md §4.5` parsings, §4.8 extracts): one multipart request per file for "Binary File";
+ * (`§v0-4.5` parsings, `§v0-4.8` extracts): one multipart request per file for "Binary File";
  * one JSON request with the document ID, the URL, or the list of URLs (parsings only) otherwise.
  *
  * @param fields the other body fields (options, `schema`)
+ * @param files the item's file selection (for "Binary File")
  * @throws NodeOperationError naming the parameter for an invalid ID, URL, list or file, before any request
  */
 export async function documentSourceRequests(
@@ -36,13 +38,14 @@ export async function documentSourceRequests(
 	itemIndex: number,
 	source: string,
 	fields: IDataObject,
+	files: FileSelection,
 ): Promise<JobRequest[]> {
 	const node = ctx.getNode();
 	switch (source) {
 		case 'binary':
-			return (await inputFiles(ctx, itemIndex)).map((file) => ({ body: multipartBody(fields, [{ field: 'document', file }]), file }));
+			return (await inputFiles(ctx, itemIndex, files)).map((file) => ({ body: multipartBody(fields, [{ field: 'document', file }]), file }));
 		case 'documentId':
-			return [{ body: { ...fields, document: requireUuid(node, itemIndex, 'Document ID', ctx.getNodeParameter('documentId', itemIndex)) } }];
+			return [{ body: { ...fields, document: requireUuid(node, itemIndex, 'Document ID', ctx.getNodeParameter('documentId', itemIndex, '', { extractValue: true })) } }];
 		case 'url':
 			return [{ body: { ...fields, document: requireHttpUrl(node, itemIndex, 'URL', ctx.getNodeParameter('url', itemIndex)) } }];
 		case 'urlList':

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 /**
@@ -13,7 +13,7 @@ function fail(node: INode, itemIndex: number, parameter: string, problem: string
 }
 
 /**
- * A service identifier (`v0-api.md §1 rule 2`, `unversioned-api.md §1 rule 4`: UUID strings).
+ * A service identifier (`§v0-1 rule 2`, `§unversioned-1 rule 4`: UUID strings).
  *
  * @returns the trimmed UUID
  * @throws NodeOperationError naming `parameter` when the value is empty or not a UUID
@@ -26,7 +26,7 @@ export function requireUuid(node: INode, itemIndex: number, parameter: string, v
 }
 
 /**
- * An http(s) URL (public or pre-signed: `v0-api.md §4.5`).
+ * An http(s) URL (public or pre-signed: `§v0-4.5`).
  *
  * @throws NodeOperationError naming `parameter` when empty, unparsable or not http(s)
  */
@@ -89,8 +89,9 @@ export function parseJsonObject(node: INode, itemIndex: number, parameter: strin
 }
 
 /**
- * PDF page range (`v0-api.md §4.1`, `unversioned-api.md §4.2`: `pdf_page_start`, `pdf_page_end`,
- * 1-based). A bound the user did not add is undefined and not sent.
+ * PDF page range (`§v0-4.1`, `§unversioned-4.2`: `pdf_page_start`, `pdf_page_end`,
+ * 1-based). A bound the user did not add is undefined and not sent, and so is a Last Page of 0
+ * (its default: "to the end").
  *
  * @returns query parameters for the set bounds
  * @throws NodeOperationError when a bound is not a positive integer or start > end
@@ -104,7 +105,7 @@ export function pageRange(node: INode, itemIndex: number, start: unknown, end: u
 		return n;
 	};
 	const first = check('First Page', start);
-	const last = check('Last Page', end);
+	const last = check('Last Page', end === 0 || end === '0' ? undefined : end);
 	if (first !== undefined && last !== undefined && first > last) {
 		fail(node, itemIndex, 'First Page', `(${first}) is after "Last Page" (${last})`);
 	}
@@ -137,7 +138,7 @@ export function wholeNumber(node: INode, itemIndex: number, parameter: string, v
 	return n;
 }
 
-/** A date-time filter (ISO 8601), e.g. `created_at_after` of `v0-api.md §4.2`. */
+/** A date-time filter (ISO 8601), e.g. `created_at_after` of `§v0-4.2`. */
 export function isoDateTime(node: INode, itemIndex: number, parameter: string, value: unknown): string | undefined {
 	const text = String(value ?? '').trim();
 	if (!text) return undefined;
@@ -148,9 +149,4 @@ export function isoDateTime(node: INode, itemIndex: number, parameter: string, v
 
 function truncate(text: string): string {
 	return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
-
-/** Reads a parameter of the current item with its expected type. */
-export function param<T>(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback?: T): T {
-	return ctx.getNodeParameter(name, itemIndex, fallback as never) as T;
 }

@@ -16,7 +16,7 @@ export interface FailedRequestInfo {
 }
 
 /**
- * Formats a Django REST style field-error body (`v0-api.md §7` 400, `unversioned-api.md §7` 400/403):
+ * Formats a Django REST style field-error body (`§v0-7` 400, `§unversioned-7` 400/403):
  * `{ field: "msg" | ["msg", …], detail?: "…" }` → `"field: msg; other: msg1, msg2"`.
  *
  * @param body parsed JSON body of the answer (anything; non-objects give "")
@@ -41,7 +41,7 @@ function stringify(value: unknown): string {
 }
 
 /**
- * True when a 401 body of the token family says the token expired (`unversioned-api.md §7`:
+ * True when a 401 body of the token family says the token expired (`§unversioned-7`:
  * `code` and `messages[].message`).
  */
 function tokenExpired(body: IDataObject): boolean {
@@ -53,8 +53,8 @@ function tokenExpired(body: IDataObject): boolean {
 }
 
 /**
- * Builds the error a user sees for a non-2xx answer, per the status table of `v0-api.md §7` and
- * `unversioned-api.md §7`. The body is the service's JSON (never the request, which holds secrets),
+ * Builds the error a user sees for a non-2xx answer, per the status table of `§v0-7` and
+ * `§unversioned-7`. The body is the service's JSON (never the request, which holds secrets),
  * already redacted by the client; its text is capped here (`MAX_SERVICE_TEXT` in messages, a bounded
  * copy as the error's cause), so a 5 MB error page cannot become a 5 MB error.
  *

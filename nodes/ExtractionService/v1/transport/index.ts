@@ -8,9 +8,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { Semaphore } from '../helpers/concurrency';
-import { isStreamedMultipart, type StreamedMultipart } from '../helpers/multipart-stream';
-import { CancelledError, cancellableSleep } from '../helpers/sleep';
+import { Semaphore } from './concurrency';
+import { isStreamedMultipart, type StreamedMultipart } from './multipart-stream';
+import { CancelledError, cancellableSleep } from './sleep';
 import {
 	capText,
 	markFailure,
@@ -59,8 +59,6 @@ export interface ServiceRequest {
 	 * refused with an error that says what came back (`answers.ts`).
 	 */
 	expect?: Expected;
-	/** Headers besides authentication (which the credential adds). */
-	headers?: IDataObject;
 }
 
 /**
@@ -89,10 +87,17 @@ export interface ClientSettings {
 	retryMaxDelayMs: number;
 }
 
+/** Default of Concurrency (requests in flight at once). */
+export const DEFAULT_CONCURRENCY = 5;
+/** Default of Max Retries. */
+export const DEFAULT_MAX_RETRIES = 3;
+/** Default of Request Timeout, in seconds. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 300;
+
 export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
-	concurrency: 5,
-	maxRetries: 3,
-	requestTimeoutMs: 300_000,
+	concurrency: DEFAULT_CONCURRENCY,
+	maxRetries: DEFAULT_MAX_RETRIES,
+	requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000,
 	retryBaseDelayMs: 1_000,
 	retryMaxDelayMs: 30_000,
 };
@@ -128,7 +133,7 @@ const CONNECTION_FAILURES: Record<string, string> = {
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions;
 
-/** A page of a list (`v0-api.md §2.5`, `unversioned-api.md §2.4`), checked. */
+/** A page of a list (`§v0-2.5`, `§unversioned-2.4`), checked. */
 export interface ListPage {
 	results: IDataObject[];
 	/** URL of the next page, or null/undefined on the last. */
@@ -160,7 +165,7 @@ const MIN_SECRET_LENGTH = 4;
  *   exponential backoff and jitter, honouring `Retry-After` (seconds or HTTP date). A create
  *   (POST/PUT) is retried only when the service certainly did not act on it: 429, or a connection
  *   refused before anything was sent — never after a timeout or a 5xx, so nothing is billed twice.
- * - Non-2xx answers become NodeApiErrors worded per `v0-api.md §7` / `unversioned-api.md §7`.
+ * - Non-2xx answers become NodeApiErrors worded per `§v0-7` / `§unversioned-7`.
  * - Answers are checked (`answers.ts`): a 2xx must be the JSON the request expects, a 3xx outside a
  *   download is an error naming the Location's origin, and the credential's secrets are removed from
  *   every text the service sends (bodies, error bodies) before anything else sees it.
@@ -323,7 +328,7 @@ export class ExtractionServiceClient {
 	}
 
 	/**
-	 * GET of a binary resource; follows up to 5 redirects itself (`v0-api.md §4.4`: 302 to the file
+	 * GET of a binary resource; follows up to 5 redirects itself (`§v0-4.4`: 302 to the file
 	 * URL). Each hop goes through `httpRequestWithAuthentication`, whose credential adds the secret
 	 * only for the Base URL's origin: a pre-signed URL on another host never sees the key.
 	 *
@@ -357,7 +362,7 @@ export class ExtractionServiceClient {
 	}
 
 	/**
-	 * Reads one page of a list (`v0-api.md §2.5`, `unversioned-api.md §2.4`) and checks it is one:
+	 * Reads one page of a list (`§v0-2.5`, `§unversioned-2.4`) and checks it is one:
 	 * a JSON object with a `results` list of objects.
 	 *
 	 * @param page page number, from 1
@@ -380,7 +385,7 @@ export class ExtractionServiceClient {
 	}
 
 	/**
-	 * Reads every item of a paginated list (`v0-api.md §2.5`, `unversioned-api.md §2.4`): pages are
+	 * Reads every item of a paginated list (`§v0-2.5`, `§unversioned-2.4`): pages are
 	 * requested with `page` (from 1) and `size` while the envelope's `next` is set. Whatever `next`
 	 * says, paging ends when `count` items were read, when a page brings no item not seen before
 	 * (a repeated page; items seen twice are output once), or after `MAX_PAGES` pages (an error).
@@ -462,7 +467,7 @@ export class ExtractionServiceClient {
 				url,
 				qs: req.qs,
 				body: body as IHttpRequestOptions['body'],
-				headers: { Accept: req.expect === 'binary' ? '*/*' : 'application/json', ...(streamed?.headers ?? {}), ...(req.headers ?? {}) },
+				headers: { Accept: req.expect === 'binary' ? '*/*' : 'application/json', ...(streamed?.headers ?? {}) },
 				json: isJsonBody,
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,

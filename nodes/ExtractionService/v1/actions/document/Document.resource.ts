@@ -5,9 +5,9 @@ import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 import * as upload from './upload.operation';
 
-export { download, get, getAll, upload };
+/** Document resource (`§v0-2.1`): a stored, reusable file. */
+export const operations = { download, get, getAll, upload };
 
-/** Document resource (`v0-api.md §2.1`): a stored, reusable file. */
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Operation',

@@ -1,23 +1,20 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection } from '../common.descriptions';
-import { idField, outputBinaryField } from '../common.fields';
+import { DOCUMENT_ID, idParameter, optionsCollection, outputBinaryField } from '../fields';
+import { forOperation } from '../operation';
 
-const properties: INodeProperties[] = [
-	idField('Document ID', 'documentId', 'ID of the document to download'),
+export const description = forOperation('document', 'download', [
+	...idParameter({ ...DOCUMENT_ID, description: 'The document to download' }),
 	outputBinaryField,
-	optionsCollection([]),
-];
-
-export const description = updateDisplayOptions({ show: { resource: ['document'], operation: ['download'] } }, properties);
+	...optionsCollection([]),
+]);
 
 /**
- * Document → Download (`v0-api.md §4.4`): reads the document (§4.3) for its file name, then
+ * Document → Download (`§v0-4.4`): reads the document (`§v0-4.3`) for its file name, then
  * follows the 302 to the file URL. The API key is sent only to the Base URL's origin: a pre-signed
  * URL elsewhere is fetched without it (the credential's `authenticate` checks the origin).
  *
@@ -25,7 +22,7 @@ export const description = updateDisplayOptions({ show: { resource: ['document']
  * @throws NodeApiError 404 naming the document
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
-	const id = requireUuid(this.getNode(), itemIndex, 'Document ID', this.getNodeParameter('documentId', itemIndex));
+	const id = requireUuid(this.getNode(), itemIndex, DOCUMENT_ID.displayName, this.getNodeParameter(DOCUMENT_ID.name, itemIndex, '', { extractValue: true }));
 	const property = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
 	const request = { family: 'v0' as const, itemIndex, resourceName: 'Document', resourceId: id };
 	const document = await client.request<IDataObject>({ ...request, method: 'GET', path: servicePath('v0', 'documents', id) });

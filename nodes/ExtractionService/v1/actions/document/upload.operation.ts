@@ -1,53 +1,46 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
 import { checkResource } from '../../helpers/jobs';
 import { failOnFirst } from '../../helpers/outcomes';
 import { withAbsoluteUrls } from '../../helpers/output';
+import { readItemSettings } from '../../helpers/settings';
 import { pageRange, parseJsonObject } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import {
-	allBinaryPropertiesField,
-	binaryPropertyField,
-	includeInputBinaryField,
-	metadataField,
-	optionsCollection,
-} from '../common.descriptions';
-import { pageRangeFields } from '../common.fields';
+import { allBinaryPropertiesField, binaryPropertyField, includeInputBinaryField, metadataField, optionsCollection, pageRangeFields } from '../fields';
+import { forOperation } from '../operation';
 
-const properties: INodeProperties[] = [
+export const description = forOperation('document', 'upload', [
 	binaryPropertyField,
-	optionsCollection([
+	...optionsCollection([
 		allBinaryPropertiesField,
 		{
 			displayName: 'File Name',
 			name: 'filename',
 			type: 'string',
 			default: '',
+			placeholder: 'e.g. invoice-2026-0042.pdf',
 			description: 'Name to store the document under, instead of the uploaded file name',
 		},
 		includeInputBinaryField,
 		metadataField,
 		...pageRangeFields,
 	]),
-];
-
-export const description = updateDisplayOptions({ show: { resource: ['document'], operation: ['upload'] } }, properties);
+]);
 
 /**
- * Document → Upload (`v0-api.md §4.1`): stores each selected file as a reusable document, trimmed
+ * Document → Upload (`§v0-4.1`): stores each selected file as a reusable document, trimmed
  * to First/Last Page at upload. The answer is final (201 Document): there is no job to wait for.
  *
- * @returns one item per uploaded file: the Document (§2.1) with `file_url_absolute`
+ * @returns one item per uploaded file: the Document (`§v0-2.1`) with `file_url_absolute`
  * @throws NodeOperationError for a missing/empty file, bad metadata or page range (before any request)
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const { options, files: selection, output } = readItemSettings(this, itemIndex);
 	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
 	const qs = pageRange(node, itemIndex, options.pdfPageStart, options.pdfPageEnd);
-	const files = await inputFiles(this, itemIndex);
+	const files = await inputFiles(this, itemIndex, selection);
 	const baseUrl = await client.baseUrl('v0', itemIndex);
 	// Each file is its own upload: one failing never discards the documents already stored.
 	return await failOnFirst(
@@ -69,7 +62,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 			});
 			const document = checkResource(node, 'Document', answer, itemIndex);
 			client.recordCreated({ resourceName: 'Document', id: String(document.id), itemIndex });
-			const binary = passThroughBinary(this, itemIndex, file);
+			const binary = passThroughBinary(this, itemIndex, file, output.includeInputBinary);
 			const json = withAbsoluteUrls(document, baseUrl);
 			return [Promise.resolve({ id: String(document.id), items: [binary ? { json, binary } : { json }] })];
 		}),

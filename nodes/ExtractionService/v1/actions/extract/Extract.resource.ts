@@ -3,10 +3,18 @@ import type { INodeProperties } from 'n8n-workflow';
 import * as create from './create.operation';
 import * as get from './get.operation';
 
-export { create, get };
+/** Extract resource (`§v0-2.4`): structured JSON from a schema, on a parsing of a document. */
+export const operations = { create, get };
 
-/** Extract resource (`v0-api.md §2.4`): structured JSON from a schema. */
 export const description: INodeProperties[] = [
+	{
+		displayName:
+			'An Extract (API key credential) reads a document in steps: the document is parsed, then a schema is applied to the parsing. To upload a file and get its data in one step with a token, use the Extraction resource.',
+		name: 'extractNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { resource: ['extract'] } },
+	},
 	{
 		displayName: 'Operation',
 		name: 'operation',
@@ -14,18 +22,8 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['extract'] } },
 		options: [
-			{
-				name: 'Create',
-				value: 'create',
-				description: 'Extract structured data from a document with a schema',
-				action: 'Create an extract',
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Retrieve an extract',
-				action: 'Get an extract',
-			},
+			{ name: 'Create', value: 'create', description: 'Extract structured data from a document with a schema', action: 'Create an extract' },
+			{ name: 'Get', value: 'get', description: 'Retrieve an extract', action: 'Get an extract' },
 		],
 		default: 'create',
 	},

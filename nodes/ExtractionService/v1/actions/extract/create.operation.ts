@@ -1,86 +1,84 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { INodeProperties, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait, type JobRequest } from '../../helpers/jobs';
+import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import { requireUuid } from '../../helpers/validation';
 import type { ExtractionServiceClient } from '../../transport';
 import {
+	PARSING_ID,
 	binarySourceOptionFields,
-	binaryPropertyField,
-	metadataField,
-	modelField,
 	optionsCollection,
-	pictureDescriptionField,
+	parsingOptionFields,
 	simplifyField,
+	sourceFields,
 	splitIntoItemsField,
-	tableVerificationField,
 	waitForCompletionField,
 	waitOptionFields,
-} from '../common.descriptions';
-import { sourceFields, type DocumentSource } from '../common.fields';
+	type DocumentSource,
+} from '../fields';
+import { forOperation } from '../operation';
 import { extractItems } from './common';
 
 /**
- * Where an extract's document comes from. `v0-api.md §4.8` wants exactly one of `document` and
+ * Where an extract's document comes from. `§v0-4.8` wants exactly one of `document` and
  * `parsing`: the Source selector makes that hold by construction — n8n drops the parameters that
  * `displayOptions` hide when it loads a node, so a workflow saved with both a parsing ID and a
  * document ID still sends only the selected one (test/v0.test.ts proves it).
  */
 type Source = Extract<DocumentSource, 'binary' | 'documentId' | 'parsingId' | 'url'>;
 
-const properties: INodeProperties[] = [
-	...sourceFields(['binary', 'documentId', 'parsingId', 'url'], 'What to extract from', binaryPropertyField),
-	{
-		displayName: 'Schema ID',
-		name: 'schemaId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41',
-		description: 'ID of the extraction schema that defines the fields to extract',
-	},
+/** The sources that make a new parsing: only they take the parsing options (`§v0-4.8`). */
+const PARSING_SOURCES: Source[] = ['binary', 'documentId', 'url'];
+
+const schemaIdField: INodeProperties = {
+	displayName: 'Schema ID',
+	name: 'schemaId',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41',
+	description:
+		'ID of the extraction schema that defines the fields to extract. The /v0 API cannot list schemas: copy the ID from the Extraction Service dashboard, or from Schema → Get Many (token credential).',
+};
+
+export const description = forOperation('extract', 'create', [
+	...sourceFields(['binary', 'documentId', 'parsingId', 'url'], 'What to extract from'),
+	schemaIdField,
 	waitForCompletionField,
 	simplifyField,
-	optionsCollection([
+	...optionsCollection([
 		...binarySourceOptionFields,
-		metadataField,
-		modelField,
-		pictureDescriptionField,
+		...parsingOptionFields.map((field) => ({ ...field, displayOptions: { show: { '/source': PARSING_SOURCES } } })),
 		splitIntoItemsField,
-		tableVerificationField,
 		...waitOptionFields,
 	]),
-];
-
-export const description = updateDisplayOptions({ show: { resource: ['extract'], operation: ['create'] } }, properties);
+]);
 
 /**
- * Extract → Create (`v0-api.md §4.8`): one extract per file (binary source: each selected binary
+ * Extract → Create (`§v0-4.8`): one extract per file (binary source: each selected binary
  * property) or one for the document ID / parsing ID / URL; then, with Wait for Completion, polls
- * `GET /v0/extract/{id}` (§4.9) until `FINISHED` or `ERROR` (§3).
+ * `GET /v0/extract/{id}` (`§v0-4.9`) until `FINISHED` or `ERROR` (`§v0-3`).
  *
  * @returns one output item per extract (or per result element with "Split Into Items")
  * @throws NodeOperationError for invalid input (before any request), `ERROR` outcomes and timeouts;
  *   NodeApiError for service errors
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
+	const settings = readItemSettings(this, itemIndex);
 	const source = this.getNodeParameter('source', itemIndex) as Source;
 	const schema = requireUuid(node, itemIndex, 'Schema ID', this.getNodeParameter('schemaId', itemIndex));
-	// §4.8: model, picture/table options and metadata "only apply when a new parsing is created from
-	// document" — they are validated always but not sent with a parsing.
-	const options = parsingOptions(this, itemIndex);
+	// `§v0-4.8`: model, picture/table options and metadata "only apply when a new parsing is created
+	// from document" — they are validated always but not sent with a parsing.
+	const options = parsingOptions(node, itemIndex, settings.options);
 	const jobs: JobRequest[] =
 		source === 'parsingId'
-			? [{ body: { schema, parsing: requireUuid(node, itemIndex, 'Parsing ID', this.getNodeParameter('parsingId', itemIndex)) } }]
-			: await documentSourceRequests(this, itemIndex, source, { schema, ...options });
+			? [{ body: { schema, parsing: requireUuid(node, itemIndex, PARSING_ID.displayName, this.getNodeParameter(PARSING_ID.name, itemIndex, '', { extractValue: true })) } }]
+			: await documentSourceRequests(this, itemIndex, source, { schema, ...options }, settings.files);
 
-	return await createAndWait(this, client, JOB_KINDS.extract, itemIndex, jobs, async (extract, file) =>
-		await extractItems(this, client, extract, itemIndex, file),
+	return await createAndWait(this, client, JOB_KINDS.extract, itemIndex, jobs, settings.wait, async (extract, file) =>
+		await extractItems(client, extract, itemIndex, settings.output, file?.fileName, passThroughBinary(this, itemIndex, file, settings.output.includeInputBinary)),
 	);
 }

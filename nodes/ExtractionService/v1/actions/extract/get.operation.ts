@@ -1,39 +1,19 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
-
-import { JOB_KINDS, getJob } from '../../helpers/jobs';
-import { requireUuid } from '../../helpers/validation';
-import type { ExtractionServiceClient } from '../../transport';
-import { optionsCollection, resumeWaitField, simplifyField, splitIntoItemsField, waitOptionFields } from '../common.descriptions';
+import { JOB_KINDS } from '../../helpers/jobs';
+import { simplifyField, splitIntoItemsField, waitOptionFields } from '../fields';
+import { jobGetOperation } from '../operation';
 import { extractItems } from './common';
 
-const properties: INodeProperties[] = [
-	{
-		displayName: 'Extract ID',
-		name: 'extractId',
-		type: 'string',
-		default: '',
-		required: true,
-		description: 'ID of the extract to retrieve',
-	},
-	resumeWaitField('extract', 'is FINISHED or ERROR'),
-	simplifyField,
-	optionsCollection([splitIntoItemsField, ...waitOptionFields]),
-];
-
-export const description = updateDisplayOptions({ show: { resource: ['extract'], operation: ['get'] } }, properties);
-
 /**
- * Extract → Get (`v0-api.md §4.9`): retrieves an extract, optionally waiting until it is final.
+ * Extract → Get (`§v0-4.9`): retrieves an extract, optionally waiting until it is final. The /v0
+ * family has no list of extracts, so the ID is typed (or mapped), not picked.
  *
  * @throws NodeApiError 404 naming the extract; NodeOperationError for a non-UUID ID, `ERROR` while waiting
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
-	const id = requireUuid(this.getNode(), itemIndex, 'Extract ID', this.getNodeParameter('extractId', itemIndex));
-	const final = await getJob(this, client, JOB_KINDS.extract, id, itemIndex);
-	return await extractItems(this, client, final, itemIndex);
-}
+export const { description, execute } = jobGetOperation({
+	resource: 'extract',
+	kind: JOB_KINDS.extract,
+	id: { displayName: 'Extract ID', name: 'extractId', resourceName: 'Extract', description: 'The extract to retrieve (the id output by Extract → Create)' },
+	fields: [simplifyField],
+	options: [splitIntoItemsField, ...waitOptionFields],
+	shape: async (_ctx, client, extract, itemIndex, output) => await extractItems(client, extract, itemIndex, output),
+});

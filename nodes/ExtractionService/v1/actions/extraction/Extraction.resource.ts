@@ -6,10 +6,18 @@ import * as download from './download.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-export { create, del as delete, download, get, getAll };
+/** Extraction resource (`§unversioned-2.1`): structured data from an uploaded document (token). */
+export const operations = { create, delete: del, download, get, getAll };
 
-/** Extraction resource (`unversioned-api.md §2.1`): structured data from an uploaded document (token). */
 export const description: INodeProperties[] = [
+	{
+		displayName:
+			'An Extraction (token credential) uploads a file and extracts its data in one step, optionally with a schema. For the step-by-step documents → parsings → extracts API with an API key, use the Extract resource.',
+		name: 'extractionNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { resource: ['extraction'] } },
+	},
 	{
 		displayName: 'Operation',
 		name: 'operation',

@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import type { InputFile } from '../../helpers/binary';
 import { jobOutputItems } from '../../helpers/output';
+import type { OutputSettings } from '../../helpers/settings';
 import type { ExtractionServiceClient } from '../../transport';
 
-/** Upload types the unversioned family accepts (`unversioned-api.md §4.2, §8.1`), with their MIME types. */
+/** Upload types the unversioned family accepts (`§unversioned-4.2`, `§unversioned-8.1`), with their MIME types. */
 export const EXTRACTION_FILE_TYPES: Record<string, string> = {
 	'.pdf': 'application/pdf',
 	'.png': 'image/png',
@@ -12,7 +12,7 @@ export const EXTRACTION_FILE_TYPES: Record<string, string> = {
 	'.jpeg': 'image/jpeg',
 };
 
-/** The extraction servers (`unversioned-api.md §2.1, §4.2`). */
+/** The extraction servers (`§unversioned-2.1`, `§unversioned-4.2`). */
 export const serverField: INodeProperties = {
 	displayName: 'Server',
 	name: 'server',
@@ -29,25 +29,20 @@ export const serverField: INodeProperties = {
 };
 
 /**
- * Output items for one Extraction (`unversioned-api.md §2.1`). Simplified: `extracted_data`
- * fields plus `id`, `status`, `document_name`; see `jobOutputItems`.
+ * Output items for one Extraction (`§unversioned-2.1`). Simplified: `extracted_data` fields plus
+ * `id`, `status`, `document_name`; see `jobOutputItems`.
+ *
+ * @param fileName the uploaded file's name, when the service gives none
+ * @param binary the input file to pass on, if any
  */
 export async function extractionItems(
-	ctx: IExecuteFunctions,
 	client: ExtractionServiceClient,
 	extraction: IDataObject,
 	itemIndex: number,
-	file?: InputFile,
+	output: OutputSettings,
+	fileName?: string,
+	binary?: INodeExecutionData['binary'],
 ): Promise<INodeExecutionData[]> {
-	const meta: IDataObject = { id: extraction.id, status: extraction.status, document_name: extraction.document_name ?? file?.fileName ?? null };
-	return await jobOutputItems(ctx, client, 'unversioned', extraction, extraction.extracted_data, meta, itemIndex, file);
+	const meta: IDataObject = { id: extraction.id, status: extraction.status, document_name: extraction.document_name ?? fileName ?? null };
+	return await jobOutputItems(client, 'unversioned', extraction, extraction.extracted_data, meta, itemIndex, output, binary);
 }
-
-/** Simplify for extractions. */
-export const extractionSimplifyField: INodeProperties = {
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: true,
-	description: 'Whether to return the extracted data at the top level with the ID, status and document name, instead of the full resource',
-};

@@ -1,21 +1,21 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
 import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection } from '../common.descriptions';
-import { idField, outputBinaryField } from '../common.fields';
+import { EXTRACTION_ID, idParameter, optionsCollection, outputBinaryField } from '../fields';
+import { forOperation } from '../operation';
 
-/** Download formats (`unversioned-api.md §4.3` `download=`) and the file each gives. */
+/** Download formats (`§unversioned-4.3` `download=`) and the file each gives. */
 const FORMATS: Record<string, { suffix: string; mimeType: string }> = {
 	csv: { suffix: '.csv', mimeType: 'text/csv' },
 	json: { suffix: '.json', mimeType: 'application/json' },
 	images: { suffix: '-images.zip', mimeType: 'application/zip' },
 };
 
-const properties: INodeProperties[] = [
-	idField('Extraction ID', 'extractionId', 'ID of the extraction to download'),
+export const description = forOperation('extraction', 'download', [
+	...idParameter({ ...EXTRACTION_ID, description: 'The extraction to download' }),
 	{
 		displayName: 'Format',
 		name: 'format',
@@ -29,14 +29,12 @@ const properties: INodeProperties[] = [
 		description: 'What to download',
 	},
 	outputBinaryField,
-	optionsCollection([]),
-];
-
-export const description = updateDisplayOptions({ show: { resource: ['extraction'], operation: ['download'] } }, properties);
+	...optionsCollection([]),
+]);
 
 /**
- * Extraction → Download (`unversioned-api.md §4.3` with `download=csv|json|images`) as an n8n
- * binary. §4.3: "when the extraction has no schema, nothing is downloaded" — the node reads the
+ * Extraction → Download (`§unversioned-4.3` with `download=csv|json|images`) as an n8n
+ * binary. `§unversioned-4.3`: "when the extraction has no schema, nothing is downloaded" — the node reads the
  * extraction first and says so, and that it must be FINISHED, before asking for the file.
  *
  * @returns the extraction id/format as JSON and the file (`<document>.csv`, `.json`, `-images.zip`)
@@ -44,7 +42,7 @@ export const description = updateDisplayOptions({ show: { resource: ['extraction
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const id = requireUuid(node, itemIndex, 'Extraction ID', this.getNodeParameter('extractionId', itemIndex));
+	const id = requireUuid(node, itemIndex, EXTRACTION_ID.displayName, this.getNodeParameter(EXTRACTION_ID.name, itemIndex, '', { extractValue: true }));
 	const format = this.getNodeParameter('format', itemIndex) as string;
 	const property = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
 	const kind = FORMATS[format];
@@ -55,7 +53,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	if (!extraction.schema) {
 		throw new NodeOperationError(node, `Extraction ${id} has no schema: there is nothing to download`, {
 			itemIndex,
-			description: 'Only extractions created with a schema have data to download (unversioned API §4.3). Use Get to read its content instead.',
+			description: 'Only extractions created with a schema have data to download. Use Get to read its content instead.',
 		});
 	}
 	if (extraction.status !== 'FINISHED') {

@@ -4,9 +4,9 @@ import * as create from './create.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-export { create, get, getAll };
+/** Parsing resource (`§v0-2.3`): OCR text, markdown and pictures of a document. */
+export const operations = { create, get, getAll };
 
-/** Parsing resource (`v0-api.md §2.3`): OCR output, markdown, page-level data and pictures. */
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Operation',
@@ -15,7 +15,7 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['parsing'] } },
 		options: [
-			{ name: 'Create', value: 'create', description: 'Parse a document into markdown and OCR data', action: 'Create a parsing' },
+			{ name: 'Create', value: 'create', description: 'Parse a document into text, markdown and pictures', action: 'Create a parsing' },
 			{ name: 'Get', value: 'get', description: 'Retrieve a parsing', action: 'Get a parsing' },
 			{ name: 'Get Many', value: 'getAll', description: 'List parsings', action: 'Get many parsings' },
 		],

@@ -6,9 +6,9 @@ import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 
-export { create, del as delete, get, getAll, update };
+/** Schema resource (`§unversioned-2.3`): the definition of the data to extract (token). */
+export const operations = { create, delete: del, get, getAll, update };
 
-/** Schema resource (`unversioned-api.md §2.3`): the definition of the data to extract (token). */
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Operation',

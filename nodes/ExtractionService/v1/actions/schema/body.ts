@@ -4,9 +4,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { parseJsonObject } from '../../helpers/validation';
 
 /**
- * The JSON body of schema create/update (`unversioned-api.md §4.6, §4.8`): `name` and
+ * The JSON body of schema create/update (`§unversioned-4.6, §unversioned-4.8`): `name` and
  * `description` required non-empty strings, `schema` the definition (a JSON object; the key must be
- * present, §2.3), `additional_informations` optional.
+ * present, `§unversioned-2.3`), `additional_informations` optional.
  *
  * @throws NodeOperationError naming the parameter, before any request
  */

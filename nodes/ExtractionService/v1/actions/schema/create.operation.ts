@@ -1,25 +1,23 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IDataObject } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, IDataObject } from 'n8n-workflow';
 
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection } from '../common.descriptions';
+import { optionsCollection } from '../fields';
+import { forOperation } from '../operation';
 import { additionalInformationsField, definitionField } from './common';
 import { schemaBody } from './body';
 
-const properties: INodeProperties[] = [
-	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, description: 'Name of the schema' },
+export const description = forOperation('schema', 'create', [
+	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. Invoice', description: 'Name of the schema' },
 	{ displayName: 'Description', name: 'description', type: 'string', default: '', required: true, description: 'What the schema extracts' },
 	{ ...definitionField, required: true },
-	optionsCollection([additionalInformationsField]),
-];
-
-export const description = updateDisplayOptions({ show: { resource: ['schema'], operation: ['create'] } }, properties);
+	...optionsCollection([additionalInformationsField]),
+]);
 
 /**
- * Schema → Create (`unversioned-api.md §4.6`): JSON body `name`, `description`, `schema` (the
+ * Schema → Create (`§unversioned-4.6`): JSON body `name`, `description`, `schema` (the
  * definition, validated as a JSON object before sending), `additional_informations`.
  *
- * @returns the created Schema (§2.3)
+ * @returns the created Schema (`§unversioned-2.3`)
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;

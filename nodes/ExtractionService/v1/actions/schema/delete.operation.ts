@@ -1,17 +1,14 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection } from '../common.descriptions';
-import { schemaLocator } from './common';
+import { optionsCollection, schemaLocator } from '../fields';
+import { forOperation } from '../operation';
 
-const properties: INodeProperties[] = [schemaLocator(true, 'The schema to delete'), optionsCollection([])];
-
-export const description = updateDisplayOptions({ show: { resource: ['schema'], operation: ['delete'] } }, properties);
+export const description = forOperation('schema', 'delete', [schemaLocator(true, 'The schema to delete'), ...optionsCollection([])]);
 
 /**
- * Schema → Delete (`unversioned-api.md §4.9`). Success status and body are "not shown": any 2xx
+ * Schema → Delete (`§unversioned-4.9`). Success status and body are "not shown": any 2xx
  * counts as deleted.
  *
  * @returns `{ id, deleted: true }`

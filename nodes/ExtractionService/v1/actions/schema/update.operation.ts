@@ -1,13 +1,14 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection } from '../common.descriptions';
+import { optionsCollection, schemaLocator } from '../fields';
+import { forOperation } from '../operation';
 import { schemaBody } from './body';
-import { additionalInformationsField, definitionField, schemaLocator } from './common';
+import { additionalInformationsField, definitionField } from './common';
 
-const properties: INodeProperties[] = [
+export const description = forOperation('schema', 'update', [
 	schemaLocator(true, 'The schema to update'),
 	{
 		displayName: 'Update Fields',
@@ -22,14 +23,12 @@ const properties: INodeProperties[] = [
 			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Name of the schema' },
 		],
 	},
-	optionsCollection([]),
-];
-
-export const description = updateDisplayOptions({ show: { resource: ['schema'], operation: ['update'] } }, properties);
+	...optionsCollection([]),
+]);
 
 /**
- * Schema → Update (`unversioned-api.md §4.8`). PUT needs every required field, so the node reads
- * the schema (§4.7), applies the fields the user set, validates, and sends the whole schema.
+ * Schema → Update (`§unversioned-4.8`). PUT needs every required field, so the node reads
+ * the schema (`§unversioned-4.7`), applies the fields the user set, validates, and sends the whole schema.
  *
  * @returns the updated Schema
  * @throws NodeOperationError when no field is set or a value is invalid (before the PUT)

@@ -2,9 +2,9 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import * as upload from './upload.operation';
 
-export { upload };
+/** Workflow resource (`§unversioned-4.10`): an extraction configuration identified by a UUID. */
+export const operations = { upload };
 
-/** Workflow resource (`unversioned-api.md §4.10`): an extraction configuration identified by a UUID. */
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Operation',

@@ -48,8 +48,8 @@ function escapeName(name: string): string {
 }
 
 /**
- * Builds a streamed `multipart/form-data` body (`v0-api.md §1 rule 3`: file uploads are multipart;
- * used for `§4.1 POST /v0/documents` and the other upload endpoints of both families) whose file
+ * Builds a streamed `multipart/form-data` body (`§v0-1 rule 3`: file uploads are multipart;
+ * used for `POST /v0/documents` (`§v0-4.1`) and the other upload endpoints of both families) whose file
  * parts are read from n8n's binary data storage while the request is being sent, so memory stays
  * bounded (about 64 KiB per upload) whatever the file size. The encoding is the one axios gives a
  * native FormData: for each part `--<boundary>CRLF`, `Content-Disposition: form-data; name="…"`
