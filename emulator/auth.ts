@@ -9,8 +9,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /**
- * v0 family: header `X-API-Key` (v0-api.md §5); a missing or wrong key → 401 `{"detail": "..."}`
- * (v0-api.md §7).
+ * v0 family: header `X-API-Key` (§v0-5); a missing or wrong key → 401 `{"detail": "..."}`
+ * (§v0-7).
  */
 export function checkApiKey(app: AppContext, headers: IncomingHttpHeaders): HttpError | undefined {
 	const key = header(headers, 'x-api-key');
@@ -20,8 +20,8 @@ export function checkApiKey(app: AppContext, headers: IncomingHttpHeaders): Http
 }
 
 /**
- * Unversioned family: the raw token in `Authorization` (unversioned-api.md §5 — "the header value is
- * the token", so "Bearer <token>" is invalid). 401 bodies per unversioned-api.md §7 (the
+ * Unversioned family: the raw token in `Authorization` (§unversioned-5 — "the header value is
+ * the token", so "Bearer <token>" is invalid). 401 bodies per §unversioned-7 (the
  * simplejwt shape: detail, code, messages); the configured expired token gets "Token is expired".
  */
 export function checkToken(app: AppContext, headers: IncomingHttpHeaders): HttpError | undefined {

@@ -112,7 +112,7 @@ export class IncomingBody {
 		try {
 			return { kind: 'json', value: JSON.parse(text) };
 		} catch (err) {
-			// Django REST framework's wording (v0-api.md §7: "malformed JSON" is a 400 cause).
+			// Django REST framework's wording (§v0-7: "malformed JSON" is a 400 cause).
 			throw new HttpError(400, { detail: `JSON parse error - ${(err as Error).message}` });
 		}
 	}

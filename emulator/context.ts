@@ -43,7 +43,7 @@ export interface RequestContext {
 
 export type Handler = (app: AppContext, req: RequestContext, params: Params) => Promise<Reply>;
 
-/** Which credential a route requires: X-API-Key (v0-api.md §5), the raw token (unversioned-api.md §5), or none (files origin). */
+/** Which credential a route requires: X-API-Key (§v0-5), the raw token (§unversioned-5), or none (files origin). */
 export type AuthScheme = 'api-key' | 'token' | 'none';
 
 export interface RouteDef {

@@ -1,7 +1,7 @@
 /**
  * Field readers shared by both families: one view over JSON and form bodies, booleans, choices,
  * metadata, page ranges and the emulator's test controls. Messages follow Django REST framework,
- * which both references' error shapes match (v0-api.md §7, unversioned-api.md §7).
+ * which both references' error shapes match (§v0-7, §unversioned-7).
  */
 import type { ParsedBody, UploadedFile } from './body';
 import { ErrorBag, HttpError } from './http';
@@ -117,7 +117,7 @@ export function readOptionalString(input: Input, name: string, errors: ErrorBag)
 }
 
 /**
- * `metadata` (v0-api.md §4.1/§4.5/§4.8, unversioned-api.md §4.2): a JSON object or null. In a form it
+ * `metadata` (§v0-4.1/§v0-4.5/§v0-4.8, §unversioned-4.2): a JSON object or null. In a form it
  * is a JSON string ('' counts as absent); in a JSON body it is an object. Anything else →
  * `{"metadata": ["Must be a JSON object."]}`.
  */
@@ -176,7 +176,7 @@ export interface PageRange {
 }
 
 /**
- * `pdf_page_start` / `pdf_page_end` query parameters (v0-api.md §4.1, unversioned-api.md §4.2):
+ * `pdf_page_start` / `pdf_page_end` query parameters (§v0-4.1, §unversioned-4.2):
  * positive integers with start ≤ end. The upper bound (≤ page count) is checked by {@link checkPageRange}
  * once the file is known.
  */

@@ -1,6 +1,6 @@
 /**
- * The files origin: where `GET /v0/documents/{id}/download` redirects (v0-api.md §4.4, "302 redirect to
- * the file URL"), plus static PDFs used as URL inputs (v0-api.md §4.5). A separate origin, like the
+ * The files origin: where `GET /v0/documents/{id}/download` redirects (§v0-4.4, "302 redirect to
+ * the file URL"), plus static PDFs used as URL inputs (§v0-4.5). A separate origin, like the
  * object storage behind a real service's pre-signed URLs: it needs no credentials, and the request log
  * shows that the API key never reaches it.
  */

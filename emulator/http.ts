@@ -28,12 +28,12 @@ export class HttpError extends Error {
 	}
 }
 
-/** 404 `{"detail": "..."}` (v0-api.md §7, unversioned-api.md §7). */
+/** 404 `{"detail": "..."}` (§v0-7, §unversioned-7). */
 export function notFound(detail = 'Not found.'): HttpError {
 	return new HttpError(404, { detail });
 }
 
-/** Field errors, collected in DRF style: `{"field": ["message", ...]}` (v0-api.md §7, unversioned-api.md §7). */
+/** Field errors, collected in DRF style: `{"field": ["message", ...]}` (§v0-7, §unversioned-7). */
 export type FieldErrors = Record<string, string[]>;
 
 /** Collects field errors so that one 400 reports every invalid field, as Django REST framework does. */
@@ -75,7 +75,7 @@ export type RouteMatch<H> =
 /**
  * Exact-path router. Patterns are literal paths with `:name` parameters (one path segment each, which
  * may be followed by a literal such as `.png`). A trailing slash is significant: `/v0/documents` and
- * `/v0/documents/` are different paths (v0-api.md §1 rule 1, unversioned-api.md §1 rule 1).
+ * `/v0/documents/` are different paths (§v0-1 rule 1, §unversioned-1 rule 1).
  */
 export class Router<H> {
 	private readonly routes: CompiledRoute<H>[] = [];
@@ -112,7 +112,7 @@ export class Router<H> {
 	}
 }
 
-/** The record with UUID `id`, else 404 `{"detail": "No <resource> matches the given query."}` (Django's wording; v0-api.md §4.3, unversioned-api.md §4.3). */
+/** The record with UUID `id`, else 404 `{"detail": "No <resource> matches the given query."}` (Django's wording; §v0-4.3, §unversioned-4.3). */
 export function lookup<T>(map: Map<string, T>, id: string, resource: string): T {
 	const found = isUuid(id) ? map.get(id) : undefined;
 	if (!found) throw notFound(`No ${resource} matches the given query.`);
@@ -126,12 +126,12 @@ export function methodNotAllowed(method: string, allow: string[]): HttpError {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Identifiers are UUID strings (v0-api.md §1 rule 2, unversioned-api.md §1 rule 4). */
+/** Identifiers are UUID strings (§v0-1 rule 2, §unversioned-1 rule 4). */
 export function isUuid(value: unknown): value is string {
 	return typeof value === 'string' && UUID_RE.test(value);
 }
 
-/** ISO 8601 UTC with microseconds and a trailing `Z` (v0-api.md §1 rule 2, unversioned-api.md §1 rule 3). */
+/** ISO 8601 UTC with microseconds and a trailing `Z` (§v0-1 rule 2, §unversioned-1 rule 3). */
 export function isoTimestamp(ms: number): string {
 	const whole = Math.floor(ms);
 	const micros = Math.round((ms - whole) * 1000)

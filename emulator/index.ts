@@ -1,6 +1,6 @@
 /**
  * Extraction-service emulator: a local HTTP server implementing both API families of the service,
- * `/v0` (v0-api.md) and the unversioned one (unversioned-api.md),
+ * `/v0` (§v0 of docs/service-api.md) and the unversioned one (§unversioned),
  * plus a second "files" origin for download redirects. A development tool for tests, the demo and
  * benchmarks; it listens on loopback only and never fetches a non-loopback address.
  *

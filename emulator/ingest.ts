@@ -1,7 +1,7 @@
 /**
  * Turning an upload (or a fetched URL) into a {@link FileRecord}, and creating jobs. Shared by
- * `POST /v0/documents`, `/v0/parsing`, `/v0/extract` (v0-api.md §4.1, §4.5, §4.8) and
- * `POST /extract/`, `/workflow/{id}/extract/` (unversioned-api.md §4.2, §4.10).
+ * `POST /v0/documents`, `/v0/parsing`, `/v0/extract` (§v0-4.1, §v0-4.5, §v0-4.8) and
+ * `POST /extract/`, `/workflow/{id}/extract/` (§unversioned-4.2, §unversioned-4.10).
  */
 import { Readable } from 'node:stream';
 import { isIP } from 'node:net';
@@ -14,7 +14,7 @@ import type { EmulatorControls, FileRecord, Job } from './store';
 
 /**
  * Analyses a file: type by magic bytes, page count, optional trimming to a page range (PDF only, as
- * v0-api.md §4.1 and unversioned-api.md §4.2 say), then page text in the background.
+ * §v0-4.1 and §unversioned-4.2 say), then page text in the background.
  *
  * PDFs larger than 32 MB ({@link SPILL_BYTES}) skip the pdfjs text extraction (their pages have empty
  * text) so that a 200 MB upload is not loaded into memory; their page count comes from pdf-lib when
@@ -66,7 +66,7 @@ export function newJob(app: AppContext, source: FileRecord, controls: EmulatorCo
 	return { createdAt: Date.now(), durationMs: total * (opts.share ?? 1), source, controls: own, allowPartial: opts.allowPartial, after: opts.after };
 }
 
-/** http(s) URL check for the `document` field (v0-api.md §4.5: "public or pre-signed URL"). */
+/** http(s) URL check for the `document` field (§v0-4.5: "public or pre-signed URL"). */
 export function isHttpUrl(value: string): boolean {
 	if (!/^https?:\/\//i.test(value)) return false;
 	try {
@@ -88,7 +88,7 @@ function isLoopback(hostname: string): boolean {
 const MAX_REDIRECTS = 5;
 
 /**
- * Downloads a URL input (v0-api.md §4.5 / §4.8). Only loopback hosts are fetched (redirects are
+ * Downloads a URL input (§v0-4.5 / §v0-4.8). Only loopback hosts are fetched (redirects are
  * followed by hand so that they cannot leave loopback either); any failure, including a non-2xx answer,
  * → 400 `{"document": ["URL could not be fetched."]}`. The file name is the URL's last path segment.
  */

@@ -1,7 +1,7 @@
 /**
  * List endpoints, shared by both families: page-number pagination with the envelope of
- * v0-api.md §2.5 / unversioned-api.md §2.4, the `search` matcher and the created_at range filter
- * (v0-api.md §4.2, §4.6).
+ * §v0-2.5 / §unversioned-2.4, the `search` matcher and the created_at range filter
+ * (§v0-4.2, §v0-4.6).
  */
 import { queryValue, type Query, type RequestContext } from './context';
 import { ErrorBag, HttpError } from './http';
@@ -71,7 +71,7 @@ export function matchesSearch(needle: string | undefined, haystack: Array<string
 	return haystack.some((h) => typeof h === 'string' && h.toLowerCase().includes(n));
 }
 
-/** The values of a metadata object as strings, for `search` (v0-api.md §4.2 "matches filename and metadata values"). */
+/** The values of a metadata object as strings, for `search` (§v0-4.2 "matches filename and metadata values"). */
 export function metadataValues(metadata: Record<string, unknown> | null | undefined): string[] {
 	return Object.values(metadata ?? {}).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
 }
@@ -79,7 +79,7 @@ export function metadataValues(metadata: Record<string, unknown> | null | undefi
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
- * `created_at_after` / `created_at_before` (v0-api.md §4.2, §4.6): ISO 8601 date-times, inclusive
+ * `created_at_after` / `created_at_before` (§v0-4.2, §v0-4.6): ISO 8601 date-times, inclusive
  * bounds; a value without a time zone is read as UTC; invalid → 400 "Enter a valid date/time.".
  */
 export function readCreatedRange(query: Query, errors: ErrorBag): (createdAt: number) => boolean {

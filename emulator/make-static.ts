@@ -1,6 +1,6 @@
 /**
  * Generates the static PDFs served by the files origin at GET /static/{name} (URL inputs of
- * v0-api.md §4.5 / §4.8: "public or pre-signed URL"). Run once: `npx tsx emulator/make-static.ts`;
+ * §v0-4.5 / §v0-4.8: "public or pre-signed URL"). Run once: `npx tsx emulator/make-static.ts`;
  * the output (emulator/static/a.pdf, b.pdf, c.pdf) is kept in the repository.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

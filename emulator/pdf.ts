@@ -1,7 +1,7 @@
 /**
  * File analysis: type sniffing, page counting, page trimming (pdf-lib) and page text (pdfjs-dist in a
- * worker thread). This is the "real work" behind a parsing (v0-api.md §2.3) and an extraction
- * (unversioned-api.md §2.1).
+ * worker thread). This is the "real work" behind a parsing (§v0-2.3) and an extraction
+ * (§unversioned-2.1).
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -80,7 +80,7 @@ async function scanPageObjects(file: StoredFile): Promise<number> {
 	return count;
 }
 
-/** The pages `start..end` (1-based, inclusive) of a PDF as a new PDF (v0-api.md §4.1, unversioned-api.md §4.2). */
+/** The pages `start..end` (1-based, inclusive) of a PDF as a new PDF (§v0-4.1, §unversioned-4.2). */
 export async function trimPdf(bytes: Buffer, start: number, end: number): Promise<Buffer> {
 	const src = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
 	const out = await PDFDocument.create({ updateMetadata: false });

@@ -1,8 +1,8 @@
 /**
- * The structured result of an extract (v0-api.md §2.4 `result`) and of an extraction
- * (unversioned-api.md §2.1 `extracted_data`), computed from the document text and a schema definition.
+ * The structured result of an extract (§v0-2.4 `result`) and of an extraction
+ * (§unversioned-2.1 `extracted_data`), computed from the document text and a schema definition.
  *
- * The structure of a schema definition is "not shown" (v0-api.md §2.5, unversioned-api.md §2.3); the
+ * The structure of a schema definition is "not shown" (§v0-2.5, §unversioned-2.3); the
  * emulator reads an OpenAPI-style object `{"type": "object", "properties": {...}}`. For each property
  * it looks for a line `Label: value` (label compared case-insensitively), where Label is the property
  * name with `_` read as a space, its `title`, or its `description`; the value is the rest of the line.

@@ -1,6 +1,6 @@
 /**
- * Time-based job states, shared by v0 parsings and extracts (v0-api.md §3) and unversioned
- * extractions (unversioned-api.md §3). No timers: the state is computed from the clock whenever a
+ * Time-based job states, shared by v0 parsings and extracts (§v0-3) and unversioned
+ * extractions (§unversioned-3). No timers: the state is computed from the clock whenever a
  * resource is read.
  *
  * Transitions are "not shown" in both references; the emulator's rule: a job created at t0 with a
@@ -57,7 +57,7 @@ function timeline(job: Job, start: number, runningFrom: number, now: number): Jo
 
 /**
  * The `status` value of a job: `queuedLabel` (v0 `IN_QUEUE`, unversioned `CREATED`), `IN_PROGRESS`,
- * then the final status (v0-api.md §3, unversioned-api.md §3).
+ * then the final status (§v0-3, §unversioned-3).
  */
 export function statusLabel(state: JobState, queuedLabel: string): string {
 	if (state.phase === 'queued') return queuedLabel;
@@ -65,7 +65,7 @@ export function statusLabel(state: JobState, queuedLabel: string): string {
 	return state.outcome?.status ?? 'ERROR';
 }
 
-/** Message of a parsing that ends `PARTIAL_FINISHED` (v0-api.md §3 rule 2). */
+/** Message of a parsing that ends `PARTIAL_FINISHED` (§v0-3 rule 2). */
 export const PARTIAL_ERROR = '1 page(s) could not be processed';
 
 /** The final status of a job (meaningful once final). */

@@ -129,7 +129,7 @@ export function storeBuffer(buffer: Buffer, tempDir: TempDir): Promise<StoredFil
 	return storeStream([buffer], tempDir, Number.POSITIVE_INFINITY);
 }
 
-/** The 413 answer for an upload above the configured limit (size limits: "not shown", v0-api.md §8 / unversioned-api.md §8). */
+/** The 413 answer for an upload above the configured limit (size limits: "not shown", §v0-8 / §unversioned-8). */
 export function tooLarge(maxBytes: number): HttpError {
 	return new HttpError(413, { detail: `Request body is too large (limit ${maxBytes} bytes).` });
 }

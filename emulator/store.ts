@@ -1,13 +1,13 @@
 /**
  * In-memory records of both API families. Schemas live in ONE store shared by the two families:
  * whether schemas created through the unversioned endpoints are accepted by `/v0/extract` is
- * "not shown" (v0-api.md §2.5); the emulator accepts them.
+ * "not shown" (§v0-2.5); the emulator accepts them.
  */
 import { readFileSync } from 'node:fs';
 import type { FileKind, PageContent } from './pdf';
 import type { StoredFile } from './storage';
 
-/** Servers of an extraction (unversioned-api.md §2.1). */
+/** Servers of an extraction (§unversioned-2.1). */
 export const SERVERS = ['EU-1', 'FR-1', 'FR-2', 'FR-3'] as const;
 export type Server = (typeof SERVERS)[number];
 
@@ -41,7 +41,7 @@ export interface Job {
 	durationMs: number;
 	source: FileRecord;
 	controls: EmulatorControls;
-	/** PARTIAL_FINISHED exists for parsings only (v0-api.md §3). */
+	/** PARTIAL_FINISHED exists for parsings only (§v0-3). */
 	allowPartial: boolean;
 	/** A job that must be final before this one starts (the parsing of an extract created from a document). */
 	after?: Job;
@@ -143,9 +143,9 @@ export class Store {
 	readonly parsings = new Map<string, ParsingRecord>();
 	readonly extracts = new Map<string, ExtractRecord>();
 	readonly extractions = new Map<string, ExtractionRecord>();
-	/** Picture id → parsing id (v0-api.md §2.2). */
+	/** Picture id → parsing id (§v0-2.2). */
 	readonly pictures = new Map<string, string>();
-	/** Download signature → document id (v0-api.md §4.4). */
+	/** Download signature → document id (§v0-4.4). */
 	readonly signatures = new Map<string, string>();
 	private seq = 0;
 	private workflowSession = 0;
@@ -160,7 +160,7 @@ export class Store {
 		return ++this.seq;
 	}
 
-	/** A fresh `workflow_session_id` (unversioned-api.md §4.10). */
+	/** A fresh `workflow_session_id` (§unversioned-4.10). */
 	nextWorkflowSession(): number {
 		return ++this.workflowSession;
 	}

@@ -1,7 +1,7 @@
 /**
- * The unversioned family (unversioned-api.md): extractions `/extract/`, schemas `/schema/`, workflow
+ * The unversioned family (§unversioned of docs/service-api.md): extractions `/extract/`, schemas `/schema/`, workflow
  * uploads `/workflow/{id}/extract/`. Authenticated with the raw token in `Authorization`
- * (unversioned-api.md §5); every path ends with `/` (unversioned-api.md §1 rule 1).
+ * (§unversioned-5); every path ends with `/` (§unversioned-1 rule 1).
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -27,7 +27,7 @@ const DOWNLOADS = ['csv', 'json', 'images'] as const;
 // ---------------------------------------------------------------------------------------------------
 // Rendering
 
-/** Schema (unversioned-api.md §2.3). */
+/** Schema (§unversioned-2.3). */
 function renderSchema(s: SchemaRecord): Record<string, unknown> {
 	return {
 		id: s.id,
@@ -41,7 +41,7 @@ function renderSchema(s: SchemaRecord): Record<string, unknown> {
 }
 
 /**
- * `extraction_step` (unversioned-api.md §2.1). The order is "not shown" (§3); the emulator walks
+ * `extraction_step` (§unversioned-2.1). The order is "not shown" (§unversioned-3); the emulator walks
  * OCR → (CLASSIFICATION when a classifier is set) → (PARSING → LOCATION when a schema is set),
  * spreading the steps evenly over the IN_PROGRESS time. CREATED reports the first step, a final
  * extraction the last one.
@@ -63,11 +63,11 @@ function pageImages(e: ExtractionRecord): Array<{ name: string; url: string }> {
 }
 
 /**
- * Extraction (unversioned-api.md §2.1). `content` and `extracted_data` are null until FINISHED
+ * Extraction (§unversioned-2.1). `content` and `extracted_data` are null until FINISHED
  * (`extracted_data` stays null without a schema); `credit_used` is reported once final;
  * `classifier_result` is always null (classifiers are not emulated; their fields are "not shown",
- * §2.3). `error` (not in the §2.1 table) holds the failure message of an ERROR extraction, as in the
- * list item of §2.2.
+ * §unversioned-2.3). `error` (not in the §unversioned-2.1 table) holds the failure message of an ERROR extraction, as in the
+ * list item of §unversioned-2.2.
  */
 function renderExtraction(e: ExtractionRecord, now: number): Record<string, unknown> {
 	const state = jobState(e.job, now);
@@ -96,7 +96,7 @@ function renderExtraction(e: ExtractionRecord, now: number): Record<string, unkn
 	};
 }
 
-/** Extraction list item (unversioned-api.md §2.2); `schema` is the current schema object (null once deleted). */
+/** Extraction list item (§unversioned-2.2); `schema` is the current schema object (null once deleted). */
 function renderListItem(app: AppContext, e: ExtractionRecord, now: number): Record<string, unknown> {
 	const state = jobState(e.job, now);
 	const schema = e.schema && app.store.schemas.get(e.schema.id);
@@ -119,7 +119,7 @@ function renderListItem(app: AppContext, e: ExtractionRecord, now: number): Reco
 
 /**
  * A document upload: present, not empty, with an accepted extension AND PDF/PNG/JPEG magic bytes
- * (unversioned-api.md §4.2, §8.1); else a 400 field error (under `errorField`, prefixed with `prefix`).
+ * (§unversioned-4.2, §unversioned-8.1); else a 400 field error (under `errorField`, prefixed with `prefix`).
  */
 async function readDocument(input: Input, field: string, errors: ErrorBag, errorField = field, prefix = ''): Promise<UploadedFile | undefined> {
 	const upload = readFile(input, field, errors, errorField, prefix);
@@ -136,7 +136,7 @@ type ExtractionSettings = Pick<ExtractionRecord, 'server' | 'schema' | 'classifi
 };
 
 /**
- * Creates one extraction per upload. Credits (unversioned-api.md §8.3: consumed per extraction, amount
+ * Creates one extraction per upload. Credits (§unversioned-8.3: consumed per extraction, amount
  * "not shown"): 1 credit per page of the stored (trimmed) document, taken from the balance at creation
  * for all uploads of the request at once; a balance below the cost → 403
  * `{"credits": ["Insufficient credits: <cost> needed, <balance> available."]}` and nothing is created.
@@ -173,7 +173,7 @@ async function createExtractions(app: AppContext, req: RequestContext, uploads: 
 	});
 }
 
-/** POST /extract/ (unversioned-api.md §4.2). */
+/** POST /extract/ (§unversioned-4.2). */
 async function createExtraction(app: AppContext, req: RequestContext): Promise<Reply> {
 	const input = Input.from(await req.body.read(['multipart']));
 	const errors = new ErrorBag();
@@ -204,7 +204,7 @@ async function createExtraction(app: AppContext, req: RequestContext): Promise<R
 	return json(201, renderExtraction(record, Date.now()));
 }
 
-/** GET /extract/ (unversioned-api.md §4.1). `meta_key` + `meta_value` together match that key having that value. */
+/** GET /extract/ (§unversioned-4.1). `meta_key` + `meta_value` together match that key having that value. */
 async function listExtractions(app: AppContext, req: RequestContext): Promise<Reply> {
 	const errors = new ErrorBag();
 	const search = queryValue(req.query, 'search');
@@ -238,7 +238,7 @@ function lookupExtraction(app: AppContext, id: string): ExtractionRecord {
 }
 
 /**
- * GET /extract/{id}/ (unversioned-api.md §4.3). The condition for 202 is "not shown": 202 while the
+ * GET /extract/{id}/ (§unversioned-4.3). The condition for 202 is "not shown": 202 while the
  * extraction is not final (CREATED, IN_PROGRESS), 200 once FINISHED or ERROR.
  *
  * `download`: the reference says "when download is omitted, csv is selected", but this endpoint is
@@ -293,7 +293,7 @@ export function toCsv(data: unknown, fallbackColumns: string[]): string {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Schemas (unversioned-api.md §4.5–§4.9)
+// Schemas (§unversioned-4.5–§unversioned-4.9)
 
 function lookupSchema(app: AppContext, id: string): SchemaRecord {
 	return lookup(app.store.schemas, id, 'Schema');
@@ -303,7 +303,7 @@ function lookupSchema(app: AppContext, id: string): SchemaRecord {
 type SchemaFields = Pick<SchemaRecord, 'name' | 'description' | 'additionalInformations' | 'definition'>;
 
 /**
- * Body of POST / PUT /schema/ (unversioned-api.md §4.6, §4.8): `name`, `description` required non-blank
+ * Body of POST / PUT /schema/ (§unversioned-4.6, §unversioned-4.8): `name`, `description` required non-blank
  * strings; `schema` key required, a JSON object or null (in form encodings, a JSON string; '' or
  * "null" is null); `additional_informations` optional string or null.
  */
@@ -350,7 +350,7 @@ async function updateSchema(app: AppContext, req: RequestContext, id: string): P
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Workflow uploads (unversioned-api.md §4.10)
+// Workflow uploads (§unversioned-4.10)
 
 /** `extracts[<index>]<field>`: the form encoding Django REST framework reads for a list of nested objects (html.parse_html_list). */
 const EXTRACTS_FIELD = /^extracts\[([0-9]+)\](.*)$/;
@@ -406,19 +406,19 @@ export function unversionedRoutes(router: Router<RouteDef>): void {
 	route('GET', '/extract/', listExtractions);
 	route('POST', '/extract/', createExtraction);
 	route('GET', '/extract/:id/', (app, req, { id }) => retrieveExtraction(app, req, id));
-	// DELETE /extract/{id}/ (§4.4): status and body "not shown" → 204 without body; unknown id → 404.
+	// DELETE /extract/{id}/ (§unversioned-4.4): status and body "not shown" → 204 without body; unknown id → 404.
 	route('DELETE', '/extract/:id/', async (app, _req, { id }) => {
 		const e = lookupExtraction(app, id);
 		app.store.extractions.delete(e.id);
 		e.source.file.discard();
 		return { status: 204 };
 	});
-	// The document of an extraction (§2.1 `document_url`).
+	// The document of an extraction (§unversioned-2.1 `document_url`).
 	route('GET', '/extract/:id/document/', async (app, _req, { id }) => {
 		const e = lookupExtraction(app, id);
 		return fileReply(e.documentName, e.source.file);
 	});
-	// A page image (§2.1 `content_images[].url`).
+	// A page image (§unversioned-2.1 `content_images[].url`).
 	route('GET', '/extract/:id/images/:name/', async (app, _req, { id, name }) => {
 		const e = lookupExtraction(app, id);
 		if (!pageImages(e).some((image) => image.name === name)) throw notFound();
@@ -428,7 +428,7 @@ export function unversionedRoutes(router: Router<RouteDef>): void {
 	route('POST', '/schema/', createSchema);
 	route('GET', '/schema/:id/', async (app, _req, { id }) => json(200, renderSchema(lookupSchema(app, id))));
 	route('PUT', '/schema/:id/', (app, req, { id }) => updateSchema(app, req, id));
-	// DELETE /schema/{id}/ (§4.9): status and body "not shown" → 204 without body.
+	// DELETE /schema/{id}/ (§unversioned-4.9): status and body "not shown" → 204 without body.
 	route('DELETE', '/schema/:id/', async (app, _req, { id }) => {
 		app.store.schemas.delete(lookupSchema(app, id).id);
 		return { status: 204 };

@@ -1,6 +1,6 @@
 /**
- * The `/v0` family (v0-api.md): documents, parsings, extracts. Authenticated with `X-API-Key`
- * (v0-api.md §5); paths have no trailing slash (v0-api.md §1 rule 1).
+ * The `/v0` family (§v0 of docs/service-api.md): documents, parsings, extracts. Authenticated with `X-API-Key`
+ * (§v0-5); paths have no trailing slash (§v0-1 rule 1).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext, RequestContext, RouteDef } from './context';
@@ -21,7 +21,7 @@ const PARSING_STATUSES = ['IN_QUEUE', 'IN_PROGRESS', 'FINISHED', 'PARTIAL_FINISH
 // ---------------------------------------------------------------------------------------------------
 // Rendering
 
-/** Document (v0-api.md §2.1). */
+/** Document (§v0-2.1). */
 function renderDocument(d: DocumentRecord): Record<string, unknown> {
 	return {
 		id: d.id,
@@ -35,10 +35,10 @@ function renderDocument(d: DocumentRecord): Record<string, unknown> {
 }
 
 /**
- * Parsing (v0-api.md §2.3). While not final: markdown_content / ocr_content null, pages_* 0, no
+ * Parsing (§v0-2.3). While not final: markdown_content / ocr_content null, pages_* 0, no
  * pictures. When final: markdown (`# <filename>`, then `## Page N` and the page text per page) and
  * ocr_content `{"pages": [{"page_index", "text", "width", "height"}]}` — the internal structure of
- * ocr_content and of a picture's bbox is "not shown" (v0-api.md §2.5); sizes are PDF points (image
+ * ocr_content and of a picture's bbox is "not shown" (§v0-2.5); sizes are PDF points (image
  * pixels for images). A PARTIAL_FINISHED parsing (emulated) lost its last page.
  */
 function renderParsing(app: AppContext, p: ParsingRecord, now: number): Record<string, unknown> {
@@ -88,7 +88,7 @@ function renderParsing(app: AppContext, p: ParsingRecord, now: number): Record<s
 	return out;
 }
 
-/** Extract (v0-api.md §2.4): `result` is null until FINISHED. */
+/** Extract (§v0-2.4): `result` is null until FINISHED. */
 function renderExtract(app: AppContext, e: ExtractRecord, now: number): Record<string, unknown> {
 	const parsing = app.store.parsings.get(e.parsingId) as ParsingRecord;
 	const state = jobState(e.job, now);
@@ -113,7 +113,7 @@ function renderExtract(app: AppContext, e: ExtractRecord, now: number): Record<s
 // ---------------------------------------------------------------------------------------------------
 // Inputs
 
-/** The `document` field of v0-api.md §4.5 / §4.8: an existing id, one URL, a list of URLs, or a file. */
+/** The `document` field of §v0-4.5 / §v0-4.8: an existing id, one URL, a list of URLs, or a file. */
 type DocumentInput =
 	| { kind: 'id'; doc: DocumentRecord }
 	| { kind: 'url'; url: string }
@@ -168,7 +168,7 @@ async function resolveDocuments(app: AppContext, req: RequestContext, input: Doc
 /** The options of a new parsing, and the test controls of its metadata. */
 type ParsingOptions = Pick<ParsingRecord, 'pictureDescriptionEnabled' | 'tableVerificationEnabled' | 'model' | 'metadata'> & { controls: EmulatorControls };
 
-/** Parsing options of v0-api.md §4.5 (also read by §4.8 for the parsing it creates). */
+/** Parsing options of §v0-4.5 (also read by §v0-4.8 for the parsing it creates). */
 function readParsingOptions(input: Input, errors: ErrorBag): ParsingOptions {
 	const metadata = readMetadata(input, errors);
 	return {
@@ -202,7 +202,7 @@ function createParsing(app: AppContext, doc: DocumentRecord, opts: ParsingOption
 // ---------------------------------------------------------------------------------------------------
 // Handlers
 
-/** POST /v0/documents (v0-api.md §4.1): multipart `file`, `filename`, `metadata`; query pdf_page_start/end. */
+/** POST /v0/documents (§v0-4.1): multipart `file`, `filename`, `metadata`; query pdf_page_start/end. */
 async function uploadDocument(app: AppContext, req: RequestContext): Promise<Reply> {
 	const input = Input.from(await req.body.read(['multipart', 'form']));
 	const errors = new ErrorBag();
@@ -218,7 +218,7 @@ async function uploadDocument(app: AppContext, req: RequestContext): Promise<Rep
 	return json(201, renderDocument(doc));
 }
 
-/** GET /v0/documents (v0-api.md §4.2). */
+/** GET /v0/documents (§v0-4.2). */
 async function listDocuments(app: AppContext, req: RequestContext): Promise<Reply> {
 	const errors = new ErrorBag();
 	const inRange = readCreatedRange(req.query, errors);
@@ -230,7 +230,7 @@ async function listDocuments(app: AppContext, req: RequestContext): Promise<Repl
 }
 
 /**
- * GET /v0/documents/{id}/download (v0-api.md §4.4): 302 to the files origin with a fresh signature,
+ * GET /v0/documents/{id}/download (§v0-4.4): 302 to the files origin with a fresh signature,
  * no body.
  */
 async function downloadDocument(app: AppContext, _req: RequestContext, id: string): Promise<Reply> {
@@ -240,7 +240,7 @@ async function downloadDocument(app: AppContext, _req: RequestContext, id: strin
 	return { status: 302, headers: { location: `${app.filesUrl}/files/${doc.id}/${encodeURIComponent(doc.filename)}?signature=${signature}` } };
 }
 
-/** POST /v0/parsing (v0-api.md §4.5): one Parsing, or an array of Parsings for a list of URLs. */
+/** POST /v0/parsing (§v0-4.5): one Parsing, or an array of Parsings for a list of URLs. */
 async function createParsings(app: AppContext, req: RequestContext): Promise<Reply> {
 	const input = Input.from(await req.body.read(['json', 'multipart', 'form']));
 	const errors = new ErrorBag();
@@ -253,7 +253,7 @@ async function createParsings(app: AppContext, req: RequestContext): Promise<Rep
 	return json(201, docInput.kind === 'urls' ? rendered : rendered[0]);
 }
 
-/** GET /v0/parsing (v0-api.md §4.6). List items are full Parsings (fields beyond id and status: "not shown"). */
+/** GET /v0/parsing (§v0-4.6). List items are full Parsings (fields beyond id and status: "not shown"). */
 async function listParsings(app: AppContext, req: RequestContext): Promise<Reply> {
 	const errors = new ErrorBag();
 	const inRange = readCreatedRange(req.query, errors);
@@ -271,8 +271,8 @@ async function listParsings(app: AppContext, req: RequestContext): Promise<Reply
 }
 
 /**
- * POST /v0/extract (v0-api.md §4.8): `schema` plus exactly one of `parsing` / `document`.
- * From a document, a new parsing is created first (v0-api.md §3) and the whole extract takes the
+ * POST /v0/extract (§v0-4.8): `schema` plus exactly one of `parsing` / `document`.
+ * From a document, a new parsing is created first (§v0-3) and the whole extract takes the
  * processing time: half for the parsing, half for the extract after it. From a parsing, the extract
  * takes the full processing time. The emulator's test controls in `metadata` also apply to the extract
  * itself (the reference applies `metadata` only to a new parsing).
@@ -326,17 +326,17 @@ export function v0Routes(router: Router<RouteDef>): void {
 	};
 	route('POST', '/v0/documents', uploadDocument);
 	route('GET', '/v0/documents', listDocuments);
-	// GET /v0/documents/{id} (v0-api.md §4.3)
+	// GET /v0/documents/{id} (§v0-4.3)
 	route('GET', '/v0/documents/:id', async (app, _req, { id }) => json(200, renderDocument(lookup(app.store.documents, id, 'Document'))));
 	route('GET', '/v0/documents/:id/download', (app, req, { id }) => downloadDocument(app, req, id));
 	route('POST', '/v0/parsing', createParsings);
 	route('GET', '/v0/parsing', listParsings);
-	// GET /v0/parsing/{id} (v0-api.md §4.7)
+	// GET /v0/parsing/{id} (§v0-4.7)
 	route('GET', '/v0/parsing/:id', async (app, req, { id }) => json(200, renderParsing(app, lookup(app.store.parsings, id, 'Parsing'), req.now)));
 	route('POST', '/v0/extract', createExtract);
-	// GET /v0/extract/{id} (v0-api.md §4.9)
+	// GET /v0/extract/{id} (§v0-4.9)
 	route('GET', '/v0/extract/:id', async (app, req, { id }) => json(200, renderExtract(app, lookup(app.store.extracts, id, 'Extract'), req.now)));
-	// A picture's image (v0-api.md §2.2 `picture`: "relative path of the image"); same key as the API.
+	// A picture's image (§v0-2.2 `picture`: "relative path of the image"); same key as the API.
 	route('GET', '/v0/media/pictures/:pictureId.png', async (app, _req, { pictureId }) => {
 		if (!app.store.pictures.has(pictureId)) throw notFound();
 		return { status: 200, body: TINY_PNG, headers: { 'content-type': 'image/png' } };

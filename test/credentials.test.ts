@@ -18,7 +18,7 @@ function requestsWithSecret(origin: 'api' | 'files') {
 	return emulator().requests.filter((r) => r.origin === origin && ('x-api-key' in r.headers || 'authorization' in r.headers));
 }
 
-describe('Extraction Service API credential (v0 §5)', () => {
+describe('Extraction Service API credential (§v0-5)', () => {
 	const type = new ExtractionServiceApi();
 
 	it('sends the key as X-API-Key to the Base URL origin, trailing slash or not', async () => {
@@ -54,7 +54,7 @@ describe('Extraction Service API credential (v0 §5)', () => {
 	});
 });
 
-describe('Extraction Service Token API credential (unversioned §5)', () => {
+describe('Extraction Service Token API credential (§unversioned-5)', () => {
 	const type = new ExtractionServiceTokenApi();
 
 	it('sends the raw token as Authorization, without "Bearer"', async () => {

@@ -13,7 +13,7 @@ const createExtract = (extra: Record<string, unknown> = {}) => ({
 	...extra,
 });
 
-describe('Extract → Create (v0 §4.8) with Wait for Completion', () => {
+describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	it('extracts the sample invoice: FINISHED with the exact field values', async () => {
 		const { items, error } = await runNode(emulator(), createExtract(), [await fileItem()]);
 		expect(error).toBeUndefined();
@@ -93,7 +93,7 @@ describe('Extract → Create (v0 §4.8) with Wait for Completion', () => {
 	});
 });
 
-describe('Extract → Get (v0 §4.9)', () => {
+describe('Extract → Get (§v0-4.9)', () => {
 	it('retrieves an extract by id', async () => {
 		const created = await runNode(emulator(), createExtract({ waitForCompletion: false }), [await fileItem()]);
 		const id = created.items[0].json.id as string;

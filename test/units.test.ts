@@ -4,7 +4,7 @@ import { CancelledError, cancellableSleep } from '../nodes/ExtractionService/v1/
 import { connectionErrorCode, parseRetryAfter } from '../nodes/ExtractionService/v1/transport';
 import { formatFieldErrors } from '../nodes/ExtractionService/v1/transport/errors';
 
-describe('pollDelay (v0 §3 rule 3: 2 to 5 s between polls)', () => {
+describe('pollDelay (§v0-3 rule 3: 2 to 5 s between polls)', () => {
 	it('starts at 2 s, grows to the 5 s cap, and jitter never leaves 2–5 s', () => {
 		expect([0, 1, 2, 3, 4, 5, 10].map((n) => Math.round(pollDelay(n, DEFAULT_POLL_TIMING, () => 0)))).toEqual([2000, 2500, 3125, 3906, 4883, 5000, 5000]);
 		for (let n = 0; n < 12; n++) {
@@ -40,7 +40,7 @@ describe('connectionErrorCode', () => {
 	});
 });
 
-describe('formatFieldErrors (§7 400 bodies)', () => {
+describe('formatFieldErrors (§v0-7 and §unversioned-7 400 bodies)', () => {
 	it('lists each field with its messages, detail first-class', () => {
 		expect(formatFieldErrors({ schema: ['Unknown schema id.'], metadata: 'Must be a JSON object.', detail: 'Bad request' })).toBe(
 			'schema: Unknown schema id.; metadata: Must be a JSON object.; Bad request',

@@ -25,9 +25,9 @@ async function finishedExtraction(extra: Record<string, unknown> = {}) {
 	return items[0].json as Record<string, any>;
 }
 
-describe('Extraction (unversioned §4.1–4.4)', () => {
+describe('Extraction (§unversioned-4.1–4.4)', () => {
 	it('creates and waits through a 202: extracted data plus id, status and document name, token in Authorization, trailing slashes', async () => {
-		// 3 s of processing: the first poll (about 2 s after creation) gets 202 IN_PROGRESS (§4.3), the
+		// 3 s of processing: the first poll (about 2 s after creation) gets 202 IN_PROGRESS (§unversioned-4.3), the
 		// second (about 2.5 s later) 200 FINISHED.
 		const { items, error } = await runNode(emulator(), createExtraction({ options: { metadata: '{"emulator_processing_ms": 3000}' } }), [await fileItem()]);
 		expect(error).toBeUndefined();
@@ -119,7 +119,7 @@ describe('Extraction (unversioned §4.1–4.4)', () => {
 	});
 });
 
-describe('Schema (unversioned §4.5–4.9)', () => {
+describe('Schema (§unversioned-4.5–4.9)', () => {
 	it('create → get → update → get many → delete round trip', async () => {
 		const definition = { type: 'object', properties: { po_number: { type: 'string', description: 'PO number' } } };
 		const created = await runNode(emulator(), {
@@ -170,7 +170,7 @@ describe('Schema (unversioned §4.5–4.9)', () => {
 	});
 });
 
-describe('Workflow → Upload (unversioned §4.10)', () => {
+describe('Workflow → Upload (§unversioned-4.10)', () => {
 	it('uploads 2 files in one call and outputs one finished extraction per file', async () => {
 		const item = await fileItem({
 			attachment_0: { bytes: SAMPLE_PDF, fileName: 'one.pdf' },

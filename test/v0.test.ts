@@ -17,7 +17,7 @@ async function uploadDocument(extra: Record<string, unknown> = {}, bytes: Buffer
 	return items[0].json as Record<string, unknown>;
 }
 
-describe('Document (v0 §4.1–4.4)', () => {
+describe('Document (§v0-4.1–4.4)', () => {
 	it('uploads with a file name override and metadata, and adds the absolute file URL', async () => {
 		const doc = await uploadDocument({ options: { filename: 'renamed.pdf', metadata: '{"source": "email"}' } });
 		expect(doc).toMatchObject({ filename: 'renamed.pdf', metadata: { source: 'email' }, page_count: 1 });
@@ -81,7 +81,7 @@ describe('Document (v0 §4.1–4.4)', () => {
 	});
 });
 
-describe('Parsing (v0 §4.5–4.7)', () => {
+describe('Parsing (§v0-4.5–4.7)', () => {
 	const createParsing = (extra: Record<string, unknown>) => ({ resource: 'parsing', operation: 'create', ...extra });
 
 	it('parses a binary file into markdown containing its words, with absolute picture URLs', async () => {
@@ -138,7 +138,7 @@ describe('Parsing (v0 §4.5–4.7)', () => {
 	});
 });
 
-describe('Extract from every source (v0 §4.8)', () => {
+describe('Extract from every source (§v0-4.8)', () => {
 	const createExtract = (extra: Record<string, unknown>) => ({ resource: 'extract', operation: 'create', schemaId: INVOICE_SCHEMA, ...extra });
 
 	it('from a parsing ID, a document ID and a URL', async () => {
@@ -200,7 +200,7 @@ describe('Extract from every source (v0 §4.8)', () => {
 	});
 });
 
-describe('Waiting, as users need it (v0 §3)', () => {
+describe('Waiting, as users need it (§v0-3)', () => {
 	const slowExtract = (options: Record<string, unknown>) => ({
 		resource: 'extract',
 		operation: 'create',

@@ -43,7 +43,7 @@ function jsonOf(request: LoggedRequest): Record<string, unknown> {
 
 const pdfFile = (filename: string, bytes: Buffer, field: string) => ({ field, filename, size: bytes.length, contentType: 'application/pdf' });
 
-describe('Extraction → Create (unversioned-api.md §4.2)', () => {
+describe('Extraction → Create (§unversioned-4.2)', () => {
 	const create = (extra: Record<string, unknown>) => ({ resource: 'extraction', operation: 'create', binaryPropertyName: 'data', server: 'FR-2', ...extra });
 
 	it('sends Server, Schema, Classifier ID and Metadata as form fields, the page range as pdf_page_start / pdf_page_end', async () => {
@@ -70,7 +70,7 @@ describe('Extraction → Create (unversioned-api.md §4.2)', () => {
 	});
 });
 
-describe('Parsing → Create (v0-api.md §4.5)', () => {
+describe('Parsing → Create (§v0-4.5)', () => {
 	const create = (extra: Record<string, unknown>) => ({ resource: 'parsing', operation: 'create', ...extra });
 	const options = { model: 'PIGALLE_LITE', pictureDescriptionEnabled: true, tableVerificationEnabled: true, metadata: JSON.stringify(METADATA) };
 
@@ -95,7 +95,7 @@ describe('Parsing → Create (v0-api.md §4.5)', () => {
 	});
 });
 
-describe('Extract → Create (v0-api.md §4.8)', () => {
+describe('Extract → Create (§v0-4.8)', () => {
 	const create = (extra: Record<string, unknown>) => ({ resource: 'extract', operation: 'create', schemaId: INVOICE_SCHEMA, ...extra });
 	const options = { model: 'PIGALLE', pictureDescriptionEnabled: false, tableVerificationEnabled: true, metadata: JSON.stringify(METADATA) };
 
@@ -123,7 +123,7 @@ describe('Extract → Create (v0-api.md §4.8)', () => {
 	});
 });
 
-describe('Document → Upload (v0-api.md §4.1)', () => {
+describe('Document → Upload (§v0-4.1)', () => {
 	const upload = (options: Record<string, unknown>) => ({ resource: 'document', operation: 'upload', binaryPropertyName: 'data', options });
 
 	it('sends the page range as pdf_page_start / pdf_page_end, File Name as filename, Metadata as metadata, the file as file', async () => {

@@ -11,7 +11,7 @@
 #   N8N_LINE {"line":"1","version":"1.123.81","dir":"…","nodeBin":"…","n8nBin":"…","env":{…}}
 # where env holds the environment variables that line needs to start at all (see below).
 #
-# Everything goes into a cache OUTSIDE the package (never into /work/main/node_modules):
+# Everything goes into a cache OUTSIDE the package (never into its node_modules):
 #   ${N8N_CACHE_DIR:-$HOME/.cache/n8n-nodes-extraction-service}/
 #       n8n-<version>/   npm project holding n8n (node_modules/.bin/n8n)
 #       node-24/         npm project holding the `node` package (node_modules/node/bin/node)

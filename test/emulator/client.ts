@@ -66,7 +66,7 @@ export function form(fields: Record<string, string | FormFile | Array<string | F
 	return fd;
 }
 
-/** Whether a v0 job (§3) or an unversioned extraction (§3) is in a final state. */
+/** Whether a v0 job (§v0-3) or an unversioned extraction (§unversioned-3) is in a final state. */
 export const isFinalV0 = (a: Answer): boolean => ['FINISHED', 'PARTIAL_FINISHED', 'ERROR'].includes(a.body.status);
 export const isFinalUnversioned = (a: Answer): boolean => ['FINISHED', 'ERROR'].includes(a.body.status);
 
@@ -82,12 +82,12 @@ export class EmulatorClient {
 		return emulator;
 	}
 
-	/** v0 authentication (X-API-Key, v0-api.md §5). */
+	/** v0 authentication (X-API-Key, §v0-5). */
 	v0(): Record<string, string> {
 		return { 'x-api-key': this.emu.apiKey };
 	}
 
-	/** Unversioned authentication (the raw token in Authorization, unversioned-api.md §5). */
+	/** Unversioned authentication (the raw token in Authorization, §unversioned-5). */
 	tok(): Record<string, string> {
 		return { authorization: this.emu.token };
 	}

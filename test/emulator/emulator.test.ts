@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterEach(() => api.emu.clearFaults());
 
 describe('authentication and routing', () => {
-	it('answers 401 in each family\'s shape (v0 §5/§7, unversioned §5/§7)', async () => {
+	it('answers 401 in each family\'s shape (§v0-5/§v0-7, §unversioned-5/§unversioned-7)', async () => {
 		expect((await api.call('GET', '/v0/documents')).body).toEqual({ detail: 'API key missing.' });
 		expect((await api.call('GET', '/v0/documents', { headers: { 'x-api-key': 'nope' } })).body).toEqual({ detail: 'Invalid API key.' });
 		const missing = await api.call('GET', '/extract/');

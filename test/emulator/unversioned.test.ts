@@ -1,6 +1,6 @@
 /**
- * The emulator's unversioned family against unversioned-api.md, end to end over HTTP: extractions
- * (§4.1–§4.4), schemas (§4.5–§4.9), workflow uploads (§4.10) and credits (§8).
+ * The emulator's unversioned family against docs/service-api.md, end to end over HTTP: extractions
+ * (§unversioned-4.1–§unversioned-4.4), schemas (§unversioned-4.5–§unversioned-4.9), workflow uploads (§unversioned-4.10) and credits (§unversioned-8).
  */
 import JSZip from 'jszip';
 
@@ -29,8 +29,8 @@ async function finishedExtraction(metadata: Record<string, string> = {}): Promis
 	return (await api.poll(`/extract/${a.body.id}/`, api.tok(), isFinalUnversioned)).body;
 }
 
-describe('unversioned extractions (§4.1–§4.4)', () => {
-	it('POST /extract/: 201, credits taken per page, 202 while running then 200, every step, extracted data (§4.2, §4.3, §2.1)', async () => {
+describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () => {
+	it('POST /extract/: 201, credits taken per page, 202 while running then 200, every step, extracted data (§unversioned-4.2, §unversioned-4.3, §unversioned-2.1)', async () => {
 		api.emu.setCredits(100);
 		const a = await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: pdfFile, server: 'EU-1', schema: INVOICE_SCHEMA, metadata: '{"batch":"b-1"}' }) });
 		expect(a.status).toBe(201);
@@ -55,7 +55,7 @@ describe('unversioned extractions (§4.1–§4.4)', () => {
 		expect((await api.call('GET', done.body.document_url, { headers: api.tok() })).bytes).toEqual(invoice);
 	});
 
-	it('downloads csv, json and the page images; refuses without a schema or before the end (§4.3)', async () => {
+	it('downloads csv, json and the page images; refuses without a schema or before the end (§unversioned-4.3)', async () => {
 		const { id } = await finishedExtraction();
 		const csv = await api.call('GET', `/extract/${id}/?download=csv`, { headers: api.tok() });
 		expect(csv.status).toBe(200);
@@ -79,7 +79,7 @@ describe('unversioned extractions (§4.1–§4.4)', () => {
 		expect((await api.call('GET', `/extract/${running.body.id}/?download=json`, { headers: api.tok() })).body).toEqual({ download: ['Extraction is not finished.'] });
 	});
 
-	it('validates the file, the server and the credits; trims the page range; reads images (§4.2, §8)', async () => {
+	it('validates the file, the server and the credits; trims the page range; reads images (§unversioned-4.2, §unversioned-8)', async () => {
 		const post = (fields: Parameters<typeof form>[0], query = '') => api.call('POST', `/extract/${query}`, { headers: api.tok(), form: form(fields) });
 		expect((await post({ document: { name: 'a.txt', bytes: Buffer.from('hi') }, server: 'EU-1' })).body).toEqual({
 			document: ['Unsupported file type. Accepted: .pdf, .png, .jpg, .jpeg'],
@@ -103,7 +103,7 @@ describe('unversioned extractions (§4.1–§4.4)', () => {
 		expect((await api.poll(`/extract/${img.body.id}/`, api.tok(), isFinalUnversioned)).body.content).toBe('');
 	});
 
-	it('GET /extract/ filters by metadata and search (document name, schema name), pages; DELETE removes the extraction and its file (§4.1, §4.4)', async () => {
+	it('GET /extract/ filters by metadata and search (document name, schema name), pages; DELETE removes the extraction and its file (§unversioned-4.1, §unversioned-4.4)', async () => {
 		const { id } = await finishedExtraction({ lot: 'lot-1' });
 		await finishedExtraction({ lot: 'lot-2' });
 		const ids = async (query: string): Promise<string[]> => (await api.call('GET', `/extract/?${query}`, { headers: api.tok() })).body.results.map((e: { id: string }) => e.id);
@@ -136,7 +136,7 @@ describe('unversioned extractions (§4.1–§4.4)', () => {
 	});
 });
 
-describe('unversioned workflow uploads (§4.10)', () => {
+describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 	it('two files → an array sharing a session, with the workflow\'s schema and server; one file → an object', async () => {
 		const two = await api.call('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
 			headers: api.tok(),
@@ -178,7 +178,7 @@ describe('unversioned workflow uploads (§4.10)', () => {
 	});
 });
 
-describe('unversioned schemas (§4.5–§4.9)', () => {
+describe('unversioned schemas (§unversioned-4.5–§unversioned-4.9)', () => {
 	it('create, validate, update (url-encoded and multipart), use from /v0/extract, delete', async () => {
 		const before = (await api.call('GET', '/schema/', { headers: api.tok() })).body.count;
 		const created = await api.call('POST', '/schema/', {

@@ -1,6 +1,6 @@
 /**
- * The emulator's `/v0` family against v0-api.md, end to end over HTTP: documents (§4.1–§4.4),
- * parsings (§4.5–§4.7) and extracts (§4.8–§4.9).
+ * The emulator's `/v0` family against docs/service-api.md, end to end over HTTP: documents
+ * (§v0-4.1–§v0-4.4), parsings (§v0-4.5–§v0-4.7) and extracts (§v0-4.8–§v0-4.9).
  */
 import { PDFDocument } from 'pdf-lib';
 
@@ -26,8 +26,8 @@ beforeAll(async () => {
 	await api.poll(`/v0/parsing/${parsingId}`, api.v0(), isFinalV0);
 });
 
-describe('v0 documents (§4.1–§4.4)', () => {
-	it('POST /v0/documents answers 201 with the Document (§2.1) and stores the file as sent', async () => {
+describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
+	it('POST /v0/documents answers 201 with the Document (§v0-2.1) and stores the file as sent', async () => {
 		const a = await api.call('POST', '/v0/documents', { headers: api.v0(), form: form({ file: pdfFile, metadata: '{"customer":"Initech","n":2}' }) });
 		expect(a.status).toBe(201);
 		expect(a.body).toMatchObject({ filename: 'invoice.pdf', page_count: 4, file_url: `/v0/documents/${a.body.id}/download`, metadata: { customer: 'Initech', n: 2 } });
@@ -55,7 +55,7 @@ describe('v0 documents (§4.1–§4.4)', () => {
 		expect(notAnObject.body).toEqual({ metadata: ['Must be a JSON object.'] });
 	});
 
-	it('GET /v0/documents pages newest first with absolute next / previous links that keep the query (§4.2, §2.5)', async () => {
+	it('GET /v0/documents pages newest first with absolute next / previous links that keep the query (§v0-4.2, §v0-2.5)', async () => {
 		for (const name of ['paging-1.pdf', 'paging-2.pdf']) await api.call('POST', '/v0/documents', { headers: api.v0(), form: form({ file: { name, bytes: invoice } }) });
 		const page1 = await api.call('GET', '/v0/documents?size=1&search=paging-', { headers: api.v0() });
 		expect(page1.status).toBe(200);
@@ -69,7 +69,7 @@ describe('v0 documents (§4.1–§4.4)', () => {
 		expect((await api.call('GET', '/v0/documents?page=abc', { headers: api.v0() })).status).toBe(400);
 	});
 
-	it('GET /v0/documents filters by search (filename, metadata values) and created_at (§4.2)', async () => {
+	it('GET /v0/documents filters by search (filename, metadata values) and created_at (§v0-4.2)', async () => {
 		await api.call('POST', '/v0/documents', { headers: api.v0(), form: form({ file: { name: 'Needle-Report.pdf', bytes: invoice } }) });
 		const names = async (query: string): Promise<string[]> =>
 			(await api.call('GET', `/v0/documents?${query}`, { headers: api.v0() })).body.results.map((d: { filename: string }) => d.filename);
@@ -81,12 +81,12 @@ describe('v0 documents (§4.1–§4.4)', () => {
 		expect((await api.call('GET', '/v0/documents?created_at_after=yesterday', { headers: api.v0() })).body).toEqual({ created_at_after: ['Enter a valid date/time.'] });
 	});
 
-	it('GET /v0/documents/{id}: 200 with the Document, 404 in Django\'s wording (§4.3)', async () => {
+	it('GET /v0/documents/{id}: 200 with the Document, 404 in Django\'s wording (§v0-4.3)', async () => {
 		expect((await api.call('GET', `/v0/documents/${docId}`, { headers: api.v0() })).body.id).toBe(docId);
 		expect((await api.call('GET', '/v0/documents/not-a-uuid', { headers: api.v0() })).body).toEqual({ detail: 'No Document matches the given query.' });
 	});
 
-	it('download: 302 to the files origin, which serves the same bytes without an API key and refuses a forged signature (§4.4)', async () => {
+	it('download: 302 to the files origin, which serves the same bytes without an API key and refuses a forged signature (§v0-4.4)', async () => {
 		const r = await api.call('GET', `/v0/documents/${docId}/download`, { headers: api.v0() });
 		expect(r.status).toBe(302);
 		expect(r.bytes).toHaveLength(0);
@@ -116,8 +116,8 @@ describe('v0 documents (§4.1–§4.4)', () => {
 	});
 });
 
-describe('v0 parsings (§4.5–§4.7)', () => {
-	it('from a document id: IN_QUEUE → IN_PROGRESS → FINISHED with the text of every page (§4.5, §2.3, §3)', async () => {
+describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
+	it('from a document id: IN_QUEUE → IN_PROGRESS → FINISHED with the text of every page (§v0-4.5, §v0-2.3, §v0-3)', async () => {
 		const a = await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: docId } });
 		expect(a.status).toBe(201);
 		expect(a.body).toMatchObject({ status: 'IN_QUEUE', markdown_content: null, pages_total: 0, model: 'PIGALLE' });
@@ -131,7 +131,7 @@ describe('v0 parsings (§4.5–§4.7)', () => {
 		expect(Date.parse(done.body.updated_at) - Date.parse(done.body.created_at)).toBeGreaterThanOrEqual(PROCESSING_MS - 1);
 	});
 
-	it('from URLs: a JSON list gives an array, a repeated multipart field too, one URL one object; only loopback URLs are fetched (§4.5)', async () => {
+	it('from URLs: a JSON list gives an array, a repeated multipart field too, one URL one object; only loopback URLs are fetched (§v0-4.5)', async () => {
 		const { filesUrl } = api.emu;
 		const a = await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: [`${filesUrl}/static/a.pdf`, `${filesUrl}/static/b.pdf`] } });
 		expect(a.status).toBe(201);
@@ -149,7 +149,7 @@ describe('v0 parsings (§4.5–§4.7)', () => {
 		expect((await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: [] } })).status).toBe(400);
 	});
 
-	it('reports field errors together and malformed JSON (§4.5, §7)', async () => {
+	it('reports field errors together and malformed JSON (§v0-4.5, §v0-7)', async () => {
 		expect((await api.call('POST', '/v0/parsing', { headers: api.v0(), json: {} })).body).toEqual({ document: ['This field is required.'] });
 		expect((await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: UNKNOWN_ID } })).body).toEqual({ document: ['Unknown document id.'] });
 		const bad = await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: docId, model: 'BIG', picture_description_enabled: 'maybe' } });
@@ -159,7 +159,7 @@ describe('v0 parsings (§4.5–§4.7)', () => {
 		expect(malformed.body.detail).toMatch(/^JSON parse error - /);
 	});
 
-	it('from a multipart file: pictures, PARTIAL_FINISHED, ERROR and unsupported-file outcomes (§2.2, §3)', async () => {
+	it('from a multipart file: pictures, PARTIAL_FINISHED, ERROR and unsupported-file outcomes (§v0-2.2, §v0-3)', async () => {
 		const a = await api.call('POST', '/v0/parsing', {
 			headers: api.v0(),
 			form: form({ document: { name: 'two.pdf', bytes: invoice }, picture_description_enabled: 'true', model: 'PIGALLE_LITE', metadata: '{"emulator_outcome":"PARTIAL_FINISHED"}' }),
@@ -184,7 +184,7 @@ describe('v0 parsings (§4.5–§4.7)', () => {
 		expect(txtDone.body).toMatchObject({ status: 'ERROR', error: 'Unsupported file type' });
 	});
 
-	it('GET /v0/parsing filters by status; an unknown id is a 404 (§4.6, §4.7)', async () => {
+	it('GET /v0/parsing filters by status; an unknown id is a 404 (§v0-4.6, §v0-4.7)', async () => {
 		const create = (metadata: Record<string, string>) => api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: docId, metadata: { tag: 'status-filter', ...metadata } } });
 		const failed = (await create({ emulator_outcome: 'ERROR' })).body.id;
 		const finished = (await create({})).body.id;
@@ -198,8 +198,8 @@ describe('v0 parsings (§4.5–§4.7)', () => {
 	});
 });
 
-describe('v0 extracts (§4.8–§4.9)', () => {
-	it('from a parsing: the result read with the schema (§4.8, §2.4)', async () => {
+describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
+	it('from a parsing: the result read with the schema (§v0-4.8, §v0-2.4)', async () => {
 		const a = await api.call('POST', '/v0/extract', { headers: api.v0(), json: { schema: INVOICE_SCHEMA, parsing: parsingId } });
 		expect(a.status).toBe(201);
 		expect(a.body).toMatchObject({ status: 'IN_QUEUE', result: null, parsing: { id: parsingId } });
@@ -217,7 +217,7 @@ describe('v0 extracts (§4.8–§4.9)', () => {
 		});
 	});
 
-	it('from a multipart document: a new parsing embedded; an array schema gives one object per page with a match (§3, §4.8)', async () => {
+	it('from a multipart document: a new parsing embedded; an array schema gives one object per page with a match (§v0-3, §v0-4.8)', async () => {
 		const t0 = Date.now();
 		const a = await api.call('POST', '/v0/extract', { headers: api.v0(), form: form({ schema: LINES_SCHEMA, document: pdfFile }) });
 		expect(a.status).toBe(201);
@@ -239,7 +239,7 @@ describe('v0 extracts (§4.8–§4.9)', () => {
 		expect(done.body.result).toMatchObject({ invoice_number: 'INV-1', total_amount: 1234.5, due_date: null });
 	});
 
-	it('validates the source, the schema and the parsing\'s state (§4.8, §7)', async () => {
+	it('validates the source, the schema and the parsing\'s state (§v0-4.8, §v0-7)', async () => {
 		const post = async (json: unknown): Promise<unknown> => (await api.call('POST', '/v0/extract', { headers: api.v0(), json })).body;
 		expect(await post({ parsing: parsingId })).toEqual({ schema: ['This field is required.'] });
 		expect(await post({ schema: INVOICE_SCHEMA, parsing: parsingId, document: docId })).toEqual({ non_field_errors: ['Provide either document or parsing, not both.'] });
