@@ -13,16 +13,13 @@ export const EXTRACTION_FILE_TYPES: Record<string, string> = {
 };
 
 /** The extraction servers (`§unversioned-2.1`, `§unversioned-4.2`). */
+const SERVERS = ['EU-1', 'FR-1', 'FR-2', 'FR-3'];
+
 export const serverField: INodeProperties = {
 	displayName: 'Server',
 	name: 'server',
 	type: 'options',
-	options: [
-		{ name: 'EU-1', value: 'EU-1' },
-		{ name: 'FR-1', value: 'FR-1' },
-		{ name: 'FR-2', value: 'FR-2' },
-		{ name: 'FR-3', value: 'FR-3' },
-	],
+	options: SERVERS.map((server) => ({ name: server, value: server })),
 	default: 'EU-1',
 	required: true,
 	description: 'Server that processes the document',

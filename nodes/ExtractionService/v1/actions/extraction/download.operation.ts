@@ -7,11 +7,11 @@ import { servicePath, type ExtractionServiceClient } from '../../transport';
 import { EXTRACTION_ID, idParameter, optionsCollection, outputBinaryField } from '../fields';
 import { forOperation } from '../operation';
 
-/** Download formats (`§unversioned-4.3` `download=`) and the file each gives. */
-const FORMATS: Record<string, { suffix: string; mimeType: string }> = {
-	csv: { suffix: '.csv', mimeType: 'text/csv' },
-	json: { suffix: '.json', mimeType: 'application/json' },
-	images: { suffix: '-images.zip', mimeType: 'application/zip' },
+/** Download formats (`§unversioned-4.3` `download=`): what users pick, and the file each gives. */
+const FORMATS: Record<string, { name: string; description: string; suffix: string; mimeType: string }> = {
+	csv: { name: 'CSV', description: 'The extracted data as a table', suffix: '.csv', mimeType: 'text/csv' },
+	images: { name: 'Images (ZIP)', description: 'The images of the document, zipped', suffix: '-images.zip', mimeType: 'application/zip' },
+	json: { name: 'JSON', description: 'The full extraction as JSON', suffix: '.json', mimeType: 'application/json' },
 };
 
 export const description = forOperation('extraction', 'download', [
@@ -20,11 +20,7 @@ export const description = forOperation('extraction', 'download', [
 		displayName: 'Format',
 		name: 'format',
 		type: 'options',
-		options: [
-			{ name: 'CSV', value: 'csv', description: 'The extracted data as a table' },
-			{ name: 'Images (ZIP)', value: 'images', description: 'The images of the document, zipped' },
-			{ name: 'JSON', value: 'json', description: 'The full extraction as JSON' },
-		],
+		options: Object.entries(FORMATS).map(([value, format]) => ({ name: format.name, value, description: format.description })),
 		default: 'csv',
 		description: 'What to download',
 	},
