@@ -1,48 +1,14 @@
-import tsParser from '@typescript-eslint/parser';
-import * as jsoncParser from 'jsonc-eslint-parser';
-import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
-import communityNodes from '@n8n/eslint-plugin-community-nodes';
-
-const ts = { parser: tsParser, parserOptions: { sourceType: 'module' } };
+// n8n's own lint rules, as n8n applies them to a community package:
+// - `@n8n/node-cli`'s `config` (what `n8n-node lint` runs, with n8n Cloud support): js and
+//   typescript-eslint recommended, import-x, @n8n/community-nodes recommended, and the
+//   n8n-nodes-base community / credentials / nodes rule sets — for the files n8n loads;
+// - package.json goes through the TypeScript parser, as in that config and the scanner
+//   (@n8n/scan-community-package), so the package.json rules really run.
+// `npm run lint` passes --no-inline-config: the scanner ignores eslint-disable comments, so must we.
+// The scanner's own two passes (source and tarball) run in `npm run scan` (scripts/scan-package.mjs).
+import { config } from '@n8n/node-cli/eslint';
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', 'emulator/**', 'test/**', 'scripts/**', 'bench/**', 'examples/**', '**/*.js', '**/*.mjs'] },
-	{
-		files: ['package.json'],
-		languageOptions: { parser: jsoncParser },
-		plugins: { 'n8n-nodes-base': n8nNodesBase, ...communityNodes.configs.recommended.plugins },
-		rules: {
-			...n8nNodesBase.configs.community.rules,
-			...communityNodes.configs.recommended.rules,
-		},
-	},
-	{
-		files: ['credentials/**/*.ts'],
-		languageOptions: ts,
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
-		rules: {
-			...n8nNodesBase.configs.credentials.rules,
-			// "Only applicable to nodes in the main repository" (the rule's own words): a community
-			// credential links a full URL, which @n8n/community-nodes/credential-documentation-url checks.
-			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
-		},
-	},
-	{
-		files: ['nodes/**/*.ts'],
-		languageOptions: ts,
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
-		rules: {
-			...n8nNodesBase.configs.nodes.rules,
-			// These two older rules want the literal 'main'; n8n's current community rules
-			// (node-connection-type-literal) want NodeConnectionTypes.Main, which is what n8n itself uses.
-			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
-			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
-		},
-	},
-	{
-		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
-		languageOptions: ts,
-		plugins: communityNodes.configs.recommended.plugins,
-		rules: communityNodes.configs.recommended.rules,
-	},
+	{ ignores: ['dist/**', 'node_modules/**', 'emulator/**', 'test/**', 'scripts/**', 'bench/**', 'examples/**', 'docs/**', '**/*.js', '**/*.mjs'] },
+	...config,
 ];
