@@ -23,7 +23,7 @@ export class ExtractionServiceApi implements ICredentialType {
 		dark: 'file:../nodes/ExtractionService/extractionService.dark.svg',
 	};
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-extraction-service';
+	documentationUrl = 'https://github.com/extraction-service/n8n-nodes-extraction-service#credentials';
 
 	properties: INodeProperties[] = [
 		baseUrlProperty,

@@ -163,6 +163,38 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 	});
 });
 
+describe('As an AI agent\'s tool', () => {
+	// n8n wraps a usableAsTool node as "<name>Tool"; `@tool` display options look at that name.
+	const tool: INodeTypeDescription = { ...description, name: `${description.name}Tool` };
+	const choices = (desc: INodeTypeDescription, parameters: INodeParameters, name: string) => {
+		const node = { typeVersion: 2 };
+		const values = NodeHelpers.getNodeParameters(desc.properties, parameters, true, false, { ...node, parameters } as never, desc) ?? {};
+		const property = desc.properties.find((p) => p.name === name && NodeHelpers.displayParameter(values, p, node, desc));
+		return ((property?.options ?? []) as Array<{ value: string; displayOptions?: object }>)
+			.filter((option) => NodeHelpers.displayParameter(values, option as never, node, desc))
+			.map((option) => option.value);
+	};
+
+	it('offers no binary upload: no Binary File source, no Upload / Create-from-file operation, no Workflow resource', () => {
+		expect(choices(tool, { resource: 'extract', operation: 'create' }, 'source')).toEqual(['documentId', 'parsingId', 'url']);
+		expect(choices(description, { resource: 'extract', operation: 'create' }, 'source')).toEqual(['binary', 'documentId', 'parsingId', 'url']);
+		expect(choices(tool, { resource: 'parsing', operation: 'create' }, 'source')).toEqual(['documentId', 'urlList', 'url']);
+		expect(choices(tool, { resource: 'document' }, 'operation')).toEqual(['download', 'get', 'getAll']);
+		expect(choices(tool, { resource: 'extraction' }, 'operation')).toEqual(['delete', 'download', 'get', 'getAll']);
+		expect(choices(tool, {}, 'resource')).not.toContain('workflow');
+		expect(choices(description, {}, 'resource')).toContain('workflow');
+	});
+
+	it('its description tells an agent what it takes: URLs, UUIDs, and that chat files cannot be sent', () => {
+		const usable = description.usableAsTool;
+		const text = typeof usable === 'object' ? usable.replacements?.description : undefined;
+		expect(text).toMatch(/pre-signed http\(s\) URL/);
+		expect(text).toMatch(/UUIDs such as [0-9a-f-]{36}/);
+		expect(text).toMatch(/cannot be sent/);
+		expect(description.builderHint?.searchHint).toMatch(/invoices/);
+	});
+});
+
 describe('UI text', () => {
 	it('every placeholder of a value reads "e.g. …"; resource options explain Extract vs Extraction', () => {
 		const placeholders: string[] = [];

@@ -26,7 +26,18 @@ export class ExtractionService implements INodeType {
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Upload documents, parse them and extract structured data with the Extraction Service',
 		defaults: { name: 'Extraction Service' },
-		usableAsTool: true,
+		// As an AI agent's tool, the node cannot receive files (an agent passes text): the tool
+		// variant hides every binary upload (`@tool` display options in actions/) and says so.
+		usableAsTool: {
+			replacements: {
+				description:
+					'Reads business documents (PDF or image) that are reachable by a public or pre-signed http(s) URL, or already stored at the Extraction Service under an ID, and returns their text or structured data. IDs are UUIDs such as 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41, taken from an earlier result. Files attached to a chat cannot be sent: pass their URL instead.',
+			},
+		},
+		builderHint: {
+			searchHint:
+				'Document extraction for invoices, receipts and forms: upload PDFs or images (e.g. email attachments) or pass URLs, wait for the asynchronous job inside the node, and output the extracted fields as items for a spreadsheet, database or ERP. Extraction = upload and extract in one step (token credential); Document, Parsing and Extract = the step-by-step API (API key credential).',
+		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials,

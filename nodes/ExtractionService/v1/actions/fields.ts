@@ -396,9 +396,12 @@ export function filtersCollection(filters: INodeProperties[]): INodeProperties {
 	return { displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add filter', default: {}, options: [...filters].sort(byName) };
 }
 
+/** Display options of a choice an AI agent cannot use (a binary upload): hidden in the node's tool variant. */
+export const NOT_AS_TOOL = { hide: { '@tool': [true] } };
+
 /** The document sources a create operation can offer, with the parameter each one shows. */
 const SOURCE_CHOICES = {
-	binary: { name: 'Binary File', value: 'binary', description: 'Upload a file from the input item' },
+	binary: { name: 'Binary File', value: 'binary', description: 'Upload a file from the input item', displayOptions: NOT_AS_TOOL },
 	documentId: { name: 'Document ID', value: 'documentId', description: 'A document already uploaded to the service' },
 	parsingId: { name: 'Parsing ID', value: 'parsingId', description: 'A finished parsing: no new parsing is made' },
 	url: { name: 'URL', value: 'url', description: 'A public or pre-signed URL of the document' },

@@ -4,7 +4,7 @@ import { CREDENTIAL_TYPE, type ApiFamily } from '../transport';
 import * as document from './document/Document.resource';
 import * as extract from './extract/Extract.resource';
 import * as extraction from './extraction/Extraction.resource';
-import { executionSettingsFields } from './fields';
+import { NOT_AS_TOOL, executionSettingsFields } from './fields';
 import type { Operation } from './operation';
 import * as parsing from './parsing/Parsing.resource';
 import * as schema from './schema/Schema.resource';
@@ -52,7 +52,8 @@ export const properties: INodeProperties[] = [
 		name: 'resource',
 		type: 'options',
 		noDataExpression: true,
-		options: RESOURCES.map(({ name, value, description }) => ({ name, value, description })),
+		// Workflow uploads files only: an AI agent's tool cannot use it.
+		options: RESOURCES.map(({ name, value, description }) => ({ name, value, description, ...(value === 'workflow' ? { displayOptions: NOT_AS_TOOL } : {}) })),
 		default: 'extract',
 	},
 	...RESOURCES.flatMap((resource) => resource.module.description),

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { NOT_AS_TOOL } from '../fields';
 import * as create from './create.operation';
 import * as del from './delete.operation';
 import * as download from './download.operation';
@@ -25,7 +26,7 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['extraction'] } },
 		options: [
-			{ name: 'Create', value: 'create', description: 'Upload a document and extract its data', action: 'Create an extraction' },
+			{ name: 'Create', value: 'create', description: 'Upload a document and extract its data', action: 'Create an extraction', displayOptions: NOT_AS_TOOL },
 			{ name: 'Delete', value: 'delete', description: 'Delete an extraction', action: 'Delete an extraction' },
 			{ name: 'Download', value: 'download', description: 'Download an extraction as CSV, JSON or images', action: 'Download an extraction' },
 			{ name: 'Get', value: 'get', description: 'Retrieve an extraction', action: 'Get an extraction' },
