@@ -225,7 +225,6 @@ describe('6. An unfinished job keeps its id', () => {
 		emulator().setProcessingMs(120_000);
 		emulator().injectFaults({ method: 'GET', path: EXTRACT_POLL }, [{ status: 401, json: { detail: 'Invalid API key.' } }]);
 		const { error } = await runNode(emulator(), createExtract({ timeout: 20 }), [await fileItem()]);
-		if (error?.message !== 'The API key is missing or invalid') console.log(JSON.stringify(apiRequests(emulator()).map((r) => [r.method, r.path, r.status, r.at])));
 		const created = apiRequests(emulator()).find((r) => r.method === 'GET')!.path.split('/').pop();
 		expect(error?.message).toBe('The API key is missing or invalid');
 		expect(String(error?.description)).toContain(`Extract ${created}`);

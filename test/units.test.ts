@@ -1,5 +1,5 @@
 import { Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
-import { DEFAULT_POLL_TIMING, pollDelay } from '../nodes/ExtractionService/v1/helpers/polling';
+import { DEFAULT_POLL_TIMING, LAST_POLL_MARGIN_MS, pollDelay, pollUntilFinal } from '../nodes/ExtractionService/v1/helpers/polling';
 import { CancelledError, cancellableSleep } from '../nodes/ExtractionService/v1/transport/sleep';
 import { connectionErrorCode, parseRetryAfter } from '../nodes/ExtractionService/v1/transport';
 import { formatFieldErrors } from '../nodes/ExtractionService/v1/transport/errors';
@@ -15,6 +15,30 @@ describe('pollDelay (§v0-3 rule 3: 2 to 5 s between polls)', () => {
 			}
 		}
 		expect(pollDelay(0, DEFAULT_POLL_TIMING, () => 0.999)).toBeGreaterThan(2000); // jitter is real
+	});
+});
+
+describe('pollUntilFinal: the last poll leaves time to be answered, and none follows the wait', () => {
+	it('polls every 200 ms until the margin before the deadline, then reports a timeout; no read starts later', async () => {
+		const started: number[] = [];
+		const deadline = Date.now() + 2_500;
+		const result = await pollUntilFinal({ status: 'IN_PROGRESS' }, {
+			fetch: async () => {
+				started.push(Date.now());
+				return { status: 'IN_PROGRESS' };
+			},
+			isFinal: (job) => job.status === 'FINISHED',
+			deadline,
+			signal: new AbortController().signal,
+			timing: { firstDelayMs: 200, maxDelayMs: 200, growth: 1, jitter: 0 },
+		});
+		const returned = Date.now();
+		expect(result.timedOut).toBe(true);
+		expect(started.length).toBeGreaterThanOrEqual(5);
+		// Every read began at least the margin before the deadline (give or take a timer tick).
+		for (const at of started) expect(deadline - at).toBeGreaterThanOrEqual(LAST_POLL_MARGIN_MS - 50);
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(started.filter((at) => at > returned)).toEqual([]);
 	});
 });
 

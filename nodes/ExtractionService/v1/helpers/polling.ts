@@ -28,6 +28,9 @@ export function pollDelay(n: number, timing: PollTiming = DEFAULT_POLL_TIMING, r
 	return Math.min(base * (1 + random() * timing.jitter), timing.maxDelayMs);
 }
 
+/** How long before the deadline the last poll starts (ms): a poll sent at the deadline could not be answered. */
+export const LAST_POLL_MARGIN_MS = 1_000;
+
 export interface PollOptions<T> {
 	/** Reads the job once; `deadline` (epoch ms) bounds the read, its retries and its attempts. */
 	fetch: (deadline: number) => Promise<T>;
@@ -54,7 +57,7 @@ export interface PollResult<T> {
 /**
  * Polls a job until `isFinal` holds or the deadline passes (`§v0-3 rule 3`,
  * `§unversioned-3 rule 1`). The wait before each poll follows `pollDelay`, shortened so the
- * last poll happens at the deadline. A poll that fails in a skippable way is skipped, and any poll
+ * last poll starts `LAST_POLL_MARGIN_MS` before the deadline (its reads are cut at the deadline). A poll that fails in a skippable way is skipped, and any poll
  * failing at the deadline ends the wait as timed out: the last good state is kept either way, so a
  * job's id is never lost to a bad answer.
  *
@@ -67,7 +70,10 @@ export async function pollUntilFinal<T>(initial: T, options: PollOptions<T>): Pr
 	for (let n = 0; !options.isFinal(resource); n++) {
 		const left = options.deadline - Date.now();
 		if (left <= 0) return { resource, timedOut: true, lastFailure };
-		await cancellableSleep(Math.min(pollDelay(n, options.timing), left), options.signal);
+		// The last poll starts a little before the deadline, so it has time to be answered; once
+		// inside that margin, the poll just made was the last.
+		if (n > 0 && left <= LAST_POLL_MARGIN_MS) return { resource, timedOut: true, lastFailure };
+		await cancellableSleep(Math.min(pollDelay(n, options.timing), Math.max(0, left - LAST_POLL_MARGIN_MS)), options.signal);
 		const polled = await options.fetch(options.deadline).then(
 			(value) => ({ value }),
 			(error: unknown) => ({ error }),

@@ -152,6 +152,9 @@ interface FamilyCredential {
 	secrets: string[];
 }
 
+/** The least time left to a deadline for which an attempt is still started (ms). */
+const MIN_ATTEMPT_MS = 100;
+
 /** Secrets shorter than this are not searched for in service text (they would match ordinary words). */
 const MIN_SECRET_LENGTH = 4;
 
@@ -451,6 +454,8 @@ export class ExtractionServiceClient {
 		url: string,
 	): Promise<{ response: IN8nHttpFullResponse; error?: undefined; timedOut?: undefined } | { response?: undefined; error: unknown; timedOut: boolean }> {
 		if (this.signal.aborted) return { error: new CancelledError(), timedOut: false };
+		// No request is started that could not be answered before its deadline.
+		if (req.deadline !== undefined && req.deadline - Date.now() < MIN_ATTEMPT_MS) return { error: new CancelledError(), timedOut: true };
 		const timeoutMs = Math.max(1, Math.min(this.settings.requestTimeoutMs, req.deadline === undefined ? Infinity : req.deadline - Date.now()));
 		const stop = req.method === 'GET' || req.method === 'DELETE' ? this.signal : this.cancelSignal;
 		const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
