@@ -43,8 +43,14 @@ const PACKAGE_NAME = 'n8n-nodes-extraction-service';
 const API_CREDENTIAL = { id: 'esApiCredential1', name: 'Extraction Service API', type: 'extractionServiceApi' };
 const TOKEN_CREDENTIAL = { id: 'esTokenCred1', name: 'Extraction Service Token API', type: 'extractionServiceTokenApi' };
 
-/** Where the example workflows say a file lives (n8n's Docker image convention); rewritten to filesDir. */
-const DATA_PREFIX = '/data/';
+/**
+ * Where the example workflows say a file lives: n8n 2.x's default allowed folder (`~/.n8n-files`) in
+ * n8n's Docker image; rewritten to filesDir.
+ */
+const DATA_PREFIX = '/home/node/.n8n-files/';
+/** The placeholder schema ID of the examples (users put theirs); rewritten to the emulator's seeded Invoice schema. */
+const PLACEHOLDER_SCHEMA = '00000000-0000-0000-0000-000000000000';
+const SEEDED_INVOICE_SCHEMA = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
 /** The origin example workflows use for documents to fetch by URL; rewritten to the emulator's files origin (`/static/a.pdf`, …). */
 const FILES_ORIGIN = 'https://files.example.com';
 
@@ -277,13 +283,14 @@ function loadExamples(filter: string[]): Example[] {
 }
 
 /**
- * Rewrites node parameters of the imported copy: `/data/…` paths to filesDir (copying
- * examples/files/NAME there when a path names one), and https://files.example.com to the
- * emulator's files origin.
+ * Rewrites node parameters of the imported copy: `/home/node/.n8n-files/…` paths to filesDir
+ * (copying examples/files/NAME there when a path names one), https://files.example.com to the
+ * emulator's files origin, and the placeholder schema ID to the emulator's Invoice schema.
  */
 function rewriteValue(value: unknown, filesDir: string, filesUrl: string): unknown {
 	if (typeof value === 'string') {
 		if (value.includes(FILES_ORIGIN)) value = value.split(FILES_ORIGIN).join(filesUrl);
+		if (value === PLACEHOLDER_SCHEMA) return SEEDED_INVOICE_SCHEMA;
 		if (typeof value !== 'string' || (!value.startsWith(DATA_PREFIX) && !value.startsWith(`=${DATA_PREFIX}`))) return value;
 		const expr = value.startsWith('=') ? '=' : '';
 		const rel = value.slice(expr.length + DATA_PREFIX.length);
@@ -498,7 +505,7 @@ interface LineContext {
 	emulator: EmulatorProcess;
 	/** N8N_USER_FOLDER. */
 	userFolder: string;
-	/** Where the examples' `/data/…` files go (the only folder Read/Write Files from Disk may use). */
+	/** Where the examples' `/home/node/.n8n-files/…` files go (the only folder Read/Write Files from Disk may use). */
 	filesDir: string;
 	/** Runs `n8n <args>` in the user folder; default timeout 180 s. */
 	n8n(args: string[], timeoutMs?: number): Promise<Done>;

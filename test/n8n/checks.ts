@@ -6,7 +6,7 @@
  *
  * Adding an example = adding examples/workflows/NAME.json + an entry `'NAME.json': (run) => {…}` here.
  * What the runner does to the copy it imports (never to the original) is described in
- * scripts/n8n/README.md: `/data/…` paths point into run.filesDir, where examples/files/* are copied;
+ * scripts/n8n/README.md: `/home/node/.n8n-files/…` paths point into run.filesDir, where examples/files/* are copied;
  * https://files.example.com is the emulator's files origin; credentials `esApiCredential1` /
  * `esTokenCred1` point at the emulator. Before any check, the runner has verified that this n8n has
  * every node type and typeVersion the workflow uses.

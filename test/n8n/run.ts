@@ -32,7 +32,7 @@ export interface N8nRunInfo {
 	n8nVersion: string;
 	/** The whole IRun object n8n printed (`{}` when the workflow was not executed). */
 	raw: Json;
-	/** The folder n8n may read and write: example files are copied here, `/data/…` paths point here. */
+	/** The folder n8n may read and write: example files are copied here, `/home/node/.n8n-files/…` paths point here. */
 	filesDir: string;
 	/** The emulator the workflow ran against. */
 	emulator: { url: string; filesUrl: string };
