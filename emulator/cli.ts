@@ -20,6 +20,8 @@ const USAGE = `Usage: tsx emulator/cli.ts [options]
   --token <token>           unversioned token (default emulator-token)
   --expired-token <token>   token answered as expired (default emulator-expired-token)
   --processing-ms <n>       processing time of every job (default 3000)
+  --processing-max-ms <n>   with a value above --processing-ms: each job's time is drawn
+                            uniformly between the two (default: unset, every job the same)
   --credits <n>             unversioned credit balance (default 10000)
   --seed <file>             seed JSON (default emulator/seed.json)
   --max-upload-bytes <n>    upload limit (default 536870912)
@@ -31,6 +33,7 @@ const NUMBER_FLAGS: Record<string, keyof EmulatorOptions> = {
 	port: 'port',
 	'files-port': 'filesPort',
 	'processing-ms': 'processingMs',
+	'processing-max-ms': 'processingMaxMs',
 	credits: 'credits',
 	'max-upload-bytes': 'maxUploadBytes',
 };

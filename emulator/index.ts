@@ -42,6 +42,11 @@ export interface EmulatorOptions {
 	expiredToken?: string;
 	/** Wall time from creation to final state for every job; default 3000. */
 	processingMs?: number;
+	/**
+	 * With a value above `processingMs`: each job's time is drawn uniformly from [processingMs,
+	 * processingMaxMs] instead (jobs of a load overlap and finish out of order). Default: unset.
+	 */
+	processingMaxMs?: number;
 	/** Unversioned credit balance; default 10000. */
 	credits?: number;
 	/** JSON seed (schemas, workflows); default emulator/seed.json. */
@@ -292,6 +297,7 @@ async function listen(server: FastifyInstance, host: string, port: number): Prom
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
 	const host = options.host ?? '127.0.0.1';
 	const store = new Store(options.credits ?? 10_000, options.processingMs ?? 3000);
+	store.processingMaxMs = options.processingMaxMs;
 	store.loadSeed(options.seedFile ?? path.join(__dirname, 'seed.json'));
 	const app: AppContext = {
 		store,

@@ -59,9 +59,9 @@ function finishAnalysis(record: FileRecord, pages: PageContent[] | undefined, er
 	record.analyzedAt = Date.now();
 }
 
-/** Creates a job that starts now; its processing time is the metadata override, else the emulator's setting. */
+/** Creates a job that starts now; its processing time is the metadata override, else the emulator's setting (a draw when a range is set). */
 export function newJob(app: AppContext, source: FileRecord, controls: EmulatorControls, opts: { allowPartial: boolean; share?: number; after?: Job }): Job {
-	const total = controls.processingMs ?? app.store.processingMs;
+	const total = controls.processingMs ?? app.store.jobProcessingMs();
 	const own = controls.failFiles?.includes(source.name) ? { ...controls, outcome: 'ERROR' as const } : controls;
 	return { createdAt: Date.now(), durationMs: total * (opts.share ?? 1), source, controls: own, allowPartial: opts.allowPartial, after: opts.after };
 }

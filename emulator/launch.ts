@@ -23,6 +23,8 @@ export type EmulatorReady = Pick<Emulator, 'url' | 'filesUrl' | 'apiKey' | 'toke
 export interface LaunchOptions {
 	/** Processing time of every job, ms (`--processing-ms`). */
 	processingMs: number;
+	/** With a value above processingMs, each job's time is drawn between the two (`--processing-max-ms`). */
+	processingMaxMs?: number;
 	/** No error output from the emulator (`--quiet`); default false. */
 	quiet?: boolean;
 	/** How long to wait for the READY line, ms; default 60 000. */
@@ -65,13 +67,23 @@ function terminateOnExit(child: ChildProcess): void {
 }
 
 /**
- * Starts `emulator/cli.ts --host 127.0.0.1 --port 0 --processing-ms N --log-requests [--quiet]`.
+ * Starts `emulator/cli.ts --host 127.0.0.1 --port 0 --processing-ms N [--processing-max-ms M] --log-requests [--quiet]`.
  *
  * @throws Error with the child's output when it exits before its READY line, or prints none within
  *   `readyTimeoutMs` (the child is then killed)
  */
 export async function launchEmulator(options: LaunchOptions): Promise<EmulatorProcess> {
-	const args = ['--host', '127.0.0.1', '--port', '0', '--processing-ms', String(options.processingMs), '--log-requests', ...(options.quiet ? ['--quiet'] : [])];
+	const args = [
+		'--host',
+		'127.0.0.1',
+		'--port',
+		'0',
+		'--processing-ms',
+		String(options.processingMs),
+		...(options.processingMaxMs !== undefined ? ['--processing-max-ms', String(options.processingMaxMs)] : []),
+		'--log-requests',
+		...(options.quiet ? ['--quiet'] : []),
+	];
 	const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 	terminateOnExit(child);
 

@@ -150,10 +150,23 @@ export class Store {
 	private seq = 0;
 	private workflowSession = 0;
 
+	/**
+	 * When set above `processingMs`, each job's processing time is drawn uniformly from
+	 * [processingMs, processingMaxMs] (so that jobs of a load overlap and finish out of order).
+	 */
+	public processingMaxMs?: number;
+
 	constructor(
 		public credits: number,
 		public processingMs: number,
 	) {}
+
+	/** Processing time of a new job without a metadata override: `processingMs`, or a draw up to `processingMaxMs`. */
+	jobProcessingMs(): number {
+		const max = this.processingMaxMs;
+		if (max === undefined || max <= this.processingMs) return this.processingMs;
+		return Math.round(this.processingMs + Math.random() * (max - this.processingMs));
+	}
 
 	/** A creation sequence number: lists are ordered newest first by it. */
 	nextSeq(): number {
