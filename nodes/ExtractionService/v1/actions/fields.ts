@@ -250,6 +250,37 @@ export const waitOptionFields: INodeProperties[] = [
 	},
 ].map((field) => ({ ...field, displayOptions: { show: { '/waitForCompletion': [true] } } }) as INodeProperties);
 
+/**
+ * Reuse Existing Job (helpers/reuse.ts): the metadata key/value that identifies a job, so a re-run of
+ * the same input waits for the job already made instead of creating (and paying for) another.
+ */
+export const reuseExistingJobField: INodeProperties = {
+	displayName: 'Reuse Existing Job',
+	name: 'reuseExistingJob',
+	type: 'fixedCollection',
+	placeholder: 'Add key',
+	default: {},
+	description:
+		'Whether to look a job up by a metadata key and value before creating it; when one exists (and did not fail), the node waits for it instead of creating another. Use it where n8n may run the same input twice (Retry, Retry On Fail, queue mode).',
+	options: [
+		{
+			displayName: 'Key',
+			name: 'key',
+			values: [
+				{ displayName: 'Metadata Key', name: 'key', type: 'string', default: 'n8nJobKey', description: 'Metadata key that holds the value' },
+				{
+					displayName: 'Metadata Value',
+					name: 'value',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. {{ $json.messageId }}',
+					description: 'What identifies this input, e.g. the mail\'s message ID. For an uploaded file the node appends ":" and the file name, so each attachment has its own job.',
+				},
+			],
+		},
+	],
+};
+
 export const treatPartialAsErrorField: INodeProperties = {
 	displayName: 'Treat Partial as Error',
 	name: 'treatPartialAsError',

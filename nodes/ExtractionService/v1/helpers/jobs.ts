@@ -5,6 +5,7 @@ import { failureKind, markFailure, servicePath, type ApiFamily, type BodyFactory
 import type { InputFile } from './binary';
 import { failOnFirst, type JobOutcome } from './outcomes';
 import { pollUntilFinal, type PollTiming } from './polling';
+import type { ReuseKey } from './reuse';
 
 /** An asynchronous job type of the service and its final states. */
 export interface JobKind {
@@ -184,6 +185,36 @@ export async function getJob(ctx: IExecuteFunctions, client: ExtractionServiceCl
 	return await waitForJob(ctx, client, kind, job, itemIndex, wait);
 }
 
+/** Candidates read per lookup (a key normally matches one job; more are re-runs that failed). */
+const LOOKUP_PAGE_SIZE = 20;
+
+/**
+ * Looks up a job created earlier with this key (Reuse Existing Job, reuse.ts): the list filtered by
+ * the key (exact for extractions, `search` for parsings), each candidate read by id and kept only
+ * when its metadata holds the value exactly and it did not fail.
+ *
+ * @returns the job (read by id, checked), or undefined when none exists or every match failed (ERROR)
+ * @throws NodeApiError for service errors of the lookup
+ */
+export async function findExistingJob(
+	client: ExtractionServiceClient,
+	node: INode,
+	kind: JobKind,
+	key: ReuseKey,
+	itemIndex: number,
+): Promise<IDataObject | undefined> {
+	const exact = kind.family === 'unversioned';
+	const qs = exact ? { meta_key: key.key, meta_value: key.value } : { search: key.value };
+	const page = await client.page({ family: kind.family, method: 'GET', path: servicePath(kind.family, kind.segment), qs, itemIndex, resourceName: `${kind.resourceName}s` }, 1, LOOKUP_PAGE_SIZE);
+	for (const candidate of page.results) {
+		if (candidate.status === 'ERROR' || candidate.id === undefined || candidate.id === null) continue;
+		const job = await fetchJob(client, node, kind, String(candidate.id), itemIndex);
+		const metadata = (job.metadata ?? {}) as IDataObject;
+		if (job.status !== 'ERROR' && metadata[key.key] === key.value) return job;
+	}
+	return undefined;
+}
+
 /** One create request of a job-creating operation. */
 export interface JobRequest {
 	body: IDataObject | BodyFactory;
@@ -194,13 +225,16 @@ export interface JobRequest {
 	notFound?: { resourceName: string; resourceId: string };
 	/** The uploaded file, carried to the output shaping (file name, "Include Input Binary"). */
 	file?: InputFile;
+	/** Reuse Existing Job: the key this job carries in its metadata; a job found with it is waited for instead. */
+	reuse?: ReuseKey;
 }
 
 /**
  * Creates jobs and, with Wait for Completion, waits for all of them together; then shapes each
  * final job into output items. A create answer may be one job or a list of jobs (a list of URLs,
  * `§v0-4.5`; several workflow documents, `§unversioned-4.10`): each becomes its own
- * output. Every job the service accepts is recorded in the client's ledger (`created`) at once.
+ * output. Every job the service accepts is recorded in the client's ledger (`created`) at once. With
+ * Reuse Existing Job, a request whose key finds a job (`findExistingJob`) waits for that job instead.
  *
  * Nothing is lost when some jobs fail: the first failure is thrown as soon as it happens, and it
  * carries every job's outcome (`outcomes.ts`) — the router outputs the finished jobs beside error
@@ -222,8 +256,9 @@ export async function createAndWait(
 ): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
 	return await failOnFirst(
-		requests.map(async ({ body, qs, path, file, notFound }): Promise<Array<Promise<JobOutcome>>> => {
-			const created = await client.request<IDataObject | IDataObject[]>({
+		requests.map(async ({ body, qs, path, file, notFound, reuse }): Promise<Array<Promise<JobOutcome>>> => {
+			const existing = reuse ? await findExistingJob(client, node, kind, reuse, itemIndex) : undefined;
+			const created = existing ?? await client.request<IDataObject | IDataObject[]>({
 				family: kind.family,
 				method: 'POST',
 				path: path ?? servicePath(kind.family, kind.segment),
@@ -235,7 +270,7 @@ export async function createAndWait(
 				expect: 'objects',
 			});
 			const jobs = (Array.isArray(created) ? created : [created]).map((job) => checkResource(node, kind.resourceName, job, itemIndex));
-			for (const job of jobs) client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
+			if (!existing) for (const job of jobs) client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
 			return jobs.map(async (job): Promise<JobOutcome> => {
 				const id = String(job.id);
 				return await waitForJob(ctx, client, kind, job, itemIndex, wait)

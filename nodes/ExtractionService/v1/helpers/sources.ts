@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { inputFiles, multipartBody } from './binary';
 import type { JobRequest } from './jobs';
+import { jobKey, withKey, type ReuseKey } from './reuse';
 import type { FileSelection } from './settings';
 import { parseJsonObject, parseUrlList, requireHttpUrl, requireUuid } from './validation';
 
@@ -20,7 +21,7 @@ export function parsingOptions(node: INode, itemIndex: number, options: IDataObj
 		model: options.model,
 		picture_description_enabled: options.pictureDescriptionEnabled,
 		table_verification_enabled: options.tableVerificationEnabled,
-		metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
+		metadata: withKey(metadata, undefined),
 	};
 }
 
@@ -31,6 +32,7 @@ export function parsingOptions(node: INode, itemIndex: number, options: IDataObj
  *
  * @param fields the other body fields (options, `schema`)
  * @param files the item's file selection (for "Binary File")
+ * @param reuse Reuse Existing Job's key (not with a list of URLs, which makes several jobs at once)
  * @throws NodeOperationError naming the parameter for an invalid ID, URL, list or file, before any request
  */
 export async function documentSourceRequests(
@@ -39,15 +41,28 @@ export async function documentSourceRequests(
 	source: string,
 	fields: IDataObject,
 	files: FileSelection,
+	reuse?: ReuseKey,
 ): Promise<JobRequest[]> {
 	const node = ctx.getNode();
+	/** The body fields of one job, its metadata carrying the job's key when Reuse Existing Job is on. */
+	const keyed = (fileName?: string) => {
+		const key = reuse && jobKey(reuse, fileName);
+		return { fields: { ...fields, metadata: withKey(fields.metadata as IDataObject | undefined, key) }, reuse: key };
+	};
 	switch (source) {
 		case 'binary':
-			return (await inputFiles(ctx, itemIndex, files)).map((file) => ({ body: multipartBody(fields, [{ field: 'document', file }]), file }));
-		case 'documentId':
-			return [{ body: { ...fields, document: requireUuid(node, itemIndex, 'Document ID', ctx.getNodeParameter('documentId', itemIndex, '', { extractValue: true })) } }];
-		case 'url':
-			return [{ body: { ...fields, document: requireHttpUrl(node, itemIndex, 'URL', ctx.getNodeParameter('url', itemIndex)) } }];
+			return (await inputFiles(ctx, itemIndex, files)).map((file) => {
+				const job = keyed(file.fileName);
+				return { body: multipartBody(job.fields, [{ field: 'document', file }]), file, reuse: job.reuse };
+			});
+		case 'documentId': {
+			const job = keyed();
+			return [{ body: { ...job.fields, document: requireUuid(node, itemIndex, 'Document ID', ctx.getNodeParameter('documentId', itemIndex, '', { extractValue: true })) }, reuse: job.reuse }];
+		}
+		case 'url': {
+			const job = keyed();
+			return [{ body: { ...job.fields, document: requireHttpUrl(node, itemIndex, 'URL', ctx.getNodeParameter('url', itemIndex)) }, reuse: job.reuse }];
+		}
 		case 'urlList':
 			return [{ body: { ...fields, document: parseUrlList(node, itemIndex, 'URLs', ctx.getNodeParameter('urls', itemIndex)) } }];
 		default:

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
+import { jobKey, readReuseKey, withKey } from '../../helpers/reuse';
 import { readItemSettings } from '../../helpers/settings';
 import { pageRange, parseJsonObject, requireUuid } from '../../helpers/validation';
 import type { ExtractionServiceClient } from '../../transport';
@@ -12,6 +13,7 @@ import {
 	metadataField,
 	optionsCollection,
 	pageRangeFields,
+	reuseExistingJobField,
 	schemaLocator,
 	simplifyField,
 	splitIntoItemsField,
@@ -40,6 +42,7 @@ export const description = forOperation('extraction', 'create', [
 		includeInputBinaryField,
 		metadataField,
 		...pageRangeFields,
+		reuseExistingJobField,
 		splitIntoItemsField,
 		...waitOptionFields,
 	]),
@@ -48,7 +51,8 @@ export const description = forOperation('extraction', 'create', [
 /**
  * Extraction → Create (`§unversioned-4.2`): uploads each selected file (.pdf, .png, .jpg, .jpeg
  * only, checked by extension and MIME type before upload, `§unversioned-8.1`) with `server`,
- * `schema`, `classifier`, `metadata` and the page range; with Wait for Completion polls
+ * `schema`, `classifier`, `metadata` and the page range (Reuse Existing Job: a file whose key finds
+ * a job is not uploaded again, see helpers/reuse.ts); with Wait for Completion polls
  * `GET /extract/{id}/` (`§unversioned-4.3`: 200 and 202 both carry the resource) until `FINISHED`
  * or `ERROR`.
  *
@@ -62,14 +66,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	const schema = schemaValue ? requireUuid(node, itemIndex, 'Schema', schemaValue) : undefined;
 	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
 	const qs = pageRange(node, itemIndex, options.pdfPageStart, options.pdfPageEnd);
+	const reuse = readReuseKey(node, itemIndex, options.reuseExistingJob);
 	const fields: IDataObject = {
 		server: this.getNodeParameter('server', itemIndex) as string,
 		schema,
 		classifier: String(options.classifier ?? '').trim() || undefined,
-		metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
 	};
 	const files = await inputFiles(this, itemIndex, selection, EXTRACTION_FILE_TYPES);
-	const requests = files.map((file) => ({ body: multipartBody(fields, [{ field: 'document', file }]), qs, file }));
+	const requests = files.map((file) => {
+		const key = reuse && jobKey(reuse, file.fileName);
+		return { body: multipartBody({ ...fields, metadata: withKey(metadata, key) }, [{ field: 'document', file }]), qs, file, reuse: key };
+	});
 	return await createAndWait(this, client, JOB_KINDS.extraction, itemIndex, requests, wait, async (extraction, file) =>
 		await extractionItems(client, extraction, itemIndex, output, file?.fileName, passThroughBinary(this, itemIndex, file, output.includeInputBinary)),
 	);

@@ -3,16 +3,33 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { withAbsoluteUrls } from '../../helpers/output';
+import { readReuseKey } from '../../helpers/reuse';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import type { ExtractionServiceClient } from '../../transport';
-import { binarySourceOptionFields, optionsCollection, parsingOptionFields, sourceFields, treatPartialAsErrorField, waitForCompletionField, waitOptionFields } from '../fields';
+import {
+	binarySourceOptionFields,
+	optionsCollection,
+	parsingOptionFields,
+	reuseExistingJobField,
+	sourceFields,
+	treatPartialAsErrorField,
+	waitForCompletionField,
+	waitOptionFields,
+} from '../fields';
 import { forOperation } from '../operation';
 
 export const description = forOperation('parsing', 'create', [
 	...sourceFields(['binary', 'documentId', 'url', 'urlList'], 'What to parse'),
 	waitForCompletionField,
-	...optionsCollection([...binarySourceOptionFields, ...parsingOptionFields, treatPartialAsErrorField, ...waitOptionFields]),
+	...optionsCollection([
+		...binarySourceOptionFields,
+		...parsingOptionFields,
+		// One request for a list of URLs makes several parsings: no key can name one of them.
+		{ ...reuseExistingJobField, displayOptions: { show: { '/source': ['binary', 'documentId', 'url'] } } },
+		treatPartialAsErrorField,
+		...waitOptionFields,
+	]),
 ]);
 
 /**
@@ -28,7 +45,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	const settings = readItemSettings(this, itemIndex);
 	const source = this.getNodeParameter('source', itemIndex) as string;
 	const fields = parsingOptions(this.getNode(), itemIndex, settings.options);
-	const requests = await documentSourceRequests(this, itemIndex, source, fields, settings.files);
+	const reuse = source === 'urlList' ? undefined : readReuseKey(this.getNode(), itemIndex, settings.options.reuseExistingJob);
+	const requests = await documentSourceRequests(this, itemIndex, source, fields, settings.files, reuse);
 	const baseUrl = await client.baseUrl('v0', itemIndex);
 	return await createAndWait(this, client, JOB_KINDS.parsing, itemIndex, requests, settings.wait, async (parsing, file) => {
 		const binary = passThroughBinary(this, itemIndex, file, settings.output.includeInputBinary);

@@ -1,0 +1,60 @@
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+
+/**
+ * Reuse Existing Job (the lookup itself: `findExistingJob` in jobs.ts): exactly-once job creation when n8n runs the same input again (a user's Retry
+ * of a failed execution, the node setting Retry On Fail, a queue-mode job re-queued after its worker
+ * died). Every job the node creates carries a metadata key/value the user maps (e.g. the mail's
+ * message id); before creating, the node looks that key/value up and, when a job that did not fail
+ * exists, waits for it instead of creating another.
+ *
+ * How exact the lookup is (`§unversioned-4.1`, `§v0-4.6`):
+ * - extractions: the list filters `meta_key` + `meta_value` select extractions whose metadata holds
+ *   the key and the value — exact;
+ * - parsings: the /v0 list has only `search` (file names and metadata values, matched loosely), so
+ *   each candidate is read by id and kept only when `metadata[key]` equals the value exactly.
+ * Not atomic: two executions racing on the same key at the same moment can both create.
+ */
+
+/** A job's idempotency key: stored in its metadata as `{ [key]: value }`. */
+export interface ReuseKey {
+	key: string;
+	value: string;
+}
+
+/**
+ * The item's Reuse Existing Job option, checked.
+ *
+ * @param option the option's value: `{ key: { key, value } }` (a fixed collection), or undefined
+ * @returns undefined when the option is not set
+ * @throws NodeOperationError naming the field when the key or the value is empty
+ */
+export function readReuseKey(node: INode, itemIndex: number, option: unknown): ReuseKey | undefined {
+	const entry = (option as { key?: { key?: unknown; value?: unknown } } | undefined)?.key;
+	if (!entry) return undefined;
+	const key = String(entry.key ?? '').trim();
+	const value = String(entry.value ?? '').trim();
+	if (!key) throw new NodeOperationError(node, 'Parameter "Reuse Existing Job" has an empty Metadata Key', { itemIndex });
+	if (!value) {
+		throw new NodeOperationError(node, 'Parameter "Reuse Existing Job" has an empty Metadata Value', {
+			itemIndex,
+			description: 'Map a value that identifies this input, e.g. the mail\'s message id: {{ $json.metadata["message-id"] }}.',
+		});
+	}
+	return { key, value };
+}
+
+/**
+ * The key of one job of an item: for an uploaded file, the value gets the file name appended
+ * (`<value>:<file name>`), so each attachment of a mail has its own job.
+ */
+export function jobKey(reuse: ReuseKey, fileName?: string): ReuseKey {
+	return fileName ? { key: reuse.key, value: `${reuse.value}:${fileName}` } : reuse;
+}
+
+/** Metadata with the job's key added (the user's own Metadata keeps its other keys). */
+export function withKey(metadata: IDataObject | undefined, key: ReuseKey | undefined): IDataObject | undefined {
+	if (!key) return metadata && Object.keys(metadata).length ? metadata : undefined;
+	return { ...(metadata ?? {}), [key.key]: key.value };
+}
