@@ -25,6 +25,7 @@ const USAGE = `Usage: tsx emulator/cli.ts [options]
   --credits <n>             unversioned credit balance (default 10000)
   --seed <file>             seed JSON (default emulator/seed.json)
   --max-upload-bytes <n>    upload limit (default 536870912)
+  --list-order <order>      newest-first (default) or oldest-first: the order of every list
   --log-requests            print each request as a "REQ {json}" line
   --quiet                   no error output`;
 
@@ -43,6 +44,7 @@ const STRING_FLAGS: Record<string, keyof EmulatorOptions> = {
 	token: 'token',
 	'expired-token': 'expiredToken',
 	seed: 'seedFile',
+	'list-order': 'listOrder',
 };
 
 /** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
@@ -71,6 +73,9 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; logRequests: boo
 		options[key] = n;
 	}
 	for (const [flag, key] of Object.entries(STRING_FLAGS)) if (values[flag] !== undefined) options[key] = values[flag];
+	if (options.listOrder !== undefined && options.listOrder !== 'newest-first' && options.listOrder !== 'oldest-first') {
+		throw new Error('--list-order needs newest-first or oldest-first');
+	}
 	return { options: options as EmulatorOptions, logRequests: values['log-requests'] === true };
 }
 

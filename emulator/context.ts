@@ -22,6 +22,8 @@ export interface AppContext {
 	maxUploadBytes: number;
 	/** Largest list page (mutable: `Emulator.setMaxPageSize`). */
 	maxPageSize: number;
+	/** Order of every list (mutable: `Emulator.setListOrder`); the reference does not show it. */
+	listOrder: ListOrder;
 	staticDir: string;
 }
 
@@ -39,7 +41,12 @@ export interface RequestContext {
 	now: number;
 	/** Largest list page at the time of the request. */
 	maxPageSize: number;
+	/** List order at the time of the request. */
+	listOrder: ListOrder;
 }
+
+/** Order of list endpoints: by creation, newest first (the default) or oldest first. */
+export type ListOrder = 'newest-first' | 'oldest-first';
 
 export type Handler = (app: AppContext, req: RequestContext, params: Params) => Promise<Reply>;
 

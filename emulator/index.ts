@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { authenticate } from './auth';
 import { IncomingBody, loggedBody, type LoggedBody } from './body';
-import type { AppContext, Query, RequestContext, RouteDef } from './context';
+import type { AppContext, ListOrder, Query, RequestContext, RouteDef } from './context';
 import { faultDetail, FaultQueue, type FaultMatch, type FaultSpec } from './faults';
 import { filesRoutes } from './files';
 import { HttpError, methodNotAllowed, notFound, Router, type Reply } from './http';
@@ -26,6 +26,7 @@ import { v0Routes } from './v0';
 
 export type { LoggedBody, LoggedFile } from './body';
 export type { FaultSpec } from './faults';
+export type { ListOrder } from './context';
 
 export interface EmulatorOptions {
 	/** Default '127.0.0.1'. */
@@ -55,6 +56,8 @@ export interface EmulatorOptions {
 	maxUploadBytes?: number;
 	/** Largest page a list returns, whatever `size` asks (DRF's max_page_size); default 100. */
 	maxPageSize?: number;
+	/** Order of every list endpoint: `newest-first` (default) or `oldest-first` (the reference does not show it). */
+	listOrder?: ListOrder;
 	/** No error output on stderr. */
 	quiet?: boolean;
 	/** Called with each log entry once its request is answered (or dropped). Used by `cli.ts --log-requests`. */
@@ -106,6 +109,8 @@ export interface Emulator {
 	getCredits(): number;
 	/** Caps list pages at `n` items (tests of pagination), whatever `size` the client asks. */
 	setMaxPageSize(n: number): void;
+	/** Sets the order of every list endpoint (tests of clients that must not depend on it). */
+	setListOrder(order: ListOrder): void;
 	/** Bytes of the stored file of a v0 document or an unversioned extraction (as stored, after trimming). */
 	getStoredFile(id: string): Buffer | undefined;
 	close(): Promise<void>;
@@ -239,6 +244,7 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			baseUrl: request.headers.host ? `http://${request.headers.host}` : origin === 'api' ? app.url : app.filesUrl,
 			now: entry.at,
 			maxPageSize: app.maxPageSize,
+			listOrder: app.listOrder,
 		};
 		let answer: Reply;
 		const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
@@ -310,6 +316,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		expiredToken: options.expiredToken ?? 'emulator-expired-token',
 		maxUploadBytes: options.maxUploadBytes ?? 512 * 1024 * 1024,
 		maxPageSize: options.maxPageSize ?? MAX_PAGE_SIZE,
+		listOrder: options.listOrder ?? 'newest-first',
 		staticDir: path.join(__dirname, 'static'),
 	};
 	const requests: LoggedRequest[] = [];
@@ -353,6 +360,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		setCredits: (n: number) => void (store.credits = n),
 		getCredits: () => store.credits,
 		setMaxPageSize: (n: number) => void (app.maxPageSize = n),
+		setListOrder: (order: ListOrder) => void (app.listOrder = order),
 		getStoredFile: (id: string) => (store.documents.get(id) ?? store.extractions.get(id))?.source.file.readAll(),
 		close,
 	};

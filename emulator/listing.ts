@@ -33,13 +33,17 @@ function readPositiveInt(query: Query, name: string, errors: ErrorBag): number |
  * One page of `items` (already filtered and ordered). `page` (default 1) and `size` (default 20,
  * clamped to the emulator's max page size, 100 unless set) must be positive integers, else 400 with field errors; a page past the end gives
  * 404 `{"detail": "Invalid page."}` like Django REST framework (page 1 of an empty list is valid).
+ * `items` come newest first; with the list order `oldest-first` (`Emulator.setListOrder`) they are
+ * paged in reverse.
  * `next` / `previous` are absolute URLs: the same query with another page (no `page` for page 1).
  */
 export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T) => R, errors = new ErrorBag()): Page<R> {
 	const page = readPositiveInt(req.query, 'page', errors) ?? 1;
 	const size = Math.min(readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE, req.maxPageSize);
 	errors.throwIfAny();
-	const pages = Math.max(1, Math.ceil(items.length / size));
+	// Routes order items newest first; the emulator's list order may reverse that (§v0-8, not shown).
+	const ordered = req.listOrder === 'oldest-first' ? [...items].reverse() : items;
+	const pages = Math.max(1, Math.ceil(ordered.length / size));
 	if (page > pages) throw new HttpError(404, { detail: 'Invalid page.' });
 	const link = (n: number): string => {
 		const params = new URLSearchParams();
@@ -52,10 +56,10 @@ export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T
 		return `${req.baseUrl}${req.path}${qs ? `?${qs}` : ''}`;
 	};
 	return {
-		count: items.length,
+		count: ordered.length,
 		next: page < pages ? link(page + 1) : null,
 		previous: page > 1 ? link(page - 1) : null,
-		results: items.slice((page - 1) * size, page * size).map(render),
+		results: ordered.slice((page - 1) * size, page * size).map(render),
 	};
 }
 
