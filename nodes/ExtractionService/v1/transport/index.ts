@@ -5,6 +5,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -131,7 +132,8 @@ const CONNECTION_FAILURES: Record<string, string> = {
 	ERR_STREAM_PREMATURE_CLOSE: 'the connection was closed by the server',
 };
 
-type Context = IExecuteFunctions | ILoadOptionsFunctions;
+/** The n8n contexts the client runs in: an execution, a list search, a trigger's poll. */
+type Context = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 /** A page of a list (`§v0-2.5`, `§unversioned-2.4`), checked. */
 export interface ListPage {
