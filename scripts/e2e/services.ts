@@ -1,0 +1,401 @@
+/**
+ * The servers of the end-to-end run, each a throwaway instance on a free loopback port with its own
+ * config and data folder under the run's temporary root: PostgreSQL (n8n's database and the `erp`
+ * database), Redis (n8n's queue), Dovecot (the mailbox), and n8n itself (main + workers, queue
+ * mode). The Debian packages come from scripts/e2e/install.sh, n8n from scripts/n8n/install.sh.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { freePort, runCommand, startService, tail, waitUntil, type Done, type Service } from './processes';
+import { ImapClient } from './mail';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+const PACKAGE_NAME = 'n8n-nodes-extraction-service';
+
+/** Paths of the Debian tools, as scripts/e2e/install.sh prints them (`E2E_TOOLS {json}`). */
+export interface Tools {
+	dovecot: string;
+	redisServer: string;
+	/** e.g. /usr/lib/postgresql/15/bin (initdb, postgres) */
+	pgBin: string;
+}
+
+/** n8n line 2 as scripts/n8n/install.sh prints it (`N8N_LINE {json}`). */
+export interface N8nLine {
+	version: string;
+	dir: string;
+	nodeBin: string;
+	n8nBin: string;
+	env: Record<string, string>;
+}
+
+/** The machine-readable line `PREFIX {json}` of a command's stdout. */
+function readInfoLine<T>(done: Done, prefix: string, what: string): T {
+	const line = done.stdout.split('\n').find((l) => l.startsWith(prefix));
+	if (done.code !== 0 || !line) throw new Error(`${what} failed (exit ${done.code}${done.timedOut ? ', timed out' : ''}):\n${tail(`${done.stdout}\n${done.stderr}`, 30)}`);
+	return JSON.parse(line.slice(prefix.length)) as T;
+}
+
+/**
+ * `bash scripts/e2e/install.sh`: installs Dovecot, PostgreSQL and Redis from Debian when missing.
+ *
+ * @returns the tools' paths, and whether anything was installed (a cold run)
+ */
+export async function installTools(): Promise<{ tools: Tools; ms: number; installed: boolean }> {
+	const r = await runCommand('bash', [path.join(__dirname, 'install.sh')], { cwd: ROOT, timeoutMs: 15 * 60_000 });
+	return { tools: readInfoLine<Tools>(r, 'E2E_TOOLS ', 'scripts/e2e/install.sh'), ms: r.ms, installed: /apt-get install/.test(r.stderr) };
+}
+
+/**
+ * `bash scripts/n8n/install.sh 2` (or `--no-install 2`): n8n 2.x on Node 24 in the cache outside the package.
+ *
+ * @returns the line's paths, and whether it was installed now (a cold run)
+ */
+export async function installN8n(install: boolean): Promise<{ line: N8nLine; ms: number; installed: boolean }> {
+	const r = await runCommand('bash', [path.join(ROOT, 'scripts', 'n8n', 'install.sh'), ...(install ? [] : ['--no-install']), '2'], { cwd: ROOT, timeoutMs: 30 * 60_000 });
+	return { line: readInfoLine<N8nLine>(r, 'N8N_LINE ', 'scripts/n8n/install.sh 2'), ms: r.ms, installed: !/: cached/.test(r.stderr) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// who runs the servers that refuse root
+
+interface RunAs {
+	uid: number;
+	gid: number;
+}
+
+function lookupUser(name: string): RunAs | undefined {
+	const u = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+	const g = spawnSync('id', ['-g', name], { encoding: 'utf8' });
+	if (u.status !== 0 || g.status !== 0) return undefined;
+	return { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) };
+}
+
+const isRoot = (): boolean => process.getuid?.() === 0;
+
+/** A folder the given user owns (a no-op when not root: everything runs as the current user). */
+function ownedDir(dir: string, owner: RunAs | undefined): string {
+	mkdirSync(dir, { recursive: true });
+	if (owner && isRoot()) chownSync(dir, owner.uid, owner.gid);
+	return dir;
+}
+
+/** The run's temporary root: traversable by the service users (PostgreSQL, Dovecot's mail user). */
+export function makeRunRoot(prefix: string): string {
+	const dir = path.join(os.tmpdir(), `${prefix}${process.pid}-${Date.now().toString(36)}`);
+	mkdirSync(dir, { recursive: true });
+	chmodSync(dir, 0o755);
+	return dir;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+/** A throwaway PostgreSQL cluster on 127.0.0.1. */
+export interface Postgres {
+	port: number;
+	service: Service;
+	/** Runs SQL (several statements allowed) as the superuser over the Unix socket; returns psql's unaligned output. */
+	sql(database: string, sql: string): Promise<string>;
+	/** Runs a query and parses its single JSON value (`select json_agg(…)`); null → []. */
+	json<T>(database: string, query: string): Promise<T>;
+}
+
+/**
+ * initdb into `root/pg` (as the `postgres` user when root: PostgreSQL refuses to run as root),
+ * then `postgres` on a free port, listening on 127.0.0.1 only, with durability off (fsync,
+ * synchronous_commit: a throwaway cluster). Local connections are trusted; TCP ones need a password.
+ */
+export async function startPostgres(tools: Tools, root: string, logDir: string): Promise<Postgres> {
+	const owner = isRoot() ? lookupUser('postgres') : undefined;
+	if (isRoot() && !owner) throw new Error('running as root, but there is no `postgres` user to run PostgreSQL as (apt-get install postgresql creates it)');
+	const base = ownedDir(path.join(root, 'pg'), owner);
+	const data = path.join(base, 'data');
+	const socketDir = ownedDir(path.join(base, 'sock'), owner);
+	const init = await runCommand(
+		path.join(tools.pgBin, 'initdb'),
+		['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'],
+		{ cwd: base, ...owner, timeoutMs: 120_000 },
+	);
+	if (init.code !== 0) throw new Error(`initdb failed:\n${tail(init.stdout + init.stderr)}`);
+	const port = await freePort();
+	const service = startService(
+		'postgres',
+		path.join(tools.pgBin, 'postgres'),
+		[
+			'-D', data,
+			'-p', String(port),
+			'-k', socketDir,
+			'-c', 'listen_addresses=127.0.0.1',
+			'-c', 'fsync=off',
+			'-c', 'synchronous_commit=off',
+			'-c', 'full_page_writes=off',
+			'-c', 'max_connections=300',
+			'-c', 'shared_buffers=256MB',
+			'-c', 'log_min_messages=warning',
+		],
+		{ cwd: base, ...owner, logFile: path.join(logDir, 'postgres.log'), stopSignal: 'SIGINT' },
+	);
+	const psqlBase = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', socketDir, '-p', String(port), '-U', 'postgres', '-At'];
+	const sql = async (database: string, text: string): Promise<string> => {
+		const r = await runCommand('psql', [...psqlBase, '-d', database, '-f', '-'], { input: text, timeoutMs: 60_000, env: { ...process.env, PGCONNECT_TIMEOUT: '5' } });
+		if (r.code !== 0) throw new Error(`psql ${database} failed: ${r.stderr.trim() || r.stdout.trim()}\n  SQL: ${text.slice(0, 300)}`);
+		return r.stdout;
+	};
+	await waitUntil('PostgreSQL to accept connections', 60_000, async () => ((await sql('postgres', 'select 1')).trim() === '1' ? true : undefined), 250);
+	return {
+		port,
+		service,
+		sql,
+		async json<T>(database: string, query: string) {
+			const out = (await sql(database, query)).trim();
+			return (out === '' ? [] : JSON.parse(out)) as T;
+		},
+	};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis
+
+/** `redis-server` on a free loopback port, nothing persisted. */
+export async function startRedis(tools: Tools, root: string, logDir: string): Promise<{ port: number; service: Service }> {
+	const dir = path.join(root, 'redis');
+	mkdirSync(dir, { recursive: true });
+	const port = await freePort();
+	const service = startService(
+		'redis',
+		tools.redisServer,
+		['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+		{ cwd: dir, logFile: path.join(logDir, 'redis.log') },
+	);
+	await service.waitForLine(/Ready to accept connections/, 30_000);
+	return { port, service };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dovecot
+
+/** A throwaway Dovecot with one passwd-file user and a maildir. */
+export interface Dovecot {
+	port: number;
+	user: string;
+	password: string;
+	service: Service;
+	/** Logs in once; the caller closes the client. */
+	connect(): Promise<ImapClient>;
+}
+
+/**
+ * Dovecot with its own config file, base_dir and state_dir under `root/dovecot`, IMAP only on
+ * 127.0.0.1 (plain text login: loopback only, no TLS), one user from a passwd-file, mail_location a
+ * maildir in the same folder. As root, the mail user is `nobody` (Dovecot refuses uid 0 for mail)
+ * and Dovecot's own users are dovecot / dovenull; otherwise everything runs as the current user.
+ */
+export async function startDovecot(tools: Tools, root: string, logDir: string, user = 'invoices'): Promise<Dovecot> {
+	const dir = path.join(root, 'dovecot');
+	mkdirSync(dir, { recursive: true });
+	chmodSync(dir, 0o755);
+	const me = os.userInfo();
+	const mailOwner = isRoot() ? lookupUser('nobody') : { uid: me.uid, gid: me.gid };
+	if (!mailOwner) throw new Error('running as root, but there is no `nobody` user to own the mailbox');
+	const internalUser = isRoot() ? 'dovecot' : me.username;
+	const loginUser = isRoot() ? 'dovenull' : me.username;
+	const mailDir = ownedDir(path.join(dir, 'mail'), isRoot() ? mailOwner : undefined);
+	const password = `pw-${Math.random().toString(36).slice(2, 12)}`;
+	const port = await freePort();
+	writeFileSync(path.join(dir, 'users'), `${user}:{PLAIN}${password}\n`);
+	const conf = path.join(dir, 'dovecot.conf');
+	writeFileSync(
+		conf,
+		`# throwaway Dovecot of scripts/e2e/run.ts
+base_dir = ${dir}/run
+state_dir = ${dir}/state
+instance_name = e2e-${process.pid}
+protocols = imap
+listen = 127.0.0.1
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+log_path = /dev/stderr
+info_log_path = /dev/stderr
+default_internal_user = ${internalUser}
+default_login_user = ${loginUser}
+first_valid_uid = ${Math.min(mailOwner.uid, 1)}
+mail_location = maildir:${mailDir}/%u
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u ${dir}/users
+}
+userdb {
+  driver = static
+  args = uid=${mailOwner.uid} gid=${mailOwner.gid} home=${mailDir}/%u
+}
+service imap-login {
+  inet_listener imap {
+    address = 127.0.0.1
+    port = ${port}
+  }
+  inet_listener imaps {
+    port = 0
+  }
+}
+`,
+	);
+	const service = startService('dovecot', tools.dovecot, ['-F', '-c', conf], { cwd: dir, logFile: path.join(logDir, 'dovecot.log') });
+	const connect = (): Promise<ImapClient> => ImapClient.connect('127.0.0.1', port, user, password);
+	await waitUntil('Dovecot to accept an IMAP login', 30_000, async () => {
+		if (service.exited()) throw new Error(`dovecot exited:\n${tail(service.output())}`);
+		const c = await connect();
+		await c.close();
+		return true;
+	});
+	return { port, user, password, service, connect };
+}
+
+// ---------------------------------------------------------------------------------------------
+// n8n
+
+/** `npm run build` and `npm pack` of the work tree (only what `files` publishes reaches n8n). */
+export async function buildAndPack(build: boolean, destDir: string): Promise<{ tarball: string; ms: number }> {
+	const t0 = Date.now();
+	if (build) {
+		const b = await runCommand('npm', ['run', 'build', '--silent'], { cwd: ROOT, timeoutMs: 300_000 });
+		if (b.code !== 0) throw new Error(`npm run build failed:\n${tail(b.stdout + b.stderr, 40)}`);
+	}
+	const p = await runCommand('npm', ['pack', '--pack-destination', destDir, '--ignore-scripts', '--json', '--loglevel=error'], { cwd: ROOT, timeoutMs: 120_000 });
+	if (p.code !== 0) throw new Error(`npm pack failed:\n${tail(p.stderr || p.stdout)}`);
+	const [{ filename }] = JSON.parse(p.stdout) as Array<{ filename: string }>;
+	return { tarball: path.join(destDir, filename), ms: Date.now() - t0 };
+}
+
+/**
+ * The packed package unpacked into USER/.n8n/nodes/node_modules/NAME with dev/peer/optional
+ * dependencies removed from its package.json, as n8n's community package installer lays it out
+ * (the same as scripts/n8n/run-examples.ts; see scripts/n8n/README.md for why not a symlink).
+ */
+export async function installPackageInto(userFolder: string, tarball: string): Promise<void> {
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	const pkgDir = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
+	mkdirSync(pkgDir, { recursive: true });
+	const r = await runCommand('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1'], { timeoutMs: 60_000 });
+	if (r.code !== 0) throw new Error(`tar failed: ${r.stderr}`);
+	const pkgJsonPath = path.join(pkgDir, 'package.json');
+	const { devDependencies: _d, peerDependencies: _p, optionalDependencies: _o, ...pkg } = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
+	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
+	if (pkg.dependencies && Object.keys(pkg.dependencies).length > 0) throw new Error(`${PACKAGE_NAME} has runtime dependencies: this runner does not install them`);
+	writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2));
+}
+
+/** What every n8n process of the deployment shares. */
+export interface N8nShared {
+	line: N8nLine;
+	encryptionKey: string;
+	postgres: { port: number; database: string; user: string; password: string };
+	redisPort: number;
+	/** The only folder Read/Write Files from Disk may use (N8N_RESTRICT_FILE_ACCESS_TO). */
+	filesDir: string;
+}
+
+/**
+ * The environment of one n8n process in queue mode: PostgreSQL as its database, Redis as its
+ * queue, the shared encryption key, its own user folder and task-broker port, loopback only.
+ */
+export function n8nEnv(shared: N8nShared, userFolder: string, brokerPort: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		PATH: `${path.dirname(shared.line.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
+		NODE_ENV: 'production',
+		N8N_USER_FOLDER: userFolder,
+		N8N_ENCRYPTION_KEY: shared.encryptionKey,
+		N8N_LOG_LEVEL: 'info',
+		N8N_LOG_OUTPUT: 'console',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		N8N_RESTRICT_FILE_ACCESS_TO: shared.filesDir,
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		// queue mode
+		EXECUTIONS_MODE: 'queue',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(shared.redisPort),
+		// n8n's database
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(shared.postgres.port),
+		DB_POSTGRESDB_DATABASE: shared.postgres.database,
+		DB_POSTGRESDB_USER: shared.postgres.user,
+		DB_POSTGRESDB_PASSWORD: shared.postgres.password,
+		...shared.line.env,
+		...extra,
+	};
+	for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
+	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
+	return env;
+}
+
+/** One n8n process of the deployment (main or worker) and how to run n8n CLI commands as it. */
+export interface N8nProcess {
+	name: string;
+	userFolder: string;
+	env: NodeJS.ProcessEnv;
+	service?: Service;
+	/** Runs `n8n <args>` with this process's environment (not the server: a CLI command). */
+	cli(args: string[], timeoutMs?: number): Promise<Done>;
+}
+
+/** A user folder with the package installed and the environment of one n8n process. */
+export async function prepareN8nProcess(
+	name: string,
+	shared: N8nShared,
+	root: string,
+	tarball: string,
+	extraEnv: (brokerPort: number) => Promise<Record<string, string>>,
+): Promise<N8nProcess> {
+	const userFolder = path.join(root, `n8n-${name}`);
+	mkdirSync(userFolder, { recursive: true });
+	await installPackageInto(userFolder, tarball);
+	const brokerPort = await freePort();
+	const env = n8nEnv(shared, userFolder, brokerPort, await extraEnv(brokerPort));
+	return {
+		name,
+		userFolder,
+		env,
+		cli: (args, timeoutMs = 180_000) => runCommand(shared.line.nodeBin, [shared.line.n8nBin, ...args], { cwd: userFolder, env, timeoutMs }),
+	};
+}
+
+/** `n8n start` (main) or `n8n worker --concurrency=N`, logging to `logDir/<name>.log`. */
+export function startN8n(p: N8nProcess, shared: N8nShared, args: string[], logDir: string, echo = false): Service {
+	p.service = startService(p.name, shared.line.nodeBin, [shared.line.n8nBin, ...args], { cwd: p.userFolder, env: p.env, logFile: path.join(logDir, `${p.name}.log`), echo });
+	return p.service;
+}
+
+/** Loopback check: every listening TCP socket of the given process trees, as `address:port`. */
+export function listeningSockets(pids: number[]): Array<{ pid: number; local: string }> {
+	const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
+	if (ss.status !== 0) return [];
+	const tree = new Set<number>(pids);
+	// descendants of the given pids (task runners, PostgreSQL backends, Dovecot's children)
+	const ps = spawnSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' });
+	const parents = ps.stdout
+		.trim()
+		.split('\n')
+		.map((l) => l.trim().split(/\s+/).map(Number));
+	for (let changed = true; changed; ) {
+		changed = false;
+		for (const [pid, ppid] of parents) if (tree.has(ppid) && !tree.has(pid)) (tree.add(pid), (changed = true));
+	}
+	const out: Array<{ pid: number; local: string }> = [];
+	for (const line of ss.stdout.trim().split('\n')) {
+		const cols = line.trim().split(/\s+/);
+		const local = cols[3];
+		for (const m of line.matchAll(/pid=(\d+)/g)) if (tree.has(Number(m[1]))) out.push({ pid: Number(m[1]), local });
+	}
+	return out;
+}
