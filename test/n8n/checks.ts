@@ -109,4 +109,15 @@ export const checks: Record<string, Check> = {
 		const tools = run.workflow.nodes.filter((n) => n.type === 'n8n-nodes-extraction-service.extractionServiceTool').map((n) => n.name);
 		expectEqual(tools, ['Find Extractions', 'Read Extraction'], 'nodes of type n8n-nodes-extraction-service.extractionServiceTool');
 	},
+	// Email Trigger (IMAP) → Postgres: needs a mailbox, a database and queue mode, so here it is only
+	// imported and type-checked on both lines; it runs for real in `npm run test:e2e` (scripts/e2e/run.ts).
+	'e2e-email-to-postgres.json': (run) => {
+		expectTrue(!run.executed, 'expected e2e-email-to-postgres.json not to be executable by the CLI (it starts with an IMAP trigger), but it was executed');
+		const types = run.workflow.nodes.map((n) => n.type).filter((t) => t !== 'n8n-nodes-base.stickyNote');
+		expectEqual(
+			types,
+			['n8n-nodes-base.emailReadImap', 'n8n-nodes-base.code', 'n8n-nodes-extraction-service.extractionService', 'n8n-nodes-base.set', 'n8n-nodes-base.postgres', 'n8n-nodes-base.convertToFile', 'n8n-nodes-base.readWriteFile'],
+			'node types of e2e-email-to-postgres.json',
+		);
+	},
 };
