@@ -1,0 +1,289 @@
+/**
+ * The Extraction Service node in a REAL n8n 2.x editor, driven by Debian's Chromium through
+ * playwright-core: signs in, opens a workflow, picks a schema from the node's Schema list, tests the
+ * token credential, and takes the screenshots of docs/images/.
+ *
+ *   npx tsx scripts/editor/run.ts                  # everything (installs what is missing)
+ *   npx tsx scripts/editor/run.ts --no-build --keep --verbose
+ *
+ * Options: --no-install (use the n8n cache as it is, fail if missing), --no-build (use dist/ as it
+ * is), --no-screenshots (do not write docs/images/), --screenshots DIR (write them elsewhere),
+ * --keep (keep the throwaway n8n user folder), --verbose (print n8n's and the emulator's output),
+ * --timeout S (the whole run, default 600).
+ *
+ * What it does: Chromium (`apt-get install -y chromium` when /usr/bin/chromium is missing) and
+ * playwright-core (the devDependency, else a cached install) → n8n line 2 (scripts/n8n/install.sh 2,
+ * cached) → `npm run build`, `npm pack`, the package unpacked into a throwaway N8N_USER_FOLDER as
+ * n8n's community package installer does → the service emulator (emulator/launch.ts) → credentials
+ * and test/editor/workflow.json imported with the n8n CLI → `n8n start` on a free loopback port →
+ * the owner account (POST /rest/owner/setup) → the browser steps of test/editor/editor-steps.ts.
+ * The server, the emulator and the browser are always stopped; failure screenshots go to
+ * .tmp/editor/. The last line is `editor: N passed, M failed`; the exit code is 0 only when every
+ * step passed. See scripts/editor/README.md.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs as parseArgv } from 'node:util';
+
+import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
+import { editorStepNames, runEditorSteps, type StepResult } from '../../test/editor/editor-steps';
+import { buildPackage, createContext, importFixtures, installLine, installPackageInto, OWNER, packPackage, setupOwner, startServer, TOKEN_CREDENTIAL } from './n8n';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium, loadPlaywrightCore, resolvePlaywrightCore, type Browser } from './playwright';
+import { cleanUpNow, installExitHooks, removeAtExit, type Service } from './processes';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const WORKFLOW_FILE = path.join(ROOT, 'test', 'editor', 'workflow.json');
+const FAILURES_DIR = path.join(ROOT, '.tmp', 'editor');
+/** The n8n line the editor test runs on (n8n 2.x on Node 24; see scripts/n8n/README.md). */
+const LINE = '2';
+const VIEWPORT = { width: 1400, height: 900 };
+
+interface Options {
+	install: boolean;
+	build: boolean;
+	screenshotsDir?: string;
+	keep: boolean;
+	verbose: boolean;
+	timeoutS: number;
+}
+
+/** Reads the command line (strict: an unknown flag is an error). */
+function parseArgs(argv: string[]): Options {
+	const { values: v } = parseArgv({
+		args: argv,
+		strict: true,
+		options: {
+			'no-install': { type: 'boolean' },
+			'no-build': { type: 'boolean' },
+			'no-screenshots': { type: 'boolean' },
+			screenshots: { type: 'string' },
+			keep: { type: 'boolean' },
+			verbose: { type: 'boolean' },
+			timeout: { type: 'string' },
+			help: { type: 'boolean', short: 'h' },
+		},
+	});
+	if (v.help) {
+		console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
+		process.exit(0);
+	}
+	const timeoutS = v.timeout !== undefined ? Number(v.timeout) : 600;
+	if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new Error(`--timeout must be a positive number of seconds, got ${v.timeout}`);
+	return {
+		install: !v['no-install'],
+		build: !v['no-build'],
+		screenshotsDir: v['no-screenshots'] ? undefined : path.resolve(v.screenshots ?? path.join(ROOT, 'docs', 'images')),
+		keep: v.keep === true,
+		verbose: v.verbose === true,
+		timeoutS,
+	};
+}
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+const log = (line: string): void => console.log(line);
+const prefixed =
+	(prefix: string) =>
+	(chunk: string): void => {
+		process.stderr.write(chunk.replace(/^(?=.)/gm, prefix));
+	};
+
+/** Resolves with `promise`, or rejects after `ms` saying what did not finish. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	return Promise.race([
+		promise.finally(() => clearTimeout(timer)),
+		new Promise<never>((_, reject) => {
+			timer = setTimeout(() => reject(new Error(`${what} did not finish within ${secs(ms)}`)), ms);
+		}),
+	]);
+}
+
+/** Everything started for the run, stopped in `stopAll` whatever happened. */
+interface Running {
+	/** Set by a signal: setup stops at its next phase. */
+	stopping?: NodeJS.Signals;
+	emulator?: EmulatorProcess;
+	server?: Service;
+	browser?: Browser;
+}
+
+/** Stops the browser, the n8n server and the emulator (each bounded in time). */
+async function stopAll(running: Running): Promise<void> {
+	await within(running.browser?.close() ?? Promise.resolve(), 15_000, 'closing the browser').catch((err: Error) => log(`warning: ${err.message}`));
+	await within(running.server?.stop(10_000) ?? Promise.resolve(), 20_000, 'stopping n8n').catch((err: Error) => log(`warning: ${err.message}`));
+	await within(running.emulator?.stop() ?? Promise.resolve(), 15_000, 'stopping the emulator').catch((err: Error) => log(`warning: ${err.message}`));
+}
+
+/** Sets everything up and runs the steps; the steps' results (all "not run" when setup failed). */
+async function runAll(opts: Options, running: Running, timings: Record<string, number>): Promise<StepResult[]> {
+	const mark = (name: string, t0: number): void => {
+		timings[name] = Date.now() - t0;
+		if (running.stopping) throw new Error(`stopped by ${running.stopping}`);
+	};
+	try {
+		let t0 = Date.now();
+		log(`Chromium: ${ensureChromium(log)} (${CHROMIUM_PATH})`);
+		const pw = resolvePlaywrightCore(log);
+		const playwright = loadPlaywrightCore(pw.modulePath);
+		log(`playwright-core: ${pw.source}`);
+		mark('browser tools', t0);
+
+		t0 = Date.now();
+		const info = await installLine(LINE, opts.install, opts.verbose ? prefixed('[install] ') : undefined);
+		mark('n8n install (cached)', t0);
+		log(`n8n ${info.version} on ${info.nodeBin}`);
+
+		if (opts.build) {
+			t0 = Date.now();
+			await buildPackage();
+			mark('build', t0);
+			log(`Build: ok (${secs(timings.build)})`);
+		}
+		t0 = Date.now();
+		const tmp = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-editor-pack-'));
+		removeAtExit(tmp);
+		const tarball = await packPackage(tmp);
+		const userFolder = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-editor-'));
+		if (!opts.keep) removeAtExit(userFolder);
+		await installPackageInto(userFolder, tarball);
+		mark('pack + install package', t0);
+		log(`Package: ${path.basename(tarball)} → ${userFolder}`);
+
+		t0 = Date.now();
+		running.emulator = await launchEmulator({ processingMs: 2000, quiet: !opts.verbose });
+		mark('emulator', t0);
+		log(`Emulator: ${running.emulator.url}`);
+
+		const ctx = await createContext(info, userFolder, opts.verbose ? prefixed('[n8n cli] ') : undefined);
+		const workflow = JSON.parse(readFileSync(WORKFLOW_FILE, 'utf8')) as { id: string; nodes: Array<{ name: string; parameters?: { resource?: string } }> };
+		t0 = Date.now();
+		const imported = await importFixtures(ctx, running.emulator, workflow);
+		mark('import (db, credentials, workflow)', t0);
+		log(`Imported credentials (${secs(imported.credentialsMs)}, creates the database) and workflow ${workflow.id} (${secs(imported.workflowMs)})`);
+
+		running.server = await startServer(ctx, 180_000, opts.verbose ? prefixed('[n8n] ') : undefined);
+		mark('n8n start', Date.now() - (running.server as Service & { ms: number }).ms);
+		log(`n8n: ${ctx.url} ready in ${secs(timings['n8n start'])}`);
+		t0 = Date.now();
+		await setupOwner(ctx.url, OWNER);
+		mark('owner setup', t0);
+		log(`Owner: ${OWNER.email}`);
+
+		t0 = Date.now();
+		// signals are handled here (installExitHooks: browser, then n8n, then the emulator); playwright's
+		// own handlers would close the browser and exit at once
+		running.browser = await playwright.chromium.launch({
+			executablePath: CHROMIUM_PATH,
+			headless: true,
+			args: CHROMIUM_ARGS,
+			timeout: 60_000,
+			handleSIGINT: false,
+			handleSIGTERM: false,
+			handleSIGHUP: false,
+		});
+		const context = await running.browser.newContext({ viewport: VIEWPORT, baseURL: ctx.url, locale: 'en-US' });
+		const page = await context.newPage();
+		page.setDefaultTimeout(15_000);
+		page.setDefaultNavigationTimeout(60_000);
+		const pageErrors: string[] = [];
+		page.on('pageerror', (err) => pageErrors.push(err.message));
+		if (opts.verbose) page.on('console', (m) => m.type() === 'error' && log(`[browser console] ${m.text()}`));
+		mark('browser start', t0);
+		log(`Browser: Chromium ${running.browser.version()}, ${VIEWPORT.width}×${VIEWPORT.height}`);
+
+		const nodeOf = (resource: string): string => {
+			const node = workflow.nodes.find((n) => n.parameters?.resource === resource);
+			if (!node) throw new Error(`${WORKFLOW_FILE} has no node with resource "${resource}"`);
+			return node.name;
+		};
+		t0 = Date.now();
+		const results = await runEditorSteps({
+			page,
+			owner: OWNER,
+			workflowId: workflow.id,
+			nodes: { extractionCreate: nodeOf('extraction'), extractCreate: nodeOf('extract') },
+			tokenCredentialName: TOKEN_CREDENTIAL.name,
+			emulatorRequests: running.emulator.requests,
+			screenshotsDir: opts.screenshotsDir,
+			failuresDir: FAILURES_DIR,
+			log,
+		});
+		timings['browser steps'] = Date.now() - t0;
+		if (results.some((r) => !r.ok) && pageErrors.length) log(`Errors in the page:\n  ${pageErrors.slice(-5).join('\n  ')}`);
+		if (results.some((r) => !r.ok) && !opts.verbose) log(`n8n's last output:\n${running.server.output().trimEnd().split('\n').slice(-15).join('\n')}`);
+		return results;
+	} catch (err) {
+		const why = (err as Error).message;
+		log(`Setup FAILED: ${why}`);
+		return editorStepNames().map((name) => ({ name, ok: false, ms: 0, message: `not run: setup failed: ${why.split('\n')[0]}` }));
+	}
+}
+
+let closingLinePrinted = false;
+
+/** Prints the one closing line `editor: N passed, M failed` (only the first call prints). */
+function printClosingLine(passed: number, failed: number): void {
+	if (closingLinePrinted) return;
+	closingLinePrinted = true;
+	console.log(`editor: ${passed} passed, ${failed} failed`);
+}
+
+async function main(): Promise<number> {
+	const opts = parseArgs(process.argv.slice(2));
+	const t0 = Date.now();
+	const running: Running = {};
+	let mainDone: () => void = () => undefined;
+	const mainFinished = new Promise<void>((resolve) => (mainDone = resolve));
+	installExitHooks(async (sig) => {
+		console.error(`\n${sig}: stopping the browser, n8n and the emulator`);
+		running.stopping = sig;
+		await stopAll(running);
+		// the steps fail fast once the browser is gone: let main print its report if it can
+		await Promise.race([mainFinished, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+		printClosingLine(0, editorStepNames().length);
+	});
+	const deadline = setTimeout(() => {
+		console.error(`\nThe run took longer than --timeout ${opts.timeoutS} s: stopping everything`);
+		printClosingLine(0, editorStepNames().length);
+		cleanUpNow();
+		process.exit(1);
+	}, opts.timeoutS * 1000);
+
+	const timings: Record<string, number> = {};
+	let results: StepResult[];
+	try {
+		results = await runAll(opts, running, timings);
+	} finally {
+		const s0 = Date.now();
+		await stopAll(running);
+		timings.stop = Date.now() - s0;
+		clearTimeout(deadline);
+	}
+
+	console.log('\n=== editor steps ===');
+	for (const r of results) {
+		console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}${r.ms ? ` (${secs(r.ms)})` : ''}`);
+		if (r.message) console.log(`  ${r.message.replace(/\n/g, '\n  ')}`);
+		if (r.failureScreenshot) console.log(`  screenshot: ${path.relative(ROOT, r.failureScreenshot)}`);
+	}
+	console.log(`Timings: ${Object.entries(timings).map(([k, v]) => `${k} ${secs(v)}`).join(', ')}`);
+	console.log(`Total time ${secs(Date.now() - t0)}`);
+	const passed = results.filter((r) => r.ok).length;
+	printClosingLine(passed, results.length - passed);
+	mainDone();
+	return passed === results.length && results.length > 0 ? 0 : 1;
+}
+
+main().then(
+	(code) => {
+		cleanUpNow();
+		process.exit(code);
+	},
+	(err: unknown) => {
+		console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+		printClosingLine(0, editorStepNames().length);
+		cleanUpNow();
+		process.exit(1);
+	},
+);
