@@ -6,7 +6,7 @@
  * whether normally, on an error or on a signal, and the throwaway folders are removed then.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
 import net from 'node:net';
 import { createInterface } from 'node:readline';
 
@@ -35,13 +35,46 @@ export function onCleanup(fn: () => void): void {
 
 /** Removes `dir` at exit (unless `keep`). */
 export function removeAtExit(dir: string, keep = false): void {
-	if (!keep) onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+	// retries: a server killed a moment ago may still be writing its last files
+	if (!keep) onCleanup(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
 }
 
-/** Kills every child still running (SIGKILL to each process group) and runs the cleanups; safe to call twice. */
+/**
+ * Whether a process of one of these process groups is still running (zombies do not count: our own
+ * children are reaped only once the event loop runs again). Reads /proc (Linux); false without it.
+ */
+function groupsAlive(groups: Set<number>): boolean {
+	let entries: string[];
+	try {
+		entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+	} catch {
+		return false;
+	}
+	for (const pid of entries) {
+		try {
+			// pid (comm) state ppid pgrp …; comm may hold spaces and parentheses: read after the last ')'
+			const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+			const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			if (state !== 'Z' && groups.has(Number(pgrp))) return true;
+		} catch {
+			/* gone meanwhile */
+		}
+	}
+	return false;
+}
+
+/**
+ * Kills every child still running (SIGKILL to each process group), waits (synchronously, at most
+ * 5 s: this also runs in the exit hook) until those groups are gone, then runs the cleanups; safe
+ * to call twice.
+ */
 export function cleanUpNow(): void {
+	const groups = new Set([...children].map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
 	for (const child of children) killGroup(child, 'SIGKILL');
 	children.clear();
+	const until = Date.now() + 5000;
+	const pause = new Int32Array(new SharedArrayBuffer(4));
+	while (groups.size > 0 && groupsAlive(groups) && Date.now() < until) Atomics.wait(pause, 0, 0, 50);
 	for (const fn of cleanups.splice(0)) {
 		try {
 			fn();
@@ -58,11 +91,19 @@ export function installExitHooks(onSignal: (signal: NodeJS.Signals) => void): vo
 	if (hooksInstalled) return;
 	hooksInstalled = true;
 	process.on('exit', cleanUpNow);
+	let signalled = false;
 	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 		process.on(sig, () => {
+			// tsx relays the terminal's SIGINT once more: one message, one cleanup
+			if (signalled) return;
+			signalled = true;
 			onSignal(sig);
-			cleanUpNow();
-			process.exit(130);
+			// not in this tick: under `npx tsx`, tsx's own handler must first tell its parent that the
+			// signal arrived (an IPC message), or the parent kills this process mid-cleanup
+			setTimeout(() => {
+				cleanUpNow();
+				process.exit(130);
+			}, 100);
 		});
 	}
 }
