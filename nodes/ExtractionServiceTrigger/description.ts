@@ -1,0 +1,65 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { filtersCollection, searchFilter, simplifyField, splitIntoItemsField } from '../ExtractionService/v1/actions/fields';
+import { CREDENTIAL_TYPE } from '../ExtractionService/v1/transport';
+import { EVENTS, eventsOf, eventsWith } from './poll/events';
+
+const SCAN_EVENTS = eventsWith('scan');
+const WINDOW_EVENTS = eventsWith('window');
+
+/** The trigger's credentials: the API key for the `/v0` events, the token for extractions (`§v0-5`, `§unversioned-5`). */
+export const credentials = (['v0', 'unversioned'] as const).map((family) => ({
+	name: CREDENTIAL_TYPE[family],
+	required: true,
+	displayOptions: { show: { event: eventsOf(family) } },
+}));
+
+/** The filters of the extraction list (`§unversioned-4.1`), as Extraction → Get Many has them. */
+const extractionFilters: INodeProperties[] = [
+	{ displayName: 'Metadata Key', name: 'metaKey', type: 'string', default: '', placeholder: 'e.g. messageId', description: 'Only extractions whose metadata has this key' },
+	{ displayName: 'Metadata Value', name: 'metaValue', type: 'string', default: '', description: 'Only extractions whose metadata has this value' },
+	{ displayName: 'Search', name: 'search', type: 'string', default: '', description: 'Text matched against document names and schema names' },
+	{ displayName: 'Workflow ID', name: 'workflowId', type: 'string', default: '', placeholder: 'e.g. 0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a', description: 'Only extractions of this workflow' },
+	{ displayName: 'Workflow Session ID', name: 'workflowSessionId', type: 'number', default: 0, description: 'Only extractions of this workflow session' },
+];
+
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Event',
+		name: 'event',
+		type: 'options',
+		noDataExpression: true,
+		required: true,
+		options: EVENTS.map(({ name, value, description }) => ({ name, value, description })),
+		default: 'extractionFinished',
+		description: 'What starts the workflow',
+	},
+	{
+		displayName:
+			'The service has no webhooks, so the trigger asks it at every Poll Time. Each job fires once. When the workflow is activated, only jobs that finish (documents: that are uploaded) from then on fire, unless Include Existing Since is set.',
+		name: 'pollingNotice',
+		type: 'notice',
+		default: '',
+	},
+	{ ...simplifyField, displayOptions: { show: { event: SCAN_EVENTS } } },
+	{ ...filtersCollection(extractionFilters), displayOptions: { show: { event: SCAN_EVENTS } } },
+	{ ...filtersCollection([searchFilter]), displayOptions: { show: { event: WINDOW_EVENTS } } },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Include Existing Since',
+				name: 'includeExistingSince',
+				type: 'dateTime',
+				default: '',
+				description:
+					'Whether to also output, when the workflow is activated, the matching jobs (documents) created at or after this moment. Extractions: among the most recent ones.',
+			},
+			{ ...splitIntoItemsField, displayOptions: { show: { '/simplify': [true], '/event': SCAN_EVENTS } } },
+		],
+	},
+];

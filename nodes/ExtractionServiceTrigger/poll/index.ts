@@ -1,0 +1,103 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { extractionItems } from '../../ExtractionService/v1/actions/extraction/common';
+import { withAbsoluteUrls } from '../../ExtractionService/v1/helpers/output';
+import { isoDateTime } from '../../ExtractionService/v1/helpers/validation';
+import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient } from '../../ExtractionService/v1/transport';
+import { EVENTS, type EventSpec } from './events';
+import type { PollEnv } from './lists';
+import { sampleEvent } from './sample';
+import { pollScan } from './scan';
+import { loadState, saveState, type ScanState, type WindowState } from './state';
+import { pollWindow } from './window';
+
+/** n8n's poll budget when the running n8n does not say it (`getPollBudgetMs`, n8n 2.x): 5 minutes. */
+const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
+
+/** Share of the poll budget the poll's requests may use; the rest is left for n8n to take the result. */
+const BUDGET_SHARE = 0.9;
+
+/** Filter parameters and the query names the lists take (`§v0-4.2`, `§v0-4.6`, `§unversioned-4.1`). */
+const FILTER_QUERY: Record<string, string> = {
+	search: 'search',
+	workflowId: 'workflow_id',
+	workflowSessionId: 'workflow_session_id',
+	metaKey: 'meta_key',
+	metaValue: 'meta_value',
+};
+
+/**
+ * The trigger's `poll()`: one poll of the selected event, as n8n calls it on every poll time
+ * (mode `trigger`) and for the editor's "Fetch Test Event" (mode `manual`).
+ *
+ * - Trigger mode: reads the state from the node's static data, polls (`window.ts` for the `/v0`
+ *   events, `scan.ts` for extractions), shapes the output, and only then writes the new state and
+ *   returns the items (null when nothing fired, as n8n expects). Any failure throws before the state
+ *   is written: the cursor is kept and the next poll reads the same jobs again, so none is lost.
+ * - Manual mode: the most recent matching job (`sample.ts`); the state is neither read nor written.
+ *
+ * Every request goes through the node's `ExtractionServiceClient` (retries, Request Timeout, checked
+ * answers, secrets redacted, `§node`) with a deadline at 90 % of n8n's poll budget.
+ *
+ * @returns one output with an item per job (per list element with Split Into Items), or null
+ * @throws NodeOperationError for a bad parameter, or (manual mode) when nothing matches;
+ *   NodeApiError for the service's errors (401: key or token; 5xx after retries; …)
+ */
+export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const node = this.getNode();
+	const eventName = this.getNodeParameter('event', 'extractionFinished') as string;
+	const spec = EVENTS.find((event) => event.value === eventName);
+	if (!spec) throw new NodeOperationError(node, `The event "${eventName}" is not supported`);
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+	const sinceText = isoDateTime(node, 0, 'Include Existing Since', options.includeExistingSince);
+	const since = sinceText === undefined ? undefined : Date.parse(sinceText);
+	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
+	const client = new ExtractionServiceClient(this, DEFAULT_CLIENT_SETTINGS);
+	const env: PollEnv = { ctx: this, node, client, spec, filters: readFilters(this, spec), deadline: Date.now() + budget * BUDGET_SHARE };
+	const baseUrl = await client.baseUrl(spec.family);
+
+	if (this.getMode() === 'manual') return [await outputItems(this, env, [await sampleEvent(env)])];
+
+	const data = this.getWorkflowStaticData('node');
+	const fingerprint = JSON.stringify({ event: spec.value, filters: env.filters, since: sinceText ?? null, baseUrl });
+	const state = loadState(data, fingerprint);
+	const outcome =
+		spec.strategy === 'window'
+			? await pollWindow(env, state as WindowState | undefined, since, fingerprint)
+			: await pollScan(env, state as ScanState | undefined, since, fingerprint);
+	const items = await outputItems(this, env, outcome.resources);
+	saveState(data, outcome.state);
+	return items.length > 0 ? [items] : null;
+}
+
+/** The event's filters as list query parameters; empty ones are left out. */
+function readFilters(ctx: IPollFunctions, spec: EventSpec): IDataObject {
+	const filters = ctx.getNodeParameter('filters', {}) as IDataObject;
+	const allowed = spec.strategy === 'scan' ? Object.keys(FILTER_QUERY) : ['search'];
+	const qs: IDataObject = {};
+	for (const name of allowed) {
+		const value = filters[name];
+		if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) continue;
+		qs[FILTER_QUERY[name]] = typeof value === 'string' ? value.trim() : value;
+	}
+	return qs;
+}
+
+/**
+ * Output items: extractions as Extraction → Get outputs them (Simplify on by default: the extracted
+ * fields at the top level with `id`, `status`, `document_name`; Split Into Items), parsings and
+ * documents in full with absolute URLs added (`…_absolute`), as Parsing → Get and Document → Get.
+ */
+async function outputItems(ctx: IPollFunctions, env: PollEnv, resources: IDataObject[]): Promise<INodeExecutionData[]> {
+	const { client, spec } = env;
+	if (spec.strategy === 'scan') {
+		const options = ctx.getNodeParameter('options', {}) as IDataObject;
+		const output = { simplify: ctx.getNodeParameter('simplify', true) as boolean, splitIntoItems: options.splitIntoItems === true, includeInputBinary: false };
+		const items: INodeExecutionData[] = [];
+		for (const extraction of resources) items.push(...(await extractionItems(client, extraction, 0, output)));
+		return items;
+	}
+	const baseUrl = await client.baseUrl(spec.family);
+	return resources.map((resource) => ({ json: withAbsoluteUrls(resource, baseUrl) }));
+}
