@@ -47,6 +47,9 @@ import type {
 	ITaskDataConnections,
 } from 'n8n-workflow';
 import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+// The trigger harness (`createTriggerHarness`, at the end): n8n-core's poll path.
+import { PollContext, PollTriggerExecutor } from 'n8n-core';
+import type { IPollFunctions } from 'n8n-workflow';
 
 export const NODE_TYPE = 'n8n-nodes-extraction-service.extractionService';
 
@@ -504,4 +507,152 @@ export async function runCredentialTest(
 		}
 	}
 	return { status: 'OK', message: 'Connection successful!' };
+}
+
+/** The trigger's node type name, as a workflow refers to it. */
+export const TRIGGER_NODE_TYPE = 'n8n-nodes-extraction-service.extractionServiceTrigger';
+
+/**
+ * The Extraction Service Trigger's node type, from the TypeScript sources or the build (see
+ * `loadTypes`: loaded by path, so the codex JSON next to the node file is not picked up instead).
+ */
+export function loadTriggerType(from: 'source' | 'dist' = 'source'): INodeType {
+	const root = path.resolve(__dirname, '..', from === 'dist' ? 'dist' : '.');
+	const ext = from === 'dist' ? '.js' : '.ts';
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { ExtractionServiceTrigger } = require(path.join(root, 'nodes/ExtractionServiceTrigger/ExtractionServiceTrigger.node' + ext));
+	return new ExtractionServiceTrigger() as INodeType;
+}
+
+/** What one poll gave: the items n8n would start the workflow with, or the error it would report. */
+export interface PollRun {
+	/** Items of the first output (empty when the poll returned null). */
+	items: INodeExecutionData[];
+	/** Whether the poll returned data (n8n emits it and starts an execution). */
+	emitted: boolean;
+	/** The error the poll failed with (n8n's `__emitError`, or thrown in test and manual runs). */
+	error?: Error & IDataObject;
+}
+
+/** A trigger in a workflow whose static data lives across polls (see `createTriggerHarness`). */
+export interface TriggerHarness {
+	/** The workflow: n8n keeps the node's static data on it (`workflow.staticData`). */
+	workflow: Workflow;
+	node: INode;
+	/** The poll n8n runs when the workflow is activated (`executePollTrigger(true)`, activation `activate`). */
+	activate(): Promise<PollRun>;
+	/** A scheduled poll of the active workflow (`executePollTrigger()`). */
+	poll(): Promise<PollRun>;
+	/** The editor's "Fetch Test Event": mode `manual`, as n8n-core's `WorkflowExecute.executePollNode` runs it. */
+	fetchTestEvent(): Promise<PollRun>;
+	/** A JSON copy of the node's static data (what n8n would save with the workflow). */
+	staticData(): IDataObject;
+}
+
+/** Options of `createTriggerHarness`. */
+export interface TriggerHarnessOptions {
+	/** The trigger node's parameters (`event`, `filters`, `options`, `simplify`, …). */
+	parameters: INode['parameters'];
+	credentials: CredentialMap;
+	/** Default: the trigger from the TypeScript sources and the package's credentials. */
+	types?: { trigger: INodeType; credentials: ICredentialType[] };
+	/** Static data to start from (a workflow saved after earlier polls). */
+	staticData?: IDataObject;
+}
+
+/**
+ * A polling trigger run the way n8n runs it, through n8n-core's own poll path: one
+ * `PollContext(workflow, node, additionalData, 'trigger', 'activate', __emit, __emitError)` and one
+ * `PollTriggerExecutor` function for the active workflow, as `ActiveWorkflows.activatePollTrigger`
+ * makes them — called with `testingTrigger` at activation (`activate()`), then once per poll time
+ * (`poll()`): the poll runs in n8n's staging scope, then `__emit` gets the data, or `__emitError`
+ * the error, or the cursor is committed when nothing was emitted. The workflow object persists
+ * between polls, and with it the node's static data (`workflow.staticData`), as in an n8n server
+ * where the active workflow stays in memory. Manual mode is `WorkflowExecute.executePollNode`'s
+ * call: a `PollContext` in mode and activation `manual`, and `poll()` called on it.
+ *
+ * Only the surroundings of a server are replaced, as in `runWorkflow`: plain credentials through
+ * the credential types' own `authenticate`.
+ */
+export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHarness {
+	const types = options.types ?? { trigger: loadTriggerType('source'), credentials: loadTypes('source').credentials };
+	const nodeTypes: INodeTypes = {
+		getByName: () => types.trigger,
+		getByNameAndVersion: (name: string, version?: number) => {
+			if (name !== TRIGGER_NODE_TYPE) throw new Error(`The trigger harness knows no node type "${name}"`);
+			return NodeHelpers.getVersionedNodeType(types.trigger, version);
+		},
+		getKnownTypes: () => ({}),
+	};
+	const node: INode = {
+		id: '5b0e2c1d-7a4f-4e3b-9c2d-1f0a9b8c7d6e',
+		name: 'Extraction Service Trigger',
+		type: TRIGGER_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: {
+			extractionServiceApi: { id: '1', name: 'Extraction Service API' },
+			extractionServiceTokenApi: { id: '2', name: 'Extraction Service Token API' },
+		},
+	};
+	const workflow = new Workflow({
+		id: 'harness-trigger',
+		name: 'Trigger harness',
+		nodes: [node],
+		connections: {},
+		active: true,
+		nodeTypes,
+		staticData: options.staticData,
+		settings: { executionOrder: 'v1' },
+	});
+	const additionalData = additionalDataFor(undefined, options.credentials, { node: types.trigger, credentials: types.credentials });
+	// As in n8n's ActiveWorkflows.activatePollTrigger: one poll context (activation `activate`) and
+	// one executor function for the life of the active workflow, called once at activation with
+	// `testingTrigger` true, then at each poll time.
+	let current: PollRun = { items: [], emitted: false };
+	const context = new PollContext(
+		workflow,
+		node,
+		additionalData,
+		'trigger',
+		'activate',
+		(data) => {
+			current.emitted = true;
+			current.items = data[0] ?? [];
+		},
+		(error) => {
+			current.error = error as Error & IDataObject;
+		},
+	);
+	const executePollTrigger = Container.get(PollTriggerExecutor).create(workflow, node, context as IPollFunctions, () => true);
+
+	const scheduled = async (testingTrigger: boolean): Promise<PollRun> => {
+		const run: PollRun = { items: [], emitted: false };
+		current = run;
+		try {
+			await executePollTrigger(testingTrigger);
+		} catch (error) {
+			// The activation poll (testingTrigger) throws instead of reporting through __emitError.
+			run.error = error as Error & IDataObject;
+		}
+		return run;
+	};
+
+	return {
+		workflow,
+		node,
+		activate: async () => await scheduled(true),
+		poll: async () => await scheduled(false),
+		async fetchTestEvent() {
+			const context = new PollContext(workflow, node, additionalData, 'manual', 'manual');
+			try {
+				const data = await types.trigger.poll!.call(context);
+				return { items: data?.[0] ?? [], emitted: data !== null };
+			} catch (error) {
+				return { items: [], emitted: false, error: error as Error & IDataObject };
+			}
+		},
+		staticData: () => JSON.parse(JSON.stringify(workflow.getStaticData('node', node))) as IDataObject,
+	};
 }

@@ -1,0 +1,444 @@
+/**
+ * The Extraction Service Trigger through n8n-core's real poll path (scripts/engine.ts
+ * `createTriggerHarness`: PollContext + PollTriggerExecutor, static data kept on the Workflow between
+ * polls), against the emulator. Jobs are created through the action node (`runNode`) or the
+ * emulator's HTTP API, and waited for until final before a poll that should see them; no assertion
+ * depends on timing.
+ *
+ * The tests that depend on where new items appear in a list run under both list orders the
+ * emulator offers (`setListOrder`): the reference does not show the order.
+ */
+import { inspect } from 'node:util';
+
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { ListOrder } from '../emulator';
+import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
+import { INVOICE_SCHEMA, SAMPLE_PDF, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
+
+const emulator = useEmulator({ processingMs: 100 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+let fileCounter = 0;
+const nextName = (prefix: string) => `${prefix}-${++fileCounter}.pdf`;
+
+type Family = 'v0' | 'unversioned';
+
+/** One call to the emulator's API with the family's secret; throws on a non-2xx answer. */
+async function call(family: Family, method: string, path: string, body?: FormData): Promise<IDataObject> {
+	const e = emulator();
+	const headers: Record<string, string> = family === 'v0' ? { 'x-api-key': e.apiKey } : { authorization: e.token };
+	const res = await fetch(`${e.url}${path}`, { method, headers, body });
+	const text = await res.text();
+	if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+	return text ? (JSON.parse(text) as IDataObject) : {};
+}
+
+/** A multipart form with the sample invoice under `field` and some text fields. */
+function pdfForm(field: string, fileName: string, fields: Record<string, string> = {}): FormData {
+	const form = new FormData();
+	form.append(field, new Blob([new Uint8Array(SAMPLE_PDF)], { type: 'application/pdf' }), fileName);
+	for (const [name, value] of Object.entries(fields)) form.append(name, value);
+	return form;
+}
+
+/** Reads a job until its status is final (`§v0-3`, `§unversioned-3`). */
+async function settle(family: Family, path: string): Promise<IDataObject> {
+	for (let attempt = 0; attempt < 600; attempt++) {
+		const job = await call(family, 'GET', path);
+		if (['FINISHED', 'PARTIAL_FINISHED', 'ERROR'].includes(String(job.status))) return job;
+		await sleep(25);
+	}
+	throw new Error(`${path} did not reach a final status`);
+}
+
+/** Options of a job the emulator makes: its outcome and processing time (test controls in `metadata`). */
+interface JobOptions {
+	outcome?: 'ERROR' | 'PARTIAL_FINISHED';
+	processingMs?: number;
+	metadata?: IDataObject;
+	/** Wait until the job is final (default true). */
+	settle?: boolean;
+}
+
+const controls = (options: JobOptions): IDataObject => ({
+	emulator_processing_ms: options.processingMs ?? 0,
+	...(options.outcome ? { emulator_outcome: options.outcome } : {}),
+	...options.metadata,
+});
+
+/** An extraction (`POST /extract/`, `§unversioned-4.2`) with the Invoice schema. */
+async function extraction(options: JobOptions = {}): Promise<IDataObject> {
+	const form = pdfForm('document', nextName('invoice'), { server: 'EU-1', schema: INVOICE_SCHEMA, metadata: JSON.stringify(controls(options)) });
+	const created = await call('unversioned', 'POST', '/extract/', form);
+	return options.settle === false ? created : await settle('unversioned', `/extract/${String(created.id)}/`);
+}
+
+/** A parsing of an uploaded file (`POST /v0/parsing`, `§v0-4.5`). */
+async function parsing(options: JobOptions = {}): Promise<IDataObject> {
+	const form = pdfForm('document', nextName('scan'), { metadata: JSON.stringify(controls(options)) });
+	const created = await call('v0', 'POST', '/v0/parsing', form);
+	return options.settle === false ? created : await settle('v0', `/v0/parsing/${String(created.id)}`);
+}
+
+/** An uploaded document (`POST /v0/documents`, `§v0-4.1`), named `<prefix>-<n>.pdf`. */
+async function documentUpload(prefix = 'upload'): Promise<IDataObject> {
+	return await call('v0', 'POST', '/v0/documents', pdfForm('file', nextName(prefix)));
+}
+
+/** A trigger for `event` with the emulator's credentials (mutable: a test may swap a secret). */
+function trigger(event: string, parameters: IDataObject = {}, credentials = credentialsFor(emulator())): TriggerHarness {
+	return createTriggerHarness({ parameters: { event, ...parameters }, credentials });
+}
+
+/** Runs a poll and fails the test with the poll's error, if any. */
+async function ok(run: Promise<PollRun>): Promise<INodeExecutionData[]> {
+	const result = await run;
+	if (result.error) throw result.error;
+	return result.items;
+}
+
+const ids = (items: INodeExecutionData[]) => items.map((item) => String(item.json.id));
+
+/**
+ * Polls until every id in `expected` has fired, collecting every id fired on the way, then polls
+ * `extraPolls` more times; at most `maxPolls` polls. Returns every id fired, repetitions included,
+ * so a test can check each fired exactly once.
+ */
+async function pollUntilFired(harness: TriggerHarness, expected: string[], maxPolls = 30, extraPolls = 2): Promise<string[]> {
+	const fired: string[] = [];
+	for (let n = 0; n < maxPolls && !expected.every((id) => fired.includes(id)); n++) {
+		fired.push(...ids(await ok(harness.poll())));
+		if (!expected.every((id) => fired.includes(id))) await sleep(50);
+	}
+	for (let n = 0; n < extraPolls; n++) fired.push(...ids(await ok(harness.poll())));
+	return fired;
+}
+
+const sorted = (values: string[]) => [...values].sort();
+
+describe.each<ListOrder>(['newest-first', 'oldest-first'])('Extraction Finished / Failed, list %s', (order) => {
+	beforeAll(() => emulator().setListOrder(order));
+	afterAll(() => emulator().setListOrder('newest-first'));
+	afterEach(() => emulator().setMaxPageSize(100));
+
+	it('emits nothing old after activation; each new finished extraction fires exactly once across many polls', async () => {
+		const old = [await extraction(), await extraction()];
+		const harness = trigger('extractionFinished');
+		const activation = await harness.activate();
+		expect(activation.error).toBeUndefined();
+		expect(activation.emitted).toBe(false);
+		expect(await ok(harness.poll())).toEqual([]);
+
+		// Three invoices through the action node (Extraction → Create, waiting for them).
+		const input = await Promise.all([1, 2, 3].map(async () => await fileItem({ data: { bytes: SAMPLE_PDF, fileName: nextName('node') } })));
+		const created = await runNode(emulator(), { resource: 'extraction', operation: 'create', binaryPropertyName: 'data', server: 'EU-1', schema: byId(INVOICE_SCHEMA) }, input);
+		expect(created.error).toBeUndefined();
+		const createdIds = ids(created.items);
+		expect(createdIds).toHaveLength(3);
+
+		const first = await ok(harness.poll());
+		expect(sorted(ids(first))).toEqual(sorted(createdIds));
+		// Output like Extraction → Get with Simplify: the extracted fields at the top level.
+		expect(first[0].json).toMatchObject({ status: 'FINISHED', invoice_number: 'INV-2026-0042', currency: 'EUR' });
+		expect(first[0].json.document_name).toMatch(/^node-\d+\.pdf$/);
+
+		const later = [...ids(await ok(harness.poll())), ...ids(await ok(harness.poll())), ...ids(await ok(harness.poll()))];
+		expect(later).toEqual([]);
+		const one = await extraction();
+		expect(ids(await ok(harness.poll()))).toEqual([one.id]);
+		expect(ids(await ok(harness.poll()))).toEqual([]);
+		expect(old).toHaveLength(2);
+	});
+
+	it('fires each extraction once while pages shift under the poller (page size 2, jobs created between and during polls, finishing out of order)', async () => {
+		emulator().setMaxPageSize(2);
+		await extraction();
+		const harness = trigger('extractionFinished');
+		expect((await harness.activate()).emitted).toBe(false);
+
+		const expected: string[] = [];
+		const fired: string[] = [];
+		// A slow job first, then faster ones: the slow one is pushed deeper while it runs.
+		const slow = await extraction({ processingMs: 1500, settle: false });
+		expected.push(String(slow.id));
+		for (let burst = 0; burst < 3; burst++) {
+			const jobs = await Promise.all([1, 2, 3].map(async () => await extraction()));
+			expected.push(...jobs.map((job) => String(job.id)));
+			fired.push(...ids(await ok(harness.poll())));
+		}
+		// Two extractions created while a poll is between two list pages: new finished ones first, so
+		// the poll reads a second page (newest first: page 2; oldest first: the last page), which the
+		// emulator answers 400 ms late, after the two were created.
+		const burst = await Promise.all([1, 2, 3].map(async () => await extraction()));
+		expected.push(...burst.map((job) => String(job.id)));
+		emulator().clearLog();
+		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{ delayMs: 0 }, { delayMs: 400 }]);
+		let settled = false;
+		const during = harness.poll().finally(() => (settled = true));
+		const listReads = () => emulator().requests.filter((r) => r.method === 'GET' && r.path === '/extract/').length;
+		while (listReads() < 2 && !settled) await sleep(10);
+		expect(listReads()).toBe(2); // the second page is being answered
+		const meanwhile = await Promise.all([1, 2].map(async () => await extraction({ settle: false })));
+		expected.push(...meanwhile.map((job) => String(job.id)));
+		fired.push(...ids(await ok(during)));
+		emulator().clearFaults();
+
+		for (const job of [slow, ...meanwhile]) await settle('unversioned', `/extract/${String(job.id)}/`);
+		fired.push(...(await pollUntilFired(harness, expected.filter((id) => !fired.includes(id)))));
+		expect(sorted(fired)).toEqual(sorted(expected));
+	});
+
+	it('drains a backlog larger than one poll may read (page size 1: 20 pages a poll) over several polls, each extraction once', async () => {
+		const batch = { metaKey: 'batch', metaValue: `backlog-${order}` };
+		const harness = trigger('extractionFinished', { filters: batch });
+		await ok(harness.activate());
+		const backlog: string[] = [];
+		for (let n = 0; n < 45; n++) backlog.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
+		emulator().setMaxPageSize(1);
+
+		const first = ids(await ok(harness.poll()));
+		expect(first.length).toBeGreaterThan(0);
+		expect(first.length).toBeLessThan(backlog.length);
+		const fired = [...first, ...(await pollUntilFired(harness, backlog.filter((id) => !first.includes(id))))];
+		expect(sorted(fired)).toEqual(sorted(backlog));
+	});
+
+	it('fires new extractions once when as many old ones were deleted meanwhile (the count did not change)', async () => {
+		const batch = { metaKey: 'batch', metaValue: `deletions-${order}` };
+		const harness = trigger('extractionFinished', { filters: batch });
+		await ok(harness.activate());
+		const old: string[] = [];
+		for (let n = 0; n < 5; n++) old.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
+		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(old));
+		emulator().setMaxPageSize(2);
+
+		for (const id of old.slice(0, 3)) await call('unversioned', 'DELETE', `/extract/${id}/`);
+		const fresh: string[] = [];
+		for (let n = 0; n < 3; n++) fresh.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
+		expect(sorted(await pollUntilFired(harness, fresh, 3))).toEqual(sorted(fresh));
+	});
+
+	it('fires failed extractions on Extraction Failed only, with the service\'s reason', async () => {
+		const failed = trigger('extractionFailed');
+		const finished = trigger('extractionFinished');
+		await ok(failed.activate());
+		await ok(finished.activate());
+		const bad = await extraction({ outcome: 'ERROR', metadata: { emulator_error: 'unreadable scan' } });
+		const good = await extraction();
+
+		const failures = await ok(failed.poll());
+		expect(ids(failures)).toEqual([bad.id]);
+		expect(failures[0].json).toMatchObject({ status: 'ERROR', error: 'Emulated processing failure: unreadable scan' });
+		expect(ids(await ok(finished.poll()))).toEqual([good.id]);
+		expect(await ok(failed.poll())).toEqual([]);
+		expect(await ok(finished.poll())).toEqual([]);
+	});
+
+	it('manual mode returns the most recent matching extraction and does not move the cursor', async () => {
+		const harness = trigger('extractionFinished', { filters: { metaKey: 'mailbox', metaValue: `inbox-${order}` } });
+		await ok(harness.activate());
+		const before = harness.staticData();
+		const earlier = await extraction({ metadata: { mailbox: `inbox-${order}` } });
+		const latest = await extraction({ metadata: { mailbox: `inbox-${order}` } });
+		await extraction({ metadata: { mailbox: 'other' } });
+
+		const sample = await harness.fetchTestEvent();
+		expect(sample.error).toBeUndefined();
+		expect(ids(sample.items)).toEqual([latest.id]);
+		expect(sample.items[0].json.invoice_number).toBe('INV-2026-0042');
+		expect(harness.staticData()).toEqual(before);
+
+		// The cursor did not move: the next poll still fires both, and only the filtered ones.
+		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted([String(earlier.id), String(latest.id)]));
+	});
+});
+
+describe('Extraction trigger: failing polls keep the cursor', () => {
+	afterEach(() => emulator().clearFaults());
+
+	it('a 401 (expired token, secrets echoed back) fails the poll with a clear message, keeps the state, and the next good poll fires each job once', async () => {
+		const credentials = credentialsFor(emulator());
+		const harness = trigger('extractionFinished', {}, credentials);
+		await ok(harness.activate());
+		const job = await extraction();
+		const before = harness.staticData();
+
+		credentials.extractionServiceTokenApi.token = emulator().expiredToken;
+		const expired = await harness.poll();
+		expect(expired.emitted).toBe(false);
+		expect(expired.error?.message).toBe('The token has expired');
+		expect(harness.staticData()).toEqual(before);
+
+		credentials.extractionServiceTokenApi.token = emulator().token;
+		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{ status: 401, echoHeaders: true }]);
+		const echoed = await harness.poll();
+		expect(echoed.error?.message).toBe('The token is missing or invalid');
+		expect(inspect(echoed.error, { depth: 10 })).toContain('[redacted]');
+		expect(inspect(echoed.error, { depth: 10 })).not.toContain(emulator().token);
+		expect(harness.staticData()).toEqual(before);
+
+		expect(ids(await ok(harness.poll()))).toEqual([job.id]);
+		expect(await ok(harness.poll())).toEqual([]);
+	});
+
+	it('a 5xx on the list, then on the read by id, fails those polls (after retries) and keeps the state; the next good poll fires each job once', async () => {
+		const harness = trigger('extractionFinished');
+		await ok(harness.activate());
+		const jobs = [await extraction(), await extraction()];
+		const before = harness.staticData();
+
+		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{ status: 503, retryAfter: '0', forever: true }]);
+		const listFails = await harness.poll();
+		expect(listFails.error?.message).toMatch(/503/);
+		expect(harness.staticData()).toEqual(before);
+		const listAttempts = emulator().requests.filter((r) => r.path === '/extract/' && r.status === 503).length;
+		expect(listAttempts).toBe(4); // the first try and the client's 3 retries
+
+		emulator().clearFaults();
+		emulator().injectFaults({ method: 'GET', path: /^\/extract\/[0-9a-f-]+\/$/ }, [{ status: 502, retryAfter: '0', forever: true }]);
+		const readFails = await harness.poll();
+		expect(readFails.error?.message).toMatch(/502/);
+		expect(harness.staticData()).toEqual(before);
+
+		emulator().clearFaults();
+		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(jobs.map((job) => String(job.id))));
+		expect(await ok(harness.poll())).toEqual([]);
+	});
+});
+
+describe.each<ListOrder>(['newest-first', 'oldest-first'])('Document Uploaded, list %s', (order) => {
+	beforeAll(() => emulator().setListOrder(order));
+	afterAll(() => emulator().setListOrder('newest-first'));
+	afterEach(() => emulator().setMaxPageSize(100));
+
+	it('emits nothing old after activation; each upload fires exactly once', async () => {
+		await documentUpload();
+		const harness = trigger('documentUploaded');
+		expect((await harness.activate()).emitted).toBe(false);
+		expect(await ok(harness.poll())).toEqual([]);
+
+		const uploads = [await documentUpload(), await documentUpload(), await documentUpload()];
+		const fired = await ok(harness.poll());
+		expect(sorted(ids(fired))).toEqual(sorted(uploads.map((doc) => String(doc.id))));
+		const created = fired.map((item) => String(item.json.created_at));
+		expect(created).toEqual([...created].sort()); // oldest first
+		const firstUpload = fired.find((item) => item.json.id === uploads[0].id);
+		expect(firstUpload?.json.file_url_absolute).toBe(`${emulator().url}/v0/documents/${String(uploads[0].id)}/download`);
+		expect(await ok(harness.poll())).toEqual([]);
+		const last = await documentUpload();
+		expect(ids(await ok(harness.poll()))).toEqual([last.id]);
+		expect(await ok(harness.poll())).toEqual([]);
+	});
+
+	it('drains a backlog larger than one poll may read over several polls, each document once', async () => {
+		const harness = trigger('documentUploaded', { filters: { search: `backlog-${order}` } });
+		await ok(harness.activate());
+		emulator().setMaxPageSize(1); // one poll reads at most 20 pages: 20 documents
+		const uploads: string[] = [];
+		for (let n = 0; n < 45; n++) uploads.push(String((await documentUpload(`backlog-${order}`)).id));
+
+		const first = ids(await ok(harness.poll()));
+		expect(first.length).toBeGreaterThan(0);
+		expect(first.length).toBeLessThan(uploads.length);
+		const fired = [...first, ...(await pollUntilFired(harness, uploads.filter((id) => !first.includes(id))))];
+		expect(sorted(fired)).toEqual(sorted(uploads));
+	});
+});
+
+describe('Parsing Finished / Failed', () => {
+	it('fires finished (also partially) and failed parsings once each, on their own events, also one that finishes polls later', async () => {
+		const finished = trigger('parsingFinished');
+		const failed = trigger('parsingFailed');
+		await ok(finished.activate());
+		await ok(failed.activate());
+		expect(await ok(finished.poll())).toEqual([]);
+
+		const slow = await parsing({ processingMs: 1500, settle: false });
+		const done = await parsing();
+		const partial = await parsing({ outcome: 'PARTIAL_FINISHED' });
+		const broken = await parsing({ outcome: 'ERROR' });
+
+		const firstFinished = await ok(finished.poll());
+		expect(sorted(ids(firstFinished))).toEqual(sorted([String(done.id), String(partial.id)]));
+		const partialItem = firstFinished.find((item) => item.json.id === partial.id);
+		expect(partialItem?.json).toMatchObject({ status: 'PARTIAL_FINISHED', pages_failed: 1, error: '1 page(s) could not be processed' });
+		expect(typeof partialItem?.json.markdown_content).toBe('string'); // the full parsing, read by id
+		const failures = await ok(failed.poll());
+		expect(ids(failures)).toEqual([broken.id]);
+		expect(failures[0].json.status).toBe('ERROR');
+
+		await settle('v0', `/v0/parsing/${String(slow.id)}`);
+		expect(await pollUntilFired(finished, [String(slow.id)])).toEqual([slow.id]);
+		expect(await ok(failed.poll())).toEqual([]);
+	});
+
+	it('a parsing still running when the cursor moves past its creation fires once when it finishes (followed by id)', async () => {
+		const harness = trigger('parsingFinished');
+		await ok(harness.activate());
+		const slow = await parsing({ processingMs: 5000, settle: false });
+		// A burst of finished parsings larger than one poll may read (page size 1: 20 items), so the
+		// window is cut in time and the cursor moves past the slow parsing's creation.
+		emulator().setMaxPageSize(1);
+		try {
+			const quick = await Promise.all(Array.from({ length: 25 }, async () => String((await parsing()).id)));
+			const fired = await pollUntilFired(harness, quick, 30, 0);
+			expect(sorted(fired)).toEqual(sorted(quick));
+			const state = harness.staticData();
+			expect(Date.parse(String(state.after))).toBeGreaterThan(Date.parse(String(slow.created_at)));
+			expect(state.pending).toContain(slow.id);
+		} finally {
+			emulator().setMaxPageSize(100);
+		}
+		await settle('v0', `/v0/parsing/${String(slow.id)}`);
+		expect(await pollUntilFired(harness, [String(slow.id)])).toEqual([slow.id]);
+	});
+
+	it('manual mode returns the most recent finished parsing in full and leaves the state alone; with nothing matching it says so', async () => {
+		const harness = trigger('parsingFinished', { filters: { search: 'no-such-file' } });
+		await ok(harness.activate());
+		const before = harness.staticData();
+		const none = await harness.fetchTestEvent();
+		expect(none.error?.message).toBe('No parsing for the event "Parsing Finished" was found with these filters');
+
+		const latest = await parsing();
+		const sample = await trigger('parsingFinished').fetchTestEvent();
+		expect(ids(sample.items)).toEqual([latest.id]);
+		expect(sample.items[0].json.status).toBe('FINISHED');
+		expect(typeof sample.items[0].json.markdown_content).toBe('string');
+		expect(harness.staticData()).toEqual(before);
+	});
+});
+
+describe('Include Existing Since and a changed configuration', () => {
+	it('with Include Existing Since, activation outputs what exists since that date, once', async () => {
+		const since = new Date(Date.now() - 1000).toISOString();
+		const existing = [await documentUpload(), await documentUpload()];
+		const withSince = trigger('documentUploaded', { options: { includeExistingSince: since } });
+		const activation = await ok(withSince.activate());
+		expect(ids(activation)).toEqual(expect.arrayContaining(existing.map((doc) => String(doc.id))));
+		expect(await ok(withSince.poll())).toEqual([]);
+
+		const finishedBefore = await extraction();
+		const extractions = trigger('extractionFinished', { options: { includeExistingSince: since } });
+		expect(ids(await ok(extractions.activate()))).toContain(finishedBefore.id);
+		expect(await ok(extractions.poll())).toEqual([]);
+	});
+
+	it('a state saved for other filters is not reused: the trigger starts afresh from now', async () => {
+		const first = trigger('documentUploaded');
+		await ok(first.activate());
+		await documentUpload();
+		const saved = first.staticData();
+		const savedFingerprint = saved.fingerprint;
+		const refiltered = createTriggerHarness({
+			parameters: { event: 'documentUploaded', filters: { search: 'upload' } },
+			credentials: credentialsFor(emulator()),
+			staticData: { 'node:Extraction Service Trigger': saved },
+		});
+		expect((await refiltered.activate()).emitted).toBe(false);
+		expect(await ok(refiltered.poll())).toEqual([]);
+		expect(refiltered.staticData().fingerprint).not.toBe(savedFingerprint);
+	});
+});
