@@ -23,6 +23,11 @@ const extractionFilters: INodeProperties[] = [
 	{ displayName: 'Workflow Session ID', name: 'workflowSessionId', type: 'number', default: 0, description: 'Only extractions of this workflow session' },
 ];
 
+/**
+ * The trigger's parameters: Event; a notice on polling; for extraction events Simplify and the
+ * extraction list's filters, for the `/v0` events Search; Options: Include Existing Since, and Split
+ * Into Items (extractions, with Simplify). n8n adds Poll Times itself (`polling: true`).
+ */
 export const properties: INodeProperties[] = [
 	{
 		displayName: 'Event',
@@ -57,7 +62,7 @@ export const properties: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'Whether to also output, when the workflow is activated, the matching jobs (documents) created at or after this moment. Extractions: among the most recent ones.',
+					'On activation, also output the matching jobs (documents) that already exist and were created at or after this moment. For extractions, among the most recent ones (the service cannot list them by date).',
 			},
 			{ ...splitIntoItemsField, displayOptions: { show: { '/simplify': [true], '/event': SCAN_EVENTS } } },
 		],

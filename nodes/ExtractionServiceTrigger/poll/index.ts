@@ -54,7 +54,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	const since = sinceText === undefined ? undefined : Date.parse(sinceText);
 	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
 	const client = new ExtractionServiceClient(this, DEFAULT_CLIENT_SETTINGS);
-	const env: PollEnv = { ctx: this, node, client, spec, filters: readFilters(this, spec), deadline: Date.now() + budget * BUDGET_SHARE };
+	const env: PollEnv = { node, client, spec, filters: readFilters(this, spec), deadline: Date.now() + budget * BUDGET_SHARE };
 	const baseUrl = await client.baseUrl(spec.family);
 
 	if (this.getMode() === 'manual') return [await outputItems(this, env, [await sampleEvent(env)])];

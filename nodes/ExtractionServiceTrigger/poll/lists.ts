@@ -1,4 +1,4 @@
-import type { IDataObject, INode, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { fetchJob } from '../../ExtractionService/v1/helpers/jobs';
@@ -17,9 +17,8 @@ export const MAX_SCAN_PAGES = 20;
 /** Most unfinished jobs read by id in one poll (the rest wait for the next polls, in turn). */
 export const MAX_PENDING_READS = 25;
 
-/** What one poll works with: its context, client, event, filters and deadline. */
+/** What one poll works with: its node, client, event, filters and deadline. */
 export interface PollEnv {
-	ctx: IPollFunctions;
 	node: INode;
 	client: ExtractionServiceClient;
 	spec: EventSpec;

@@ -35,6 +35,7 @@ export async function sampleEvent(env: PollEnv): Promise<IDataObject> {
 	});
 }
 
+/** The newest item of a `/v0` event (its full parsing, for parsings), or undefined. */
 async function sampleWindow(env: PollEnv): Promise<IDataObject | undefined> {
 	const list = new EventList(env);
 	const now = Date.now();
@@ -56,6 +57,7 @@ async function sampleWindow(env: PollEnv): Promise<IDataObject | undefined> {
 	return undefined;
 }
 
+/** The newer of the first matching extraction at each end of the list (read by id), or undefined. */
 async function sampleScan(env: PollEnv): Promise<IDataObject | undefined> {
 	const list = new EventList(env);
 	const first = await list.page({}, 1);

@@ -53,7 +53,10 @@ export interface ScanState {
 	fingerprint: string;
 	/** Which end of the list new extractions appear at. */
 	order: ListOrder;
-	/** The list's `count` at the last poll (how many items the next poll should find new, at least). */
+	/**
+	 * The boundary, as a position counted from the list's oldest end: every extraction below it has
+	 * been handled (the next poll reads from there towards the newest end).
+	 */
 	count: number;
 	/** Final extractions already handled (fired, not matching, or there at activation), oldest first. */
 	known: string[];
@@ -126,6 +129,7 @@ export class BoundedIds {
 		this.ids = new Set(initial);
 	}
 
+	/** Whether the id is in the set. */
 	has(id: string): boolean {
 		return this.ids.has(id);
 	}
@@ -136,12 +140,9 @@ export class BoundedIds {
 		this.ids.add(id);
 	}
 
+	/** Removes an id, if present. */
 	delete(id: string): void {
 		this.ids.delete(id);
-	}
-
-	get size(): number {
-		return this.ids.size;
 	}
 
 	/** The ids, oldest first. */

@@ -42,7 +42,9 @@ export interface PollOutcome<S> {
  *   (`pending`); one that is no longer unfinished and not in this poll's window is read by id
  *   (`§v0-4.7`, at most `MAX_PENDING_READS` a poll) and fires if its status does. The unfinished are
  *   listed *before* the finished: a parsing that finishes between the two requests is in the second.
- *   When the unfinished do not fit in one read, the cursor stays where it is.
+ * - The cursor stays where it is when a read was not complete: the unfinished did not fit in one
+ *   read, or a list's count went down while its pages were read (a deletion may have moved an item
+ *   onto a page already read); the next poll reads the same window again.
  * - Parsings are output as read by id (`§v0-4.7`: the list items' fields beyond `id` and `status` are
  *   not shown, `§v0-4.6`); documents as listed (`§v0-4.2` lists Documents).
  * - Activation: the cursor starts at `now − SKEW_MARGIN_MS` and everything already in that window
