@@ -111,6 +111,12 @@ export interface Emulator {
 	setMaxPageSize(n: number): void;
 	/** Sets the order of every list endpoint (tests of clients that must not depend on it). */
 	setListOrder(order: ListOrder): void;
+	/**
+	 * Moves the `created_at` of a document, parsing, extract or extraction `ms` back, as a service
+	 * whose clock is behind the client's, or that lists an item after its `created_at`, would show
+	 * it (tests of clock skew). The record's processing and its list position are not changed.
+	 */
+	backdate(id: string, ms: number): void;
 	/** Bytes of the stored file of a v0 document or an unversioned extraction (as stored, after trimming). */
 	getStoredFile(id: string): Buffer | undefined;
 	close(): Promise<void>;
@@ -361,6 +367,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		getCredits: () => store.credits,
 		setMaxPageSize: (n: number) => void (app.maxPageSize = n),
 		setListOrder: (order: ListOrder) => void (app.listOrder = order),
+		backdate: (id: string, ms: number) => {
+			const record = store.documents.get(id) ?? store.parsings.get(id) ?? store.extracts.get(id) ?? store.extractions.get(id);
+			if (!record) throw new Error(`The emulator has no document, parsing, extract or extraction ${id}`);
+			record.createdAt -= ms;
+		},
 		getStoredFile: (id: string) => (store.documents.get(id) ?? store.extractions.get(id))?.source.file.readAll(),
 		close,
 	};
