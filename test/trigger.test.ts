@@ -332,6 +332,16 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])('Document Uploaded, l
 		expect(await ok(harness.poll())).toEqual([]);
 	});
 
+	it('fires once a document whose created_at is minutes before the activation (a service clock behind n8n\'s)', async () => {
+		const harness = trigger('documentUploaded');
+		await ok(harness.activate());
+		expect(await ok(harness.poll())).toEqual([]);
+		const skewed = await documentUpload();
+		emulator().backdate(String(skewed.id), 3 * 60_000);
+		expect(ids(await ok(harness.poll()))).toEqual([skewed.id]);
+		expect(await ok(harness.poll())).toEqual([]);
+	});
+
 	it('drains a backlog larger than one poll may read over several polls, each document once', async () => {
 		const harness = trigger('documentUploaded', { filters: { search: `backlog-${order}` } });
 		await ok(harness.activate());
