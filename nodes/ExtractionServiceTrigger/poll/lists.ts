@@ -11,8 +11,21 @@ export const PAGE_SIZE = 100;
 /** Most pages one read of a time window takes (`window.ts`); a larger window is split in time. */
 export const MAX_WINDOW_PAGES = 20;
 
-/** Most pages a scan reads from one end of the list in one poll (`scan.ts`). */
+/**
+ * Most pages one read of a window of jobs takes, when each new job is then read by id (parsings):
+ * fewer, so that a poll's reads by id (at most this many pages' worth a status) end well inside
+ * n8n's poll budget even on a slow service; a larger window is split in time.
+ */
+export const MAX_JOB_WINDOW_PAGES = 5;
+
+/** Most pages a scan reads in one poll (`scan.ts`). */
 export const MAX_SCAN_PAGES = 20;
+
+/**
+ * Most extractions a scan fires in one poll (each is read by id): the scan stops reading pages once
+ * it has this many, and the next poll goes on from there.
+ */
+export const MAX_FIRING_PER_POLL = 500;
 
 /** Most unfinished jobs read by id in one poll (the rest wait for the next polls, in turn). */
 export const MAX_PENDING_READS = 25;

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { ListPage } from '../../ExtractionService/v1/transport';
 import { fires, isFinal } from './events';
-import { EventList, MAX_PENDING_READS, MAX_SCAN_PAGES, PAGE_SIZE, byCreation, idOf, timestampMs, type PollEnv } from './lists';
+import { EventList, MAX_FIRING_PER_POLL, MAX_PENDING_READS, MAX_SCAN_PAGES, PAGE_SIZE, byCreation, idOf, timestampMs, type PollEnv } from './lists';
 import { BoundedIds, MAX_KNOWN, MAX_PENDING, STATE_VERSION, type ListOrder, type ScanState } from './state';
 import type { PollOutcome } from './window';
 
@@ -61,7 +61,8 @@ class ListPages {
  *   that offset has been handled. Each poll reads the page holding the boundary (the newest page when
  *   nothing was added), goes to older pages while a page still holds unknown ids (extractions deleted
  *   meanwhile moved the boundary down), then reads pages towards the newest end — at most
- *   `MAX_SCAN_PAGES` pages a poll. The new boundary is where the pages read stop being contiguous
+ *   `MAX_SCAN_PAGES` pages a poll, and no further page once `MAX_FIRING_PER_POLL` extractions are
+ *   to fire (each is read by id, which must end inside n8n's poll budget). The new boundary is where the pages read stop being contiguous
  *   (each page's offsets are computed from the `count` that page came with), so a backlog larger than
  *   one poll is read by the next polls, oldest first, and a page that shifted under the poll is read
  *   again next time.
@@ -116,9 +117,14 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 	/** Where each listed id sits, counted from the oldest end (to remember ids oldest first). */
 	const offsets = new Map<string, number>();
 	let budget = MAX_SCAN_PAGES;
-	/** Reads page `n` (once per poll) and sorts its items; undefined past either end or the budget. */
+	const readsById = !activation || since !== undefined;
+	/**
+	 * Reads page `n` (once per poll) and sorts its items; undefined past either end, when the page
+	 * budget is spent, or once `MAX_FIRING_PER_POLL` extractions are to be read by id.
+	 */
 	const read = async (n: number): Promise<{ page: ListPage; hadUnknown: boolean } | undefined> => {
 		if (n < 1 || (pages.last !== undefined && n > pages.last) || budget <= 0) return undefined;
+		if (readsById && finals.size >= MAX_FIRING_PER_POLL) return undefined;
 		budget--;
 		const page = await pages.get(n);
 		page.results.forEach((item, index) => {
@@ -167,7 +173,7 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 	// The extractions that fire, read by id (the list items carry no data).
 	let resources: IDataObject[] = [];
 	const firing = [...finals.keys()];
-	if (!activation || since !== undefined) {
+	if (readsById) {
 		const full = await list.jobs(firing.filter((id) => !checked.get(id)));
 		for (const id of firing) {
 			const job = checked.get(id) ?? full.get(id);

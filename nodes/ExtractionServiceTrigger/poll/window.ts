@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { fires, isFinal } from './events';
-import { EventList, MAX_PENDING_READS, MAX_WINDOW_PAGES, byCreation, idOf, isoTime, searchBound, timestampMs, type ListRead, type PollEnv } from './lists';
+import { EventList, MAX_JOB_WINDOW_PAGES, MAX_PENDING_READS, MAX_WINDOW_PAGES, byCreation, idOf, isoTime, searchBound, timestampMs, type ListRead, type PollEnv } from './lists';
 import { BoundedIds, MAX_PENDING, STATE_VERSION, type WindowState } from './state';
 
 /**
@@ -31,8 +31,8 @@ export interface PollOutcome<S> {
  *   clock behind n8n's, or an item listed a little after its `created_at`, is still inside the next
  *   window, and the ids in `seen` keep it from firing twice. An id is forgotten once its `created_at`
  *   is before the cursor (no window can return it again).
- * - A window too large for one read (`count` above `MAX_WINDOW_PAGES` pages: a backlog after a pause,
- *   or a burst) is cut with `created_at_before` at a bound found by halving (counts of one-item
+ * - A window too large for one read (`count` above `MAX_WINDOW_PAGES` pages, `MAX_JOB_WINDOW_PAGES`
+ *   for parsings, which are then read by id: a backlog after a pause, or a burst) is cut with `created_at_before` at a bound found by halving (counts of one-item
  *   pages); the cursor then moves to that bound, so the rest is read by the next polls, oldest
  *   first. (Inside the margin, this gives up the margin's protection for that burst: re-reading it
  *   whole at every poll would never get past it.)
@@ -82,13 +82,14 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	let upper: number | undefined;
 	let windowComplete = true;
 	const listed: IDataObject[] = [];
+	const maxPages = spec.kind ? MAX_JOB_WINDOW_PAGES : MAX_WINDOW_PAGES;
 	for (const status of spec.statuses ?? [undefined]) {
 		const qs: IDataObject = { created_at_after: after, ...(status ? { status } : {}) };
-		let read = await list.readAll(qs, MAX_WINDOW_PAGES);
+		let read = await list.readAll(qs, maxPages);
 		if (read.tooMany) {
 			const bound = await fitUpperBound(list, qs, cursor, started + SKEW_MARGIN_MS, read.capacity);
 			upper = Math.min(upper ?? Infinity, bound);
-			read = await list.readAll({ ...qs, created_at_before: isoTime(bound) }, MAX_WINDOW_PAGES);
+			read = await list.readAll({ ...qs, created_at_before: isoTime(bound) }, maxPages);
 		}
 		if (!read.complete) windowComplete = false;
 		listed.push(...read.items);
