@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { filtersCollection, searchFilter, simplifyField, splitIntoItemsField } from '../ExtractionService/v1/actions/fields';
+import { extractionListFilters, filtersCollection, searchFilter, simplifyField, splitIntoItemsField } from '../ExtractionService/v1/actions/fields';
 import { CREDENTIAL_TYPE } from '../ExtractionService/v1/transport';
 import { EVENTS, eventsOf, eventsWith } from './poll/events';
 
@@ -13,15 +13,6 @@ export const credentials = (['v0', 'unversioned'] as const).map((family) => ({
 	required: true,
 	displayOptions: { show: { event: eventsOf(family) } },
 }));
-
-/** The filters of the extraction list (`§unversioned-4.1`), as Extraction → Get Many has them. */
-const extractionFilters: INodeProperties[] = [
-	{ displayName: 'Metadata Key', name: 'metaKey', type: 'string', default: '', placeholder: 'e.g. messageId', description: 'Only extractions whose metadata has this key' },
-	{ displayName: 'Metadata Value', name: 'metaValue', type: 'string', default: '', description: 'Only extractions whose metadata has this value' },
-	{ displayName: 'Search', name: 'search', type: 'string', default: '', description: 'Text matched against document names and schema names' },
-	{ displayName: 'Workflow ID', name: 'workflowId', type: 'string', default: '', placeholder: 'e.g. 0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a', description: 'Only extractions of this workflow' },
-	{ displayName: 'Workflow Session ID', name: 'workflowSessionId', type: 'number', default: 0, description: 'Only extractions of this workflow session' },
-];
 
 /**
  * The trigger's parameters: Event; a notice on polling; for extraction events Simplify and the
@@ -47,7 +38,7 @@ export const properties: INodeProperties[] = [
 		default: '',
 	},
 	{ ...simplifyField, displayOptions: { show: { event: SCAN_EVENTS } } },
-	{ ...filtersCollection(extractionFilters), displayOptions: { show: { event: SCAN_EVENTS } } },
+	{ ...filtersCollection(extractionListFilters), displayOptions: { show: { event: SCAN_EVENTS } } },
 	{ ...filtersCollection([searchFilter]), displayOptions: { show: { event: WINDOW_EVENTS } } },
 	{
 		displayName: 'Options',

@@ -422,6 +422,15 @@ export const searchFilter: INodeProperties = {
 	description: 'Text matched against file names and metadata values',
 };
 
+/** The filters of the extraction list (`§unversioned-4.1`): Extraction → Get Many and the trigger's extraction events. */
+export const extractionListFilters: INodeProperties[] = [
+	{ displayName: 'Metadata Key', name: 'metaKey', type: 'string', default: '', placeholder: 'e.g. messageId', description: 'Only extractions whose metadata has this key' },
+	{ displayName: 'Metadata Value', name: 'metaValue', type: 'string', default: '', description: 'Only extractions whose metadata has this value' },
+	{ displayName: 'Search', name: 'search', type: 'string', default: '', description: 'Text matched against document names and schema names' },
+	{ displayName: 'Workflow ID', name: 'workflowId', type: 'string', default: '', placeholder: 'e.g. 0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a', description: 'Only extractions of this workflow' },
+	{ displayName: 'Workflow Session ID', name: 'workflowSessionId', type: 'number', default: 0, description: 'Only extractions of this workflow session' },
+];
+
 /** The Filters collection of a Get Many operation (filters sorted alphabetically). */
 export function filtersCollection(filters: INodeProperties[]): INodeProperties {
 	return { displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add filter', default: {}, options: [...filters].sort(byName) };
