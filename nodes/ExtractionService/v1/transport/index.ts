@@ -290,47 +290,56 @@ export class ExtractionServiceClient {
 	async send<T = unknown>(req: ServiceRequest): Promise<ServiceResponse<T>> {
 		const family = await this.credential(req.family, req.itemIndex);
 		const url = /^https?:\/\//i.test(req.path) ? req.path : `${family.baseUrl}${req.path}`;
-		const safe = req.method === 'GET' || req.method === 'DELETE';
 		for (let attempt = 0; ; attempt++) {
 			this.throwIfCancelled(req.itemIndex);
 			const outcome = await this.limiter.run(async () => await this.attempt(req, url));
 			// A create the service accepted is returned even when the execution is stopping: its answer
 			// names a job that exists (the caller records it before it stops).
 			if (!(outcome.response && outcome.response.statusCode < 300 && !this.cancelSignal.aborted)) this.throwIfCancelled(req.itemIndex);
+			if (outcome.response && outcome.response.statusCode < 400) return this.answer<T>(req, url, outcome.response, family.secrets);
 
-			let retryAfterMs: number | undefined;
-			let retryable: boolean;
-			let failure: () => Error;
-			if (outcome.response) {
-				const { response } = outcome;
-				const status = response.statusCode;
-				if (status < 400) return this.answer<T>(req, url, response, family.secrets);
-				const headers = lowerCaseHeaders(response.headers);
-				retryAfterMs = parseRetryAfter(headers['retry-after']);
-				retryable = status === 429 || (safe && status >= 500);
-				failure = () => {
-					const text = redactText(toBuffer(response.body).toString('utf8'), family.secrets);
-					const error = errorForStatus(this.ctx.getNode(), status, parseErrorBody(text), {
-						family: req.family,
-						method: req.method,
-						resourceName: req.resourceName,
-						resourceId: req.resourceId,
-						itemIndex: req.itemIndex,
-					}, retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined);
-					return markFailure(error, status === 429 || status >= 500 ? 'transient' : undefined);
-				};
-			} else {
-				const code = outcome.timedOut ? 'ETIMEDOUT' : connectionErrorCode(outcome.error);
-				retryable = code !== undefined && (NOT_SENT_CODES.has(code) || (safe && MAYBE_SENT_CODES.has(code)));
-				failure = () =>
-					markFailure(this.connectionError(outcome.error, code, req, url, outcome.timedOut), code !== undefined ? 'transient' : undefined);
-			}
-			if (!retryable || attempt >= this.settings.maxRetries || !this.canWait(req, attempt, retryAfterMs)) throw failure();
-			await cancellableSleep(this.retryDelay(attempt, retryAfterMs, req.deadline), this.signal).catch((e) => {
+			const failed = this.classifyFailure(req, url, outcome, family.secrets);
+			if (!failed.retryable || attempt >= this.settings.maxRetries || !this.canWait(req, attempt, failed.retryAfterMs)) throw failed.error();
+			await cancellableSleep(this.retryDelay(attempt, failed.retryAfterMs, req.deadline), this.signal).catch((e) => {
 				throw this.cancelledError(e, req.itemIndex);
 			});
 		}
 	}
+
+	/**
+	 * What a failed attempt means: whether it may be retried (429 always; 5xx and connection failures
+	 * for safe requests; for creates, only when nothing was sent), how long the service asked to
+	 * wait, and the error to throw when it is not retried (built only then).
+	 */
+	private classifyFailure(
+		req: ServiceRequest,
+		url: string,
+		outcome: AttemptOutcome,
+		secrets: string[],
+	): { retryable: boolean; retryAfterMs?: number; error: () => Error } {
+		const safe = req.method === 'GET' || req.method === 'DELETE';
+		if (!outcome.response) {
+			const code = outcome.timedOut ? 'ETIMEDOUT' : connectionErrorCode(outcome.error);
+			return {
+				retryable: code !== undefined && (NOT_SENT_CODES.has(code) || (safe && MAYBE_SENT_CODES.has(code))),
+				error: () => markFailure(this.connectionError(outcome.error, code, req, url, outcome.timedOut), code !== undefined ? 'transient' : undefined),
+			};
+		}
+		const { response } = outcome;
+		const status = response.statusCode;
+		const retryAfterMs = parseRetryAfter(lowerCaseHeaders(response.headers)['retry-after']);
+		return {
+			retryable: status === 429 || (safe && status >= 500),
+			retryAfterMs,
+			error: () => {
+				const text = redactText(toBuffer(response.body).toString('utf8'), secrets);
+				const info = { family: req.family, method: req.method, resourceName: req.resourceName, resourceId: req.resourceId, itemIndex: req.itemIndex };
+				const error = errorForStatus(this.ctx.getNode(), status, parseErrorBody(text), info, retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined);
+				return markFailure(error, status === 429 || status >= 500 ? 'transient' : undefined);
+			},
+		};
+	}
+
 
 	/**
 	 * GET of a binary resource; follows up to 5 redirects itself (`§v0-4.4`: 302 to the file
@@ -451,10 +460,7 @@ export class ExtractionServiceClient {
 	 *
 	 * @returns the answer (any status), or the failure and whether the attempt's own time ran out
 	 */
-	private async attempt(
-		req: ServiceRequest,
-		url: string,
-	): Promise<{ response: IN8nHttpFullResponse; error?: undefined; timedOut?: undefined } | { response?: undefined; error: unknown; timedOut: boolean }> {
+	private async attempt(req: ServiceRequest, url: string): Promise<AttemptOutcome> {
 		if (this.signal.aborted) return { error: new CancelledError(), timedOut: false };
 		// No request is started that could not be answered before its deadline.
 		if (req.deadline !== undefined && req.deadline - Date.now() < MIN_ATTEMPT_MS) return { error: new CancelledError(), timedOut: true };
@@ -546,6 +552,9 @@ export class ExtractionServiceClient {
 		return new NodeApiError(this.ctx.getNode(), { connectionError: code ?? 'UNKNOWN' }, { message, description, itemIndex: req.itemIndex });
 	}
 }
+
+/** What one HTTP attempt gave: an answer (any status), or the failure and whether the attempt's own time ran out. */
+type AttemptOutcome = { response: IN8nHttpFullResponse; error?: undefined; timedOut?: undefined } | { response?: undefined; error: unknown; timedOut: boolean };
 
 /** A job or document the service created: enough to fetch it again with Get. */
 export interface CreatedResource {
