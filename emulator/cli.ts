@@ -9,6 +9,7 @@
  */
 import { parseArgs as parseArgv } from 'node:util';
 
+import { parseRandomFaults } from './faults';
 import { startEmulator, type EmulatorOptions, type LoggedRequest } from './index';
 import { READY_PREFIX, REQUEST_PREFIX, type EmulatorReady } from './launch';
 
@@ -26,6 +27,9 @@ const USAGE = `Usage: tsx emulator/cli.ts [options]
   --seed <file>             seed JSON (default emulator/seed.json)
   --max-upload-bytes <n>    upload limit (default 536870912)
   --list-order <order>      newest-first (default) or oldest-first: the order of every list
+  --random-faults <spec>    answer API requests at random with an error: comma-separated
+                            METHOD:STATUS:PROBABILITY (METHOD * = any; 429 gets Retry-After: 1),
+                            e.g. "*:429:0.03,GET:503:0.05"
   --log-requests            print each request as a "REQ {json}" line
   --quiet                   no error output`;
 
@@ -54,6 +58,7 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; logRequests: boo
 		strict: true,
 		options: {
 			'log-requests': { type: 'boolean' },
+			'random-faults': { type: 'string' },
 			quiet: { type: 'boolean' },
 			help: { type: 'boolean', short: 'h' },
 			...Object.fromEntries([...Object.keys(NUMBER_FLAGS), ...Object.keys(STRING_FLAGS)].map((flag) => [flag, { type: 'string' as const }])),
@@ -73,6 +78,7 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; logRequests: boo
 		options[key] = n;
 	}
 	for (const [flag, key] of Object.entries(STRING_FLAGS)) if (values[flag] !== undefined) options[key] = values[flag];
+	if (typeof values['random-faults'] === 'string') options.randomFaults = parseRandomFaults(values['random-faults']);
 	if (options.listOrder !== undefined && options.listOrder !== 'newest-first' && options.listOrder !== 'oldest-first') {
 		throw new Error('--list-order needs newest-first or oldest-first');
 	}

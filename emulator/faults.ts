@@ -38,6 +38,38 @@ interface Entry {
 	faults: FaultSpec[];
 }
 
+/**
+ * A fault answered at random (a load test's flaky service): each API request whose method matches
+ * (any when unset) gets `status` with this probability, after the queued faults (which win).
+ */
+export interface RandomFault {
+	method?: string;
+	status: number;
+	/** 0–1, drawn per request and rule. */
+	probability: number;
+	/** Retry-After value; default "1" for 429, none otherwise. */
+	retryAfter?: string;
+}
+
+/**
+ * Reads `--random-faults`: comma-separated `METHOD:STATUS:PROBABILITY` (METHOD `*` for any), e.g.
+ * `*:429:0.03,GET:503:0.05`.
+ *
+ * @throws Error naming the entry that is not of that form
+ */
+export function parseRandomFaults(spec: string): RandomFault[] {
+	return spec
+		.split(',')
+		.map((part) => part.trim())
+		.filter((part) => part.length > 0)
+		.map((part) => {
+			const m = /^([A-Za-z*]+):([1-5]\d\d):(0|1|0?\.\d+)$/.exec(part);
+			if (!m) throw new Error(`--random-faults: "${part}" is not METHOD:STATUS:PROBABILITY (e.g. GET:503:0.05)`);
+			const status = Number(m[2]);
+			return { method: m[1] === '*' ? undefined : m[1].toUpperCase(), status, probability: Number(m[3]), retryAfter: status === 429 ? '1' : undefined };
+		});
+}
+
 /** Status codes other than 400/401/404 are "not shown" in both references; these texts follow DRF / common gateways. */
 const DETAILS: Record<number, string> = {
 	429: 'Request was throttled.',
@@ -54,6 +86,8 @@ export function faultDetail(status: number): string {
 /** Fault queues, checked in insertion order. */
 export class FaultQueue {
 	private entries: Entry[] = [];
+	/** Answered at random when no queued fault matches (see RandomFault). */
+	random: RandomFault[] = [];
 
 	add(match: FaultMatch, faults: FaultSpec[]): void {
 		if (faults.length > 0) this.entries.push({ match, faults: [...faults] });
@@ -73,6 +107,10 @@ export class FaultQueue {
 			const fault = entry.faults[0]?.forever ? entry.faults[0] : entry.faults.shift();
 			if (entry.faults.length === 0) this.entries = this.entries.filter((e) => e !== entry);
 			return fault;
+		}
+		for (const rule of this.random) {
+			if (rule.method && rule.method !== method.toUpperCase()) continue;
+			if (Math.random() < rule.probability) return { status: rule.status, retryAfter: rule.retryAfter };
 		}
 		return undefined;
 	}

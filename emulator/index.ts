@@ -14,7 +14,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { authenticate } from './auth';
 import { IncomingBody, loggedBody, type LoggedBody } from './body';
 import type { AppContext, ListOrder, Query, RequestContext, RouteDef } from './context';
-import { faultDetail, FaultQueue, type FaultMatch, type FaultSpec } from './faults';
+import { faultDetail, FaultQueue, type FaultMatch, type FaultSpec, type RandomFault } from './faults';
 import { filesRoutes } from './files';
 import { HttpError, methodNotAllowed, notFound, Router, type Reply } from './http';
 import { MAX_PAGE_SIZE } from './listing';
@@ -25,7 +25,7 @@ import { unversionedRoutes } from './unversioned';
 import { v0Routes } from './v0';
 
 export type { LoggedBody, LoggedFile } from './body';
-export type { FaultSpec } from './faults';
+export type { FaultSpec, RandomFault } from './faults';
 export type { ListOrder } from './context';
 
 export interface EmulatorOptions {
@@ -50,6 +50,8 @@ export interface EmulatorOptions {
 	processingMaxMs?: number;
 	/** Unversioned credit balance; default 10000. */
 	credits?: number;
+	/** Faults answered at random to API requests (after the queued ones); default none. */
+	randomFaults?: RandomFault[];
 	/** JSON seed (schemas, workflows); default emulator/seed.json. */
 	seedFile?: string;
 	/** Default 512 MiB. */
@@ -327,6 +329,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	};
 	const requests: LoggedRequest[] = [];
 	const faults = new FaultQueue();
+	faults.random = options.randomFaults ?? [];
 	const common = { app, requests, faults, quiet: options.quiet ?? false, onRequestLogged: options.onRequestLogged };
 	const apiRouter = new Router<RouteDef>();
 	v0Routes(apiRouter);

@@ -25,6 +25,8 @@ export interface LaunchOptions {
 	processingMs: number;
 	/** With a value above processingMs, each job's time is drawn between the two (`--processing-max-ms`). */
 	processingMaxMs?: number;
+	/** Errors answered at random, as cli.ts's `--random-faults` spec (e.g. `*:429:0.03,GET:503:0.05`). */
+	randomFaults?: string;
 	/** No error output from the emulator (`--quiet`); default false. */
 	quiet?: boolean;
 	/** How long to wait for the READY line, ms; default 60 000. */
@@ -81,6 +83,7 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 		'--processing-ms',
 		String(options.processingMs),
 		...(options.processingMaxMs !== undefined ? ['--processing-max-ms', String(options.processingMaxMs)] : []),
+		...(options.randomFaults ? ['--random-faults', options.randomFaults] : []),
 		'--log-requests',
 		...(options.quiet ? ['--quiet'] : []),
 	];

@@ -1,7 +1,9 @@
 /**
  * The emulator's per-job processing-time range (`processingMaxMs`, `--processing-max-ms`) that the
- * end-to-end run (scripts/e2e/run.ts) uses to make jobs overlap and finish out of order.
+ * end-to-end run (scripts/e2e/run.ts) uses to make jobs overlap and finish out of order, and the
+ * random faults of its fault round.
  */
+import { FaultQueue, parseRandomFaults } from '../../emulator/faults';
 import { Store } from '../../emulator/store';
 
 describe('emulator processing-time range', () => {
@@ -20,5 +22,28 @@ describe('emulator processing-time range', () => {
 		expect(store.jobProcessingMs()).toBe(2500);
 		store.processingMaxMs = 1000;
 		expect(store.jobProcessingMs()).toBe(2500);
+	});
+});
+
+describe('emulator random faults (--random-faults)', () => {
+	it('reads METHOD:STATUS:PROBABILITY entries, 429 with Retry-After 1', () => {
+		expect(parseRandomFaults('*:429:0.03, GET:503:0.05')).toEqual([
+			{ method: undefined, status: 429, probability: 0.03, retryAfter: '1' },
+			{ method: 'GET', status: 503, probability: 0.05, retryAfter: undefined },
+		]);
+		expect(() => parseRandomFaults('GET:503')).toThrow(/METHOD:STATUS:PROBABILITY/);
+	});
+
+	it('answers matching requests at about the given rate, after queued faults', () => {
+		const queue = new FaultQueue();
+		queue.random = parseRandomFaults('GET:503:0.5');
+		expect(Array.from({ length: 200 }, () => queue.take('POST', '/extract/')).every((f) => f === undefined)).toBe(true);
+		const hits = Array.from({ length: 400 }, () => queue.take('GET', '/extract/x/')).filter((f) => f?.status === 503).length;
+		expect(hits).toBeGreaterThan(140);
+		expect(hits).toBeLessThan(260);
+		queue.random = parseRandomFaults('GET:503:1');
+		queue.add({ method: 'GET', path: '/a' }, [{ status: 429 }]);
+		expect(queue.take('GET', '/a')?.status).toBe(429);
+		expect(queue.take('GET', '/a')?.status).toBe(503);
 	});
 });
