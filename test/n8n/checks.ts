@@ -14,12 +14,18 @@
  * Expected values come from the emulator's data: examples/files/invoice.pdf and invoice-2.pdf, the
  * seeded "Invoice" schema (emulator/seed.json), and emulator/static/{a,b,c}.pdf.
  */
-import { at, expectEqual, expectTrue, preview, type Check, type N8nRun } from './run';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { at, expectEqual, expectTrue, preview, type Check, type Json, type N8nRun } from './run';
 import { readFirstSheet } from './xlsx';
 
 /** The two sample invoices, as the seeded "Invoice" schema extracts them. */
 const INVOICE_1 = { filename: 'invoice.pdf', invoice_number: 'INV-2026-0042', total_amount: 1234.5, currency: 'EUR' };
 const INVOICE_2 = { filename: 'invoice-2.pdf', invoice_number: 'GX-7781', total_amount: 596, currency: 'GBP' };
+
+/** The Metadata key the upload example sets and the trigger example filters on. */
+const CORRELATION_KEY = 'batch';
 
 /** All items of a node are FINISHED jobs. */
 function expectFinished(run: N8nRun, node: string): void {
@@ -119,5 +125,53 @@ export const checks: Record<string, Check> = {
 			['n8n-nodes-base.emailReadImap', 'n8n-nodes-base.code', 'n8n-nodes-extraction-service.extractionService', 'n8n-nodes-base.set', 'n8n-nodes-base.postgres', 'n8n-nodes-base.convertToFile', 'n8n-nodes-base.readWriteFile'],
 			'node types of e2e-email-to-postgres.json',
 		);
+	},
+
+	// Manual Trigger → two PDFs as one "email" → Batch (the correlation key) → Extraction → Create
+	// with Wait for Completion off: the execution ends with the jobs created, not finished. The
+	// companion trigger workflow picks them up; scripts/n8n/trigger-run.ts tests that pair in a running
+	// n8n 2.x (the trigger activated), see test/n8n/trigger.ts.
+	'upload-without-waiting.json': (run) => {
+		const node = 'Upload Attachments';
+		const items = run.json(node);
+		expectEqual(items.length, 2, `"${node}" item count (one per attachment)`);
+		const batch = run.json('Batch')[0]?.[CORRELATION_KEY];
+		expectTrue(typeof batch === 'string' && /^invoices-\d+$/.test(batch), `"Batch" ${CORRELATION_KEY} should be "invoices-<execution id>", got ${preview(batch)}`);
+		items.forEach((item, i) => {
+			// not waited for: the service has the job, it is not final yet
+			expectTrue(item.status === 'CREATED' || item.status === 'IN_PROGRESS', `"${node}" item ${i} status should not be final (not waited for), got ${preview(item.status)} (item: ${preview(item)})`);
+			expectTrue(typeof item.id === 'string' && item.id, `"${node}" item ${i} has no id: ${preview(item)}`);
+			expectEqual(at(item, `metadata.${CORRELATION_KEY}`), batch, `"${node}" item ${i} metadata.${CORRELATION_KEY}`);
+		});
+		expectEqual(
+			items.map((item) => item.document_name),
+			['invoice.pdf', 'invoice-2.pdf'],
+			`"${node}" document names`,
+		);
+		expectTrue(items[0].id !== items[1].id, `"${node}" created one job for both attachments: ${preview(items.map((item) => item.id))}`);
+	},
+
+	// Extraction Service Trigger (Extraction Finished, Metadata Key "batch") → a row per extraction.
+	// A polling trigger cannot run under `n8n execute`: here it is imported and type-checked on both
+	// lines and its settings checked; the runner then activates it in a running n8n 2.x server
+	// (scripts/n8n/trigger-run.ts) and counts what fires.
+	'trigger-finished-extractions.json': (run) => {
+		expectTrue(!run.executed, 'expected trigger-finished-extractions.json not to be executable by the CLI (it starts with a polling trigger), but it was executed');
+		const nodes = run.workflow.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
+		expectEqual(
+			nodes.map((n) => n.type),
+			['n8n-nodes-extraction-service.extractionServiceTrigger', 'n8n-nodes-base.set'],
+			'node types of trigger-finished-extractions.json',
+		);
+		const trigger = nodes[0];
+		expectEqual(at(trigger, 'parameters.event'), 'extractionFinished', 'trigger event');
+		expectEqual(at(trigger, 'parameters.filters.metaKey'), CORRELATION_KEY, 'trigger filter Metadata Key');
+		expectEqual(at(trigger, 'parameters.simplify'), false, 'trigger Simplify (off: the row needs the metadata)');
+		expectEqual(at(trigger, 'parameters.pollTimes.item'), [{ mode: 'everyMinute' }], 'trigger Poll Times');
+		expectEqual(at(trigger, 'credentials.extractionServiceTokenApi.id'), 'esTokenCred1', 'trigger credential');
+		// the key it filters on is the key the upload example writes
+		const upload = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'examples', 'workflows', 'upload-without-waiting.json'), 'utf8')) as { nodes: Json[] };
+		const metadata = String(at(upload.nodes.find((n) => n.name === 'Upload Attachments'), 'parameters.options.metadata') ?? '');
+		expectTrue(metadata.includes(`${CORRELATION_KEY}:`), `upload-without-waiting.json's Metadata (${metadata}) does not set the key "${CORRELATION_KEY}" the trigger filters on`);
 	},
 };
