@@ -165,14 +165,19 @@ export async function createContext(info: LineInfo, userFolder: string, verbose?
 }
 
 /**
- * The two credentials (pointing at the emulator; plain data, n8n encrypts it) and the workflow,
- * imported with `n8n import:credentials` and `n8n import:workflow` before the server starts. The
- * first command also creates the database.
+ * The two credentials (pointing at the emulator; plain data, n8n encrypts it) and the workflow (or
+ * an array of workflows), imported with `n8n import:credentials` and `n8n import:workflow` before the
+ * server starts. The first command also creates the database. The emulator may be a child process
+ * (emulator/launch.ts) or in-process (emulator/index.ts): only its URL and secrets are used.
  *
  * @returns how long each import took
  * @throws Error when an import fails
  */
-export async function importFixtures(ctx: N8nContext, emulator: EmulatorProcess, workflow: object): Promise<{ credentialsMs: number; workflowMs: number }> {
+export async function importFixtures(
+	ctx: N8nContext,
+	emulator: Pick<EmulatorProcess, 'url' | 'apiKey' | 'token'>,
+	workflow: object,
+): Promise<{ credentialsMs: number; workflowMs: number }> {
 	const credsFile = path.join(ctx.userFolder, 'credentials.json');
 	writeFileSync(
 		credsFile,
@@ -227,9 +232,10 @@ export async function startServer(ctx: N8nContext, timeoutMs: number, echo?: (ch
  * (n8n's OwnerController, OwnerSetupRequestDto; the password needs 8+ characters, a digit and an
  * upper-case letter).
  *
+ * @returns the session cookie n8n set (`n8n-auth=…`), for REST calls as the owner
  * @throws Error when n8n refuses
  */
-export async function setupOwner(url: string, owner: typeof OWNER): Promise<void> {
+export async function setupOwner(url: string, owner: typeof OWNER): Promise<string> {
 	const res = await fetch(`${url}/rest/owner/setup`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
@@ -238,4 +244,8 @@ export async function setupOwner(url: string, owner: typeof OWNER): Promise<void
 	});
 	const body = await res.text();
 	if (res.status !== 200) throw new Error(`POST /rest/owner/setup → ${res.status}: ${body.slice(0, 500)}`);
+	return res.headers
+		.getSetCookie()
+		.map((c) => c.split(';')[0])
+		.join('; ');
 }
