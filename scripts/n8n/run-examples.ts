@@ -11,18 +11,21 @@
  * --examples DIR (a folder with workflows/ and files/ instead of examples/, to try the runner),
  * --keep (keep the throwaway n8n user folders, each run's output in runs/), --processing-ms N
  * (emulator job time, default 2000), --timeout S (per `n8n execute`, default 300), --verbose
- * (print n8n's output).
+ * (print n8n's output), --no-trigger (skip the activated trigger run), --trigger-poll S (its poll
+ * interval, default 10; 60 = Every Minute), --trigger-timeout S (its bound, default 150 + 6 × poll).
  *
  * Per line: scripts/n8n/install.sh LINE (cached) → throwaway N8N_USER_FOLDER → the package, packed
  * with `npm pack` and unpacked into .n8n/nodes/node_modules/ as n8n's community package installer
  * does → credentials imported (`n8n import:credentials`) → every node type checked against
  * `n8n export:nodes` → workflows imported (`n8n import:workflow`) → each workflow run with
  * `n8n execute --id=… --rawOutput` → the last JSON document of stdout (the IRun) goes to its check.
+ * After line 2: trigger-finished-extractions.json ACTIVATED in a running `n8n start` of line 2
+ * (trigger-run.ts), counted as one more result of that line.
  * See scripts/n8n/README.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,27 +35,18 @@ import type { LoggedRequest } from '../../emulator';
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { checks } from '../../test/n8n/checks';
 import { N8nRun, type Json, type N8nRunInfo } from '../../test/n8n/run';
+import { cleanUpNow as cleanUpEditorProcesses } from '../editor/processes';
+import { DEFAULT_SOURCE, loadExample, loadExamples, prepareWorkflow, type Example, type ExampleSource } from './examples';
+import { pollTimesEvery, runActivatedTrigger, TRIGGER_FILE, UPLOAD_FILE } from './trigger-run';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-let WORKFLOWS_DIR = path.join(ROOT, 'examples', 'workflows');
-let FILES_DIR = path.join(ROOT, 'examples', 'files');
+let SOURCE: ExampleSource = DEFAULT_SOURCE;
 const INSTALL_SH = path.join(__dirname, 'install.sh');
 const PACKAGE_NAME = 'n8n-nodes-extraction-service';
 
 /** Credentials the example workflows reference (ids ≤ 16 characters, as n8n's import requires). */
 const API_CREDENTIAL = { id: 'esApiCredential1', name: 'Extraction Service API', type: 'extractionServiceApi' };
 const TOKEN_CREDENTIAL = { id: 'esTokenCred1', name: 'Extraction Service Token API', type: 'extractionServiceTokenApi' };
-
-/**
- * Where the example workflows say a file lives: n8n 2.x's default allowed folder (`~/.n8n-files`) in
- * n8n's Docker image; rewritten to filesDir.
- */
-const DATA_PREFIX = '/home/node/.n8n-files/';
-/** The placeholder schema ID of the examples (users put theirs); rewritten to the emulator's seeded Invoice schema. */
-const PLACEHOLDER_SCHEMA = '00000000-0000-0000-0000-000000000000';
-const SEEDED_INVOICE_SCHEMA = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
-/** The origin example workflows use for documents to fetch by URL; rewritten to the emulator's files origin (`/static/a.pdf`, …). */
-const FILES_ORIGIN = 'https://files.example.com';
 
 /** Node types `n8n execute` can start from (n8n's findCliWorkflowStart, 1.123 and 2.41). */
 const CLI_START_TYPES = [
@@ -74,6 +68,10 @@ interface Options {
 	processingMs: number;
 	timeoutS: number;
 	verbose: boolean;
+	/** The activated trigger run after line 2 (trigger-run.ts). */
+	trigger: boolean;
+	triggerPollS: number;
+	triggerTimeoutS: number;
 }
 
 /** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
@@ -91,6 +89,9 @@ function parseArgs(argv: string[]): Options {
 			verbose: { type: 'boolean' },
 			'processing-ms': { type: 'string' },
 			timeout: { type: 'string' },
+			'no-trigger': { type: 'boolean' },
+			'trigger-poll': { type: 'string' },
+			'trigger-timeout': { type: 'string' },
 			help: { type: 'boolean', short: 'h' },
 		},
 	});
@@ -100,8 +101,7 @@ function parseArgs(argv: string[]): Options {
 	}
 	if (v.examples) {
 		// another examples folder (with workflows/ and files/), for trying the runner itself
-		WORKFLOWS_DIR = path.resolve(v.examples, 'workflows');
-		FILES_DIR = path.resolve(path.dirname(WORKFLOWS_DIR), 'files');
+		SOURCE = { workflowsDir: path.resolve(v.examples, 'workflows'), filesDir: path.resolve(v.examples, 'files') };
 	}
 	const o: Options = {
 		lines: (v.line ?? []).flatMap((l) => l.split(',')),
@@ -112,7 +112,13 @@ function parseArgs(argv: string[]): Options {
 		processingMs: v['processing-ms'] !== undefined ? Number(v['processing-ms']) : 2000,
 		timeoutS: v.timeout !== undefined ? Number(v.timeout) : 300,
 		verbose: v.verbose === true,
+		trigger: !v['no-trigger'],
+		triggerPollS: v['trigger-poll'] !== undefined ? Number(v['trigger-poll']) : 10,
+		triggerTimeoutS: 0,
 	};
+	// the trigger run waits for about six polls (activation, outage, firing, two more) plus setup
+	pollTimesEvery(o.triggerPollS); // throws for an interval that does not divide a minute
+	o.triggerTimeoutS = v['trigger-timeout'] !== undefined ? Number(v['trigger-timeout']) : 150 + 6 * o.triggerPollS;
 	if (o.lines.length === 0) o.lines = ['1', '2'];
 	for (const l of o.lines) if (l !== '1' && l !== '2') throw new Error(`--line must be 1 or 2, got ${l}`);
 	return o;
@@ -145,6 +151,8 @@ const throwaway = new Set<string>();
 
 function cleanUp(): void {
 	killAllChildren();
+	// the trigger run's n8n server (started with scripts/editor/processes.ts) and its folder
+	cleanUpEditorProcesses();
 	for (const dir of throwaway) rmSync(dir, { recursive: true, force: true });
 	throwaway.clear();
 }
@@ -257,62 +265,7 @@ async function installPackageInto(userFolder: string, tarball: string): Promise<
 }
 
 // ---------------------------------------------------------------------------------------------
-// workflows: the imported copy (never the original)
-
-interface Example {
-	file: string;
-	id: string;
-	name: string;
-	workflow: Json & { nodes: Array<Json & { name: string; type: string; parameters?: Json }> };
-}
-
-function loadExamples(filter: string[]): Example[] {
-	const files = readdirSync(WORKFLOWS_DIR)
-		.filter((f) => f.endsWith('.json'))
-		.sort();
-	for (const f of filter) if (!files.includes(f)) throw new Error(`--workflow ${f}: no such file in ${WORKFLOWS_DIR}`);
-	return files
-		.filter((f) => filter.length === 0 || filter.includes(f))
-		.map((file) => {
-			const workflow = JSON.parse(readFileSync(path.join(WORKFLOWS_DIR, file), 'utf8')) as Example['workflow'];
-			const given = typeof workflow.id === 'string' ? workflow.id : '';
-			// n8n's workflow ids are at most 16 characters
-			const id = given && given.length <= 16 ? given : `ex${createHash('sha1').update(file).digest('hex').slice(0, 14)}`;
-			return { file, id, name: String(workflow.name ?? file), workflow };
-		});
-}
-
-/**
- * Rewrites node parameters of the imported copy: `/home/node/.n8n-files/…` paths to filesDir
- * (copying examples/files/NAME there when a path names one), https://files.example.com to the
- * emulator's files origin, and the placeholder schema ID to the emulator's Invoice schema.
- */
-function rewriteValue(value: unknown, filesDir: string, filesUrl: string): unknown {
-	if (typeof value === 'string') {
-		if (value.includes(FILES_ORIGIN)) value = value.split(FILES_ORIGIN).join(filesUrl);
-		if (value === PLACEHOLDER_SCHEMA) return SEEDED_INVOICE_SCHEMA;
-		if (typeof value !== 'string' || (!value.startsWith(DATA_PREFIX) && !value.startsWith(`=${DATA_PREFIX}`))) return value;
-		const expr = value.startsWith('=') ? '=' : '';
-		const rel = value.slice(expr.length + DATA_PREFIX.length);
-		const target = path.join(filesDir, rel);
-		const example = path.join(FILES_DIR, path.basename(rel));
-		mkdirSync(path.dirname(target), { recursive: true });
-		if (!/[*?{]/.test(rel) && existsSync(example) && !existsSync(target)) copyFileSync(example, target);
-		return `${expr}${target}`;
-	}
-	if (Array.isArray(value)) return value.map((v) => rewriteValue(v, filesDir, filesUrl));
-	if (value && typeof value === 'object') {
-		return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewriteValue(v, filesDir, filesUrl)]));
-	}
-	return value;
-}
-
-function prepareWorkflow(example: Example, filesDir: string, filesUrl: string): Example['workflow'] {
-	const copy = JSON.parse(JSON.stringify(example.workflow)) as Example['workflow'];
-	copy.id = example.id;
-	copy.nodes = copy.nodes.map((n) => ({ ...n, parameters: rewriteValue(n.parameters ?? {}, filesDir, filesUrl) as Json }));
-	return copy;
-}
+// workflows: the imported copy (never the original; see examples.ts)
 
 /** Why `n8n execute` cannot run the example (undefined when it can). */
 function whyNotExecutable(example: Example): string | undefined {
@@ -363,6 +316,8 @@ interface WorkflowResult {
 	file: string;
 	ok: boolean;
 	ms?: number;
+	/** What `ms` measured, for the report (default "execute"). */
+	msLabel?: string;
 	message?: string;
 	/** e.g. "not executed: …" */
 	note?: string;
@@ -377,6 +332,10 @@ interface LineResult {
 	nodeVersion?: string;
 	timings: Record<string, number>;
 	workflows: WorkflowResult[];
+	/** The installed line, once install.sh described it. */
+	info?: LineInfo;
+	/** The activated trigger run's `trigger: …` line (line 2). */
+	triggerLine?: string;
 }
 
 const LABELS: Record<string, string> = { '1': 'n8n 1.x on Node 20 (this machine)', '2': 'n8n 2.x on Node 24 (npm package `node`)' };
@@ -594,7 +553,7 @@ async function loadNodeTypes(ctx: LineContext, result: LineResult): Promise<Know
 async function importWorkflows(ctx: LineContext, examples: Example[], result: LineResult): Promise<Map<string, Example['workflow']>> {
 	const wfDir = path.join(ctx.userFolder, 'workflows');
 	mkdirSync(wfDir);
-	const copies = new Map(examples.map((e) => [e.file, prepareWorkflow(e, ctx.filesDir, ctx.emulator.filesUrl)]));
+	const copies = new Map(examples.map((e) => [e.file, prepareWorkflow(e, SOURCE, ctx.filesDir, ctx.emulator.filesUrl)]));
 	for (const e of examples) writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));
 	if (examples.length > 0) {
 		const w = await ctx.n8n(['import:workflow', '--separate', `--input=${wfDir}`]);
@@ -691,6 +650,7 @@ async function runLine(line: string, opts: Options, examples: Example[], tarball
 	let info: LineInfo;
 	try {
 		info = await installAndDescribeLine(line, opts, result);
+		result.info = info;
 	} catch (err) {
 		return failLine(result, examples, (err as Error).message);
 	}
@@ -718,11 +678,50 @@ async function runLine(line: string, opts: Options, examples: Example[], tarball
 }
 
 // ---------------------------------------------------------------------------------------------
+// the trigger example, activated in a running n8n 2.x (trigger-run.ts)
+
+/** Whether to run it: not --no-trigger, and the trigger example is among the workflows run. */
+function wantsTrigger(opts: Options): boolean {
+	if (!opts.trigger) return false;
+	if (opts.workflows.length > 0) return opts.workflows.includes(TRIGGER_FILE);
+	return existsSync(path.join(SOURCE.workflowsDir, TRIGGER_FILE)) && existsSync(path.join(SOURCE.workflowsDir, UPLOAD_FILE));
+}
+
+/** The trigger run after line 2, added to that line's results as one more workflow. */
+async function addTriggerRun(r: LineResult, opts: Options, tarball: string): Promise<void> {
+	const file = `${TRIGGER_FILE} (activated in n8n start)`;
+	if (!r.info) {
+		r.workflows.push({ file, ok: false, message: `line 2 is not installed: ${r.why?.split('\n')[0] ?? ''}` });
+		r.ok = false;
+		return;
+	}
+	console.log(`[line 2] activated trigger: ${TRIGGER_FILE} in \`n8n start\`, jobs from ${UPLOAD_FILE} and the emulator`);
+	const t = await runActivatedTrigger({
+		info: r.info,
+		tarball,
+		source: SOURCE,
+		upload: loadExample(SOURCE, UPLOAD_FILE),
+		trigger: loadExample(SOURCE, TRIGGER_FILE),
+		pollSeconds: opts.triggerPollS,
+		faults: true,
+		timeoutS: opts.triggerTimeoutS,
+		keep: opts.keep,
+		verbose: opts.verbose,
+	});
+	r.timings.trigger = t.ms;
+	r.triggerLine = t.line;
+	if (t.line) console.log(t.line);
+	const phases = Object.entries(t.timings).map(([k, v]) => `${k} ${secs(v)}`).join(', ');
+	r.workflows.push({ file, ok: t.ok, ms: t.ms, msLabel: 'run', note: phases, message: t.message });
+	r.ok = r.ok && t.ok;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
 	const opts = parseArgs(process.argv.slice(2));
 	const t0 = Date.now();
-	const examples = loadExamples(opts.workflows);
+	const examples = loadExamples(SOURCE, opts.workflows);
 	console.log(`Example workflows: ${examples.map((e) => `${e.file} (id ${e.id})`).join(', ') || 'none'}`);
 	const unchecked = examples.filter((e) => !checks[e.file]).map((e) => e.file);
 	if (unchecked.length) console.log(`Without a check in test/n8n/checks.ts (will fail): ${unchecked.join(', ')}`);
@@ -749,12 +748,13 @@ async function main(): Promise<number> {
 			console.log(`\n=== line ${line}: ${LABELS[line]} ===`);
 			const lt0 = Date.now();
 			const r = await runLine(line, opts, examples, tarball, emulator);
+			if (line === '2' && wantsTrigger(opts)) await addTriggerRun(r, opts, tarball);
 			r.timings.total = Date.now() - lt0;
 			results.push(r);
 			if (r.why) console.log(`[line ${line}] FAILED: ${r.why}`);
 			for (const w of r.workflows) {
 				console.log(
-					`[line ${line}] ${w.ok ? 'PASS' : 'FAIL'} ${w.file}${w.ms !== undefined ? ` (execute ${secs(w.ms)})` : ''}${w.ok && w.note ? ` (${w.note})` : ''}` +
+					`[line ${line}] ${w.ok ? 'PASS' : 'FAIL'} ${w.file}${w.ms !== undefined ? ` (${w.msLabel ?? 'execute'} ${secs(w.ms)})` : ''}${w.ok && w.note ? ` (${w.note})` : ''}` +
 						`${w.message ? `\n  ${w.message.replace(/\n/g, '\n  ')}` : ''}`,
 				);
 			}
@@ -762,7 +762,7 @@ async function main(): Promise<number> {
 			console.log(
 				`[line ${line}] ${r.ok ? 'PASS' : 'FAIL'} — install ${t.install !== undefined ? secs(t.install) : '-'}, ` +
 					`n8n start (db + credentials) ${t.start !== undefined ? secs(t.start) : '-'}, node types ${t.nodeTypes !== undefined ? secs(t.nodeTypes) : '-'}, import ${t.import !== undefined ? secs(t.import) : '-'}, ` +
-					`execute ${t.execute !== undefined ? secs(t.execute) : '-'}, line total ${secs(t.total)}`,
+					`execute ${t.execute !== undefined ? secs(t.execute) : '-'}${t.trigger !== undefined ? `, activated trigger ${secs(t.trigger)}` : ''}, line total ${secs(t.total)}`,
 			);
 		}
 	} finally {
@@ -774,6 +774,7 @@ async function main(): Promise<number> {
 	for (const r of results) {
 		console.log(`line ${r.line} (${r.version ? `n8n ${r.version}, Node ${r.nodeVersion}` : r.label}): ${r.ok ? 'PASS' : 'FAIL'}${r.why ? ` — ${r.why.split('\n')[0]}` : ''}`);
 		for (const w of r.workflows) console.log(`  ${w.ok ? 'PASS' : 'FAIL'} ${w.file}`);
+		if (r.triggerLine) console.log(`  ${r.triggerLine}`);
 	}
 	const all = results.flatMap((r) => r.workflows);
 	const passed = all.filter((w) => w.ok).length;
