@@ -12,7 +12,17 @@
  * once, as fast as Dovecot takes them, which measures what the deployment can do), --processing-ms A and --processing-max-ms B (the emulator's job time is drawn from
  * [A, B], default 3000–6000), --seed N, --timeout S (the whole run, default 1500), --no-install
  * (use the installs as they are, fail if missing), --no-build, --keep (keep the throwaway folder:
- * logs, xlsx files, data), --verbose (print every server's output).
+ * logs, xlsx files, data), --verbose (print every server's output), --fault-round (see below),
+ * --faults SPEC (the fault round's random errors, emulator --random-faults; default
+ * "*:429:0.03,GET:503:0.05,POST:502:0.01").
+ *
+ * Fault round (`--fault-round`): the service answers 3 % of requests 429, 5 % of GETs 503 and 1 % of
+ * POSTs 502; while worker-1 holds executions it is killed (SIGKILL to its process group) and started
+ * again 5 s later (--fault-restart same: in its own user folder, as a restarted host; fresh: in a new
+ * one, as a new container — then main's queue recovery runs every minute instead of n8n's 180). It
+ * reports what n8n did with the executions the dead worker held, retries every failed or crashed
+ * execution as a user would (the Executions list's Retry, through the REST API as the owner), and
+ * checks that in the end no document is lost, none written twice, none extracted twice.
  *
  * Steps: scripts/e2e/install.sh (Dovecot, PostgreSQL, Redis from Debian when missing) and
  * scripts/n8n/install.sh 2 (n8n 2.41.1 on Node 24, cached) → build and pack the package →
@@ -104,7 +114,16 @@ interface Options {
 	build: boolean;
 	keep: boolean;
 	verbose: boolean;
+	/** The fault round instead of the plain load: random 429/5xx from the service and worker-1 killed mid-run. */
+	faultRound: boolean;
+	/** The emulator's `--random-faults` spec in the fault round. */
+	faults: string;
+	/** How the killed worker comes back: `same` user folder (its event log and crash journal), or a `fresh` one (a new container). */
+	faultRestart: 'same' | 'fresh';
 }
+
+/** Errors the service answers at random in the fault round (emulator `--random-faults`). */
+const DEFAULT_FAULTS = '*:429:0.03,GET:503:0.05,POST:502:0.01';
 
 /** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
 function parseArgs(argv: string[]): Options {
@@ -124,6 +143,9 @@ function parseArgs(argv: string[]): Options {
 			'no-build': { type: 'boolean' },
 			keep: { type: 'boolean' },
 			verbose: { type: 'boolean' },
+			'fault-round': { type: 'boolean' },
+			faults: { type: 'string' },
+			'fault-restart': { type: 'string' },
 			help: { type: 'boolean', short: 'h' },
 		},
 	});
@@ -151,7 +173,11 @@ function parseArgs(argv: string[]): Options {
 		build: v['no-build'] !== true,
 		keep: v.keep === true,
 		verbose: v.verbose === true,
+		faultRound: v['fault-round'] === true,
+		faults: v.faults ?? DEFAULT_FAULTS,
+		faultRestart: v['fault-restart'] === 'fresh' ? 'fresh' : 'same',
 	};
+	if (v['fault-restart'] !== undefined && !['same', 'fresh'].includes(v['fault-restart'] as string)) throw new Error(`--fault-restart must be same or fresh, got ${v['fault-restart']}`);
 }
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -186,6 +212,8 @@ function check(name: string, ok: boolean, detail: string): void {
 // the deployment
 
 interface Deployment {
+	/** The packed package, for a worker started later in a fresh folder. */
+	tarball: string;
 	root: string;
 	logDir: string;
 	filesDir: string;
@@ -198,6 +226,9 @@ interface Deployment {
 	workers: N8nProcess[];
 	/** Execution ids each worker logged as started ("Worker started execution N"), by worker name. */
 	workerExecutions: Map<string, Set<string>>;
+	/** Execution ids each worker logged as finished ("Worker finished execution N"). */
+	workerFinished: Map<string, Set<string>>;
+	mainUrl: string;
 	/** When the IMAP trigger last talked to Dovecot as far as we know: its login, or main's last "Enqueued execution". */
 	triggerActiveAt: number;
 }
@@ -236,7 +267,7 @@ async function deploy(opts: Options, tarball: string, line: N8nShared['line'], t
 			startPostgres(tools, root, logDir),
 			startRedis(tools, root, logDir),
 			startDovecot(tools, root, logDir),
-			launchEmulator({ processingMs: opts.processingMs, processingMaxMs: opts.processingMaxMs, quiet: true }),
+			launchEmulator({ processingMs: opts.processingMs, processingMaxMs: opts.processingMaxMs, quiet: true, randomFaults: opts.faultRound ? opts.faults : undefined }),
 		]),
 	);
 	console.log(`PostgreSQL 127.0.0.1:${postgres.port}, Redis 127.0.0.1:${redis.port}, Dovecot IMAP 127.0.0.1:${dovecot.port}, emulator ${emulator.url} (jobs ${opts.processingMs}–${opts.processingMaxMs} ms)`);
@@ -252,18 +283,15 @@ async function deploy(opts: Options, tarball: string, line: N8nShared['line'], t
 
 	const shared: N8nShared = { line, encryptionKey: randomBytes(24).toString('hex'), postgres: n8nDb, redisPort: redis.port, filesDir };
 	const mainPort = await freePort();
-	const main = await prepareN8nProcess('main', shared, root, tarball, async () => ({ N8N_PORT: String(mainPort), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_HOST: '127.0.0.1' }));
+	const main = await prepareN8nProcess('main', shared, root, tarball, async () => ({
+		N8N_PORT: String(mainPort),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		// n8n's default is 180 minutes: a run cannot wait for that
+		...(opts.faultRound && opts.faultRestart === 'fresh' ? { N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '1' } : {}),
+	}));
 	const workers: N8nProcess[] = [];
-	for (const name of ['worker-1', 'worker-2']) {
-		const healthPort = await freePort();
-		workers.push(
-			await prepareN8nProcess(name, shared, root, tarball, async () => ({
-				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-				QUEUE_HEALTH_CHECK_PORT: String(healthPort),
-				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-			})),
-		);
-	}
+	for (const name of ['worker-1', 'worker-2']) workers.push(await prepareWorker(name, shared, root, tarball));
 
 	// credentials and the workflow, with the n8n CLI (the first command migrates n8n's database)
 	const credsFile = path.join(root, 'credentials.json');
@@ -284,7 +312,7 @@ async function deploy(opts: Options, tarball: string, line: N8nShared['line'], t
 	});
 
 	const workerExecutions = new Map<string, Set<string>>();
-	const d: Deployment = { root, logDir, filesDir, postgres, redis, dovecot, emulator, shared, main, workers, workerExecutions, triggerActiveAt: Date.now() };
+	const d: Deployment = { tarball, root, logDir, filesDir, postgres, redis, dovecot, emulator, shared, main, workers, workerExecutions, workerFinished: new Map(), mainUrl: `http://127.0.0.1:${mainPort}`, triggerActiveAt: Date.now() };
 
 	await timed('n8n main start (trigger active)', async () => {
 		const logins = countLogins(dovecot);
@@ -302,6 +330,16 @@ async function deploy(opts: Options, tarball: string, line: N8nShared['line'], t
 	return d;
 }
 
+/** A worker's user folder (the package in it) and environment: its health server on a free loopback port. */
+async function prepareWorker(name: string, shared: N8nShared, root: string, tarball: string): Promise<N8nProcess> {
+	const healthPort = await freePort();
+	return await prepareN8nProcess(name, shared, root, tarball, async () => ({
+		QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+		QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+		N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+	}));
+}
+
 function countLogins(dovecot: Dovecot): number {
 	return (dovecot.service.output().match(/imap-login: Info: Login: user=</g) ?? []).length;
 }
@@ -310,10 +348,12 @@ function countLogins(dovecot: Dovecot): number {
 async function startWorker(d: Deployment, w: N8nProcess, opts: Options): Promise<void> {
 	const started = d.workerExecutions.get(w.name) ?? new Set<string>();
 	d.workerExecutions.set(w.name, started);
+	const finished = d.workerFinished.get(w.name) ?? new Set<string>();
+	d.workerFinished.set(w.name, finished);
 	const svc = startN8n(w, d.shared, ['worker', `--concurrency=${opts.workerConcurrency}`], d.logDir, opts.verbose);
 	svc.onLine((l) => {
-		const m = /Worker started execution (\d+)/.exec(l);
-		if (m) started.add(m[1]);
+		const m = /Worker (started|finished) execution (\d+)/.exec(l);
+		if (m) (m[1] === 'started' ? started : finished).add(m[2]);
 	});
 	await svc.waitForLine(/n8n worker is now ready/, 180_000);
 	const port = w.env.QUEUE_HEALTH_CHECK_PORT;
@@ -353,6 +393,8 @@ interface ExecutionRow {
 	id: string;
 	status: string;
 	mode: string;
+	retry_of: string | null;
+	retry_success_id: string | null;
 	started_ms: number | null;
 	stopped_ms: number | null;
 }
@@ -374,7 +416,7 @@ async function phaseRows(d: Deployment, messageIds: string[]): Promise<ErpRow[]>
 async function phaseExecutions(d: Deployment, afterId: number): Promise<ExecutionRow[]> {
 	return await d.postgres.json<ExecutionRow[]>(
 		'n8n',
-		`select json_agg(e order by e.id) from (select id::text as id, status, mode,
+		`select json_agg(e order by e.id) from (select id::text as id, status, mode, "retryOf" as retry_of, "retrySuccessId" as retry_success_id,
 		   (extract(epoch from "startedAt") * 1000)::bigint as started_ms, (extract(epoch from "stoppedAt") * 1000)::bigint as stopped_ms
 		   from execution_entity where "workflowId" = '${WORKFLOW_ID}' and id > ${afterId}) e`,
 	);
@@ -405,6 +447,7 @@ async function runPhase(d: Deployment, opts: Options, label: string, tag: string
 	const skipped = mails.reduce((n, m) => n + m.attachments.filter((a) => a.kind === 'skip').length, 0);
 	console.log(`${mails.length} mails: ${docs.length} documents (${docs.filter((x) => x.attachment.mimeType === 'application/pdf').length} PDF, ${docs.filter((x) => x.attachment.mimeType === 'image/png').length} PNG) and ${skipped} attachments to skip; ${mails.filter((m) => !m.attachments.some((a) => a.kind === 'document')).length} mails without a document`);
 	const beforeExec = await maxExecutionId(d);
+	const requestsBefore = d.emulator.requests.length;
 	const workerStartedBefore = new Map([...d.workerExecutions].map(([k, s]) => [k, new Set(s)]));
 	const messageIds = mails.map((m) => m.messageId);
 
@@ -421,31 +464,60 @@ async function runPhase(d: Deployment, opts: Options, label: string, tag: string
 	const deliveredMs = Date.now() - t0;
 	console.log(`delivered ${mails.length} mails by IMAP APPEND in ${secs(deliveredMs)}`);
 
-	// every document has a row, then no execution of the workflow is left running or queued
+	// the fault round: kill worker-1 while it holds executions, start it again
+	const chaos = opts.faultRound ? killAndRestartWorker(d, d.workers[0], opts, beforeExec) : Promise.resolve(undefined);
+
+	// every document has a row, then no execution of the workflow is left running or queued (the
+	// fault round: or nothing has changed for 20 s once all are final, or for 4 minutes, or 7 minutes
+	// have passed: it reports, it does not hang)
 	let lastReport = 0;
-	const rowsDone = await waitUntil(
-		`all ${docs.length} documents of ${label} to reach the ERP table`,
-		Math.max(10_000, deadline - Date.now()),
-		async () => {
-			const rows = await phaseRows(d, messageIds);
-			if (Date.now() - lastReport > 15_000) {
-				lastReport = Date.now();
+	const settle = async (limit: number): Promise<ExecutionRow[]> => {
+		let lastChange = Date.now();
+		let lastKey = '';
+		return await waitUntil(
+			`all ${docs.length} documents of ${label} to reach the ERP table and its executions to end`,
+			Math.max(10_000, limit - Date.now()),
+			async () => {
+				const rows = await phaseRows(d, messageIds);
 				const ex = await phaseExecutions(d, beforeExec);
-				const by = (s: string): number => ex.filter((e) => e.status === s).length;
-				console.log(`  … ${secs(Date.now() - t0)}: ${rows.length}/${docs.length} rows; executions: ${by('success')} success, ${by('running')} running, ${by('new')} queued, ${by('error') + by('crashed')} failed`);
+				const by = (st: string): number => ex.filter((e) => e.status === st).length;
+				const key = `${rows.length}|${ex.map((e) => e.status).join(',')}`;
+				if (key !== lastKey) (lastKey = key), (lastChange = Date.now());
+				if (Date.now() - lastReport > 15_000) {
+					lastReport = Date.now();
+					console.log(`  … ${secs(Date.now() - t0)}: ${rows.length}/${docs.length} rows; executions: ${by('success')} success, ${by('running')} running, ${by('new')} queued, ${by('error') + by('crashed')} failed`);
+				}
+				const allFinal = ex.length > 0 && ex.every((e) => !['new', 'running', 'waiting'].includes(e.status));
+				if (rows.length >= docs.length && allFinal) return ex;
+				if (opts.faultRound && (allFinal || Date.now() - lastChange > 240_000) && Date.now() - lastChange > 20_000) return ex;
+				if (opts.faultRound && Date.now() > limit - 1000) return ex;
+				return undefined;
+			},
+			250,
+		);
+	};
+	let executions = await settle(opts.faultRound ? Math.min(deadline, Date.now() + 420_000) : deadline);
+	const killed = await chaos;
+	let firstPassRows = -1;
+	if (opts.faultRound) {
+		// what a user does next: the Executions list → Retry, for each failed or crashed execution
+		firstPassRows = (await phaseRows(d, messageIds)).length;
+		const retried = new Set<string>();
+		for (let round = 1; round <= 3; round++) {
+			const toRetry = (await phaseExecutions(d, beforeExec)).filter((e) => ['error', 'crashed'].includes(e.status) && !retried.has(e.id));
+			if (toRetry.length === 0) break;
+			const cookie = await ownerSession(d);
+			for (const e of toRetry) {
+				retried.add(e.id);
+				console.log(`fault round: retry of execution ${e.id} (${e.status}) → ${await retryExecution(d, cookie, e.id)}`);
 			}
-			return rows.length >= docs.length ? rows : undefined;
-		},
-		250,
-	);
-	const allRowsAt = Math.max(...rowsDone.map((r) => Number(r.stored_ms)));
-	const executions = await waitUntil('the phase executions to finish', Math.max(10_000, deadline - Date.now()), async () => {
-		const ex = await phaseExecutions(d, beforeExec);
-		return ex.length > 0 && ex.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? ex : undefined;
-	});
+			executions = await settle(Math.min(deadline, Date.now() + 300_000));
+		}
+	}
 	await sleep(3000); // anything late (a duplicate) would show now
 	const rows = await phaseRows(d, messageIds);
 	const finalExecutions = await phaseExecutions(d, beforeExec);
+	const allRowsAt = rows.length ? Math.max(...rows.map((r) => Number(r.stored_ms))) : Date.now();
 	const seconds = Math.max(0.001, (allRowsAt - t0) / 1000);
 
 	// rows against the plan
@@ -486,17 +558,48 @@ async function runPhase(d: Deployment, opts: Options, label: string, tag: string
 	check(`${label}: each row holds its document's extracted fields`, wrong.length === 0,
 		wrong.length ? `${wrong.length} rows wrong, e.g. ${JSON.stringify(wrong[0])}` : `all FINISHED; every PDF row has its invoice number, total and currency`);
 	const notSuccess = finalExecutions.filter((e) => e.status !== 'success');
-	check(`${label}: every execution succeeded`, notSuccess.length === 0 && executions.length > 0,
+	const stuck = finalExecutions.filter((e) => ['new', 'running', 'waiting'].includes(e.status));
+	check(`${label}: no execution stuck (running or queued at the end)`, stuck.length === 0, stuck.length ? `stuck: ${stuck.map((e) => `${e.id} ${e.status}`).join(', ')}` : 'none');
+	const unrecovered = notSuccess.filter((e) => !['new', 'running', 'waiting'].includes(e.status) && !e.retry_success_id);
+	if (opts.faultRound) {
+		check(`${label}: every failed execution succeeded on retry`, unrecovered.length === 0 && executions.length > 0,
+			`${notSuccess.length} failed or crashed (${notSuccess.map((e) => `${e.id} ${e.status}${e.retry_success_id ? ` → retried as ${e.retry_success_id}` : ''}`).join(', ') || 'none'})`);
+		// the service's log: extractions created in this phase (a 2xx to POST /extract/), against the documents
+		const creates = d.emulator.requests.slice(requestsBefore).filter((q) => q.method === 'POST' && q.path === '/extract/' && q.status >= 200 && q.status < 300);
+		const keys = creates.map((q) => {
+			const meta = q.body?.kind === 'form' ? q.body.fields.metadata : undefined;
+			try {
+				return String((JSON.parse(Array.isArray(meta) ? meta[0] : (meta ?? '{}')) as { n8nJobKey?: string }).n8nJobKey ?? '');
+			} catch {
+				return '';
+			}
+		});
+		const twice = keys.length - new Set(keys).size;
+		check(`${label}: no document was extracted (and billed) twice`, twice === 0 && creates.length <= docs.length,
+			`${creates.length} extractions created for ${docs.length} documents, ${twice} for a document already extracted (Reuse Existing Job: a retry waits for the jobs that exist)`);
+	} else {
+		check(`${label}: every execution succeeded`, notSuccess.length === 0 && executions.length > 0,
 		`${finalExecutions.length} executions of the workflow${notSuccess.length ? `; not success: ${notSuccess.map((e) => `${e.id} ${e.status}`).slice(0, 5).join(', ')}` : ', all success'} (mode ${[...new Set(finalExecutions.map((e) => e.mode))].join('/')})`);
+	}
 	// which worker ran what: n8n keeps no worker id in its execution records; each worker logs "Worker started execution N"
 	const ranBy = new Map<string, string[]>();
 	for (const [name, s] of d.workerExecutions) for (const id of s) if (!workerStartedBefore.get(name)?.has(id)) ranBy.set(id, [...(ranBy.get(id) ?? []), name]);
 	const unclaimed = finalExecutions.filter((e) => !ranBy.has(e.id));
 	const twice = [...ranBy].filter(([, names]) => names.length > 1);
 	const perWorker = [...d.workerExecutions.keys()].map((name) => `${name} ${[...ranBy.values()].filter((n) => n.includes(name)).length}`);
-	check(`${label}: each execution ran on exactly one worker`, unclaimed.length === 0 && twice.length === 0,
-		`${perWorker.join(', ')}${unclaimed.length ? `; in no worker's log: ${unclaimed.map((e) => e.id).slice(0, 5).join(', ')}` : ''}${twice.length ? `; on two: ${twice.map(([id]) => id).join(', ')}` : ''}`);
-	check(`${label}: ${workersRunning === 2 ? 'both workers' : 'the worker'} ran executions`, workersUsed === workersRunning, `${workersUsed} of ${workersRunning} running workers started executions of this phase`);
+	if (!killed) {
+		check(`${label}: each execution ran on exactly one worker`, unclaimed.length === 0 && twice.length === 0,
+			`${perWorker.join(', ')}${unclaimed.length ? `; in no worker's log: ${unclaimed.map((e) => e.id).slice(0, 5).join(', ')}` : ''}${twice.length ? `; on two: ${twice.map(([id]) => id).join(', ')}` : ''}`);
+		check(`${label}: ${workersRunning === 2 ? 'both workers' : 'the worker'} ran executions`, workersUsed === workersRunning, `${workersUsed} of ${workersRunning} running workers started executions of this phase`);
+	} else {
+		reportHeldExecutions(d, killed, finalExecutions, rows);
+		console.log(`fault round: before the retries ${firstPassRows} of ${docs.length} documents had a row`);
+		// a failed execution is accounted for when its mails' documents are the missing ones
+		const failedIds = new Set(notSuccess.map((e) => e.id));
+		const rowsOfFailed = rows.filter((r) => r.n8n_execution_id && failedIds.has(r.n8n_execution_id)).length;
+		console.log(`fault round: ${notSuccess.length} executions did not succeed (${notSuccess.map((e) => `${e.id} ${e.status}`).join(', ') || 'none'}); ${missing.length} documents have no row; rows written by failed executions: ${rowsOfFailed}`);
+		await printExecutionErrors(d, notSuccess.map((e) => e.id));
+	}
 	// the spreadsheets: one per execution, their rows = the table's rows
 	const sheetRows = await readPhaseSheets(d, finalExecutions.map((e) => e.id));
 	const tableIds = new Set(rows.map((r) => r.extraction_id));
@@ -513,6 +616,125 @@ async function runPhase(d: Deployment, opts: Options, label: string, tag: string
 	await box.close();
 	check(`${label}: the trigger read every mail`, status.unseen === 0, `INBOX: ${status.messages} messages, ${status.unseen} unseen`);
 	return result;
+}
+
+/** What the fault round did: the worker killed, when, and the executions it held then. */
+interface Killed {
+	worker: string;
+	pid: number;
+	at: number;
+	held: string[];
+	restartedAt?: number;
+}
+
+/**
+ * The fault round's chaos: waits (at most 90 s) until `w` holds at least two executions of this
+ * phase (started, not finished, by its own log), kills its whole process group with SIGKILL (the
+ * worker and its task runner: a machine that dies), and starts it again 5 s later.
+ */
+async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options, afterExec: number): Promise<Killed | undefined> {
+	const held = (): string[] => {
+		const started = d.workerExecutions.get(w.name) ?? new Set<string>();
+		const finished = d.workerFinished.get(w.name) ?? new Set<string>();
+		return [...started].filter((id) => Number(id) > afterExec && !finished.has(id));
+	};
+	try {
+		await waitUntil(`${w.name} to hold two executions`, 90_000, async () => (held().length >= 2 ? true : undefined), 100);
+	} catch (err) {
+		console.log(`fault round: ${(err as Error).message}; killing it anyway`);
+	}
+	const killed: Killed = { worker: w.name, pid: w.service?.pid ?? -1, at: Date.now(), held: held() };
+	console.log(`fault round: SIGKILL to ${w.name} (pid ${killed.pid} and its task runner) while it holds executions ${killed.held.join(', ') || '(none)'}`);
+	await w.service?.kill();
+	await sleep(5000);
+	if (opts.faultRestart === 'fresh') {
+		// a new container: a new user folder (no event log, no crash journal), same name in our books
+		const fresh = await prepareWorker(`${w.name}-fresh`, d.shared, d.root, d.tarball);
+		const i = d.workers.indexOf(w);
+		w = { ...fresh, name: w.name, service: undefined };
+		d.workers[i] = w;
+		w.cli = fresh.cli;
+	}
+	await startWorker(d, w, opts);
+	killed.restartedAt = Date.now();
+	console.log(`fault round: ${w.name} started again (pid ${w.service?.pid}, ${opts.faultRestart === 'fresh' ? 'in a fresh user folder' : 'in its own user folder'}) ${secs(killed.restartedAt - killed.at)} after the kill`);
+	return killed;
+}
+
+let ownerCookie: string | undefined;
+
+/** The owner account (POST /rest/owner/setup, once) and its session cookie, for the REST calls a user's editor makes. */
+async function ownerSession(d: Deployment): Promise<string> {
+	if (ownerCookie) return ownerCookie;
+	const res = await fetch(`${d.mainUrl}/rest/owner/setup`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ email: 'owner@e2e.invalid', firstName: 'E2E', lastName: 'Owner', password: `E2e-${randomBytes(9).toString('hex')}` }),
+		signal: AbortSignal.timeout(30_000),
+	});
+	if (res.status !== 200) throw new Error(`POST /rest/owner/setup → ${res.status}: ${(await res.text()).slice(0, 300)}`);
+	ownerCookie = res.headers
+		.getSetCookie()
+		.map((c) => c.split(';')[0])
+		.join('; ');
+	return ownerCookie;
+}
+
+/** The editor's "Retry" of an execution (POST /rest/executions/:id/retry, the workflow as it was then); returns a short outcome. */
+async function retryExecution(d: Deployment, cookie: string, id: string): Promise<string> {
+	const res = await fetch(`${d.mainUrl}/rest/executions/${id}/retry`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', cookie },
+		body: JSON.stringify({ loadWorkflow: false }),
+		signal: AbortSignal.timeout(60_000),
+	});
+	const text = await res.text();
+	return `${res.status} ${text.slice(0, 160)}`;
+}
+
+/** Lines of the n8n logs (main and workers, both incarnations of a restarted worker) that name execution `id`. */
+function logLinesAbout(d: Deployment, id: string): string[] {
+	const out: string[] = [];
+	for (const p of [d.main, ...d.workers]) {
+		const file = path.join(d.logDir, `${p.name}.log`);
+		if (!existsSync(file)) continue;
+		for (const line of readFileSync(file, 'utf8').split('\n')) {
+			if (new RegExp(`\\b(execution|Execution) ${id}\\b|"executionId":"?${id}\\b`).test(line)) out.push(`${p.name}: ${line.slice(0, 220)}`);
+		}
+	}
+	return out;
+}
+
+/** What became of each execution the killed worker held: its record, who ran it again, its rows. */
+function reportHeldExecutions(d: Deployment, killed: Killed, executions: ExecutionRow[], rows: ErpRow[]): void {
+	console.log(`\nfault round: what n8n did with the ${killed.held.length} executions ${killed.worker} held when it was killed`);
+	for (const id of killed.held) {
+		const e = executions.find((x) => x.id === id);
+		const r = rows.filter((x) => x.n8n_execution_id === id).length;
+		console.log(`  execution ${id}: status ${e?.status ?? '?'}, rows stored by it ${r}`);
+		for (const l of logLinesAbout(d, id)) console.log(`    ${l}`);
+	}
+}
+
+/**
+ * The error of each failed execution, from n8n's execution data. n8n stores it in the `flatted`
+ * format (one array; every string stands at its own index and is referred to by that index), so
+ * the first object with `message` and `name` is resolved by hand.
+ */
+async function printExecutionErrors(d: Deployment, ids: string[]): Promise<void> {
+	for (const id of ids.slice(0, 10)) {
+		const raw = (await d.postgres.sql('n8n', `select data from execution_data where "executionId" = ${Number(id)}`)).trim();
+		let text = '(no error found in its data)';
+		try {
+			const flat = JSON.parse(raw) as unknown[];
+			const at = (ref: unknown): unknown => (typeof ref === 'string' && /^\d+$/.test(ref) ? flat[Number(ref)] : ref);
+			const err = flat.find((x): x is Record<string, unknown> => !!x && typeof x === 'object' && 'message' in x && ('name' in x || 'description' in x || 'stack' in x));
+			if (err) text = `${String(at(err.name) ?? 'Error')}: ${String(at(err.message))}${err.description ? ` (${String(at(err.description)).slice(0, 160)})` : ''}`;
+		} catch {
+			/* not flatted JSON */
+		}
+		console.log(`  execution ${id}: ${text}`);
+	}
 }
 
 /** The rows of the batch spreadsheets the phase's executions wrote (`files/erp/batch-<id>.xlsx`). */
@@ -552,7 +774,7 @@ async function main(): Promise<number> {
 	const tRun = Date.now();
 	const phases: PhaseResult[] = [];
 	const runTag = Date.now().toString(36).toUpperCase();
-	if (opts.compareWorkers) {
+	if (opts.compareWorkers && !opts.faultRound) {
 		await timed('start worker-1', () => startWorker(d, d.workers[0], opts));
 		phases.push(await timed('load with 1 worker', () => runPhase(d, opts, '1 worker', `E2E${runTag}A`, deadline)));
 		await timed('start worker-2', () => startWorker(d, d.workers[1], opts));
@@ -562,7 +784,9 @@ async function main(): Promise<number> {
 	const listening = listeningSockets([d.postgres.service.pid, d.redis.service.pid, d.dovecot.service.pid, d.emulator.pid, ...[d.main, ...d.workers].map((p) => p.service?.pid ?? 0)].filter((p) => p > 0));
 	const exposed = listening.filter((s) => !/^(127\.\d+\.\d+\.\d+|\[::1\]|\[::ffff:127\.\d+\.\d+\.\d+\]):\d+$/.test(s.local));
 	check('every server listens on loopback only', exposed.length === 0, `${listening.length} listening sockets${exposed.length ? `; NOT loopback: ${exposed.map((s) => `${s.local} (pid ${s.pid})`).join(', ')}` : ', all on 127.0.0.1'}`);
-	const full = await timed('load with 2 workers', () => runPhase(d, opts, '2 workers', `E2E${runTag}B`, deadline));
+	const full = await timed(opts.faultRound ? 'fault round with 2 workers' : 'load with 2 workers', () =>
+		runPhase(d, opts, opts.faultRound ? 'fault round' : '2 workers', `E2E${runTag}B`, deadline),
+	);
 	phases.push(full);
 	const runMs = Date.now() - tRun;
 
@@ -578,7 +802,7 @@ async function main(): Promise<number> {
 	for (const [label, ms] of timings) console.log(`${label.padEnd(52)} ${secs(ms)}`);
 	console.log(`${'load phases (workers started + delivery + processing)'.padEnd(52)} ${secs(runMs)}`);
 	console.log(`${`whole run (${cold ? 'cold: something was installed' : 'warm: everything installed'})`.padEnd(52)} ${secs(Date.now() - t0)}`);
-	if (opts.compareWorkers) {
+	if (opts.compareWorkers && phases.length === 2) {
 		const [one, two] = phases;
 		console.log(
 			`\nthroughput, same load (${one.mails} mails, ${one.docs} documents each): 1 worker ${secs(one.seconds * 1000)}, ${one.docsPerMin.toFixed(0)} docs/min; ` +
@@ -590,6 +814,13 @@ async function main(): Promise<number> {
 	console.log(
 		`e2e: ${full.mails} mails, ${full.docs} documents, ${full.rows} rows, ${full.missing} missing, ${full.duplicates} duplicates, ${full.workersUsed} workers, ${full.seconds.toFixed(1)} s, ${full.docsPerMin.toFixed(0)} docs/min`,
 	);
+	if (opts.faultRound) {
+		// the fault round reports; it fails only on what must never happen: a document written twice,
+		// or an execution left running or queued for good
+		const ok = full.duplicates === 0 && !results.some((r) => !r.ok && /stuck|twice/.test(r.name));
+		console.log(`fault round: ${ok ? 'no document written or extracted twice, no execution stuck' : 'FAILED'}; ${full.missing} documents lost (random faults ${opts.faults}, worker restarted in ${opts.faultRestart === 'fresh' ? 'a fresh' : 'its own'} user folder)`);
+		return ok ? 0 : 1;
+	}
 	// the closing line's claims, asserted
 	const minimum = opts.mails >= 200 ? { mails: 200, docs: 300 } : { mails: opts.mails, docs: 1 };
 	const ok =
