@@ -207,19 +207,34 @@ async function tryGet(url: string, timeoutMs = 3000): Promise<{ status: number; 
 	}
 }
 
+/** Points the context at fresh free ports (editor and task broker) right before `n8n start`. */
+async function takeFreshPorts(ctx: N8nContext): Promise<void> {
+	const port = await freePort();
+	ctx.port = port;
+	ctx.url = `http://127.0.0.1:${port}`;
+	ctx.env.N8N_PORT = String(port);
+	ctx.env.N8N_EDITOR_BASE_URL = ctx.url;
+	ctx.env.N8N_RUNNERS_BROKER_PORT = String(await freePort());
+}
+
 /**
- * `n8n start`, then waits until GET /healthz answers 200 and the REST API is up (GET
- * /rest/settings 200, which the editor loads first).
+ * `n8n start` on fresh free ports (taken right before the start: ports picked when the context was
+ * made may have gone to another process during the CLI imports, and a server answering there is not
+ * this n8n), then waits until this n8n says it listens on its port ("n8n ready on …, port N"), GET
+ * /healthz answers 200 and the REST API is up (GET /rest/settings 200, which the editor loads first).
+ * `ctx.port`, `ctx.url` and `ctx.env` are updated.
  *
  * @throws Error with n8n's output when it exits first or is not ready within `timeoutMs`
  */
 export async function startServer(ctx: N8nContext, timeoutMs: number, echo?: (chunk: string) => void): Promise<Service & { ms: number }> {
 	const t0 = Date.now();
+	await takeFreshPorts(ctx);
 	const server = startService(ctx.info.nodeBin, [ctx.info.n8nBin, 'start'], { cwd: ctx.userFolder, env: ctx.env, echo });
+	const listening = new RegExp(`n8n ready on \\S+, port ${ctx.port}\\b`);
 	let healthy = false;
 	while (Date.now() - t0 < timeoutMs) {
 		if (server.exited()) throw new Error(`n8n start exited (code ${server.child.exitCode ?? server.child.signalCode}) before it was ready:\n${tail(server.output(), 40)}`);
-		if (!healthy) healthy = (await tryGet(`${ctx.url}/healthz`))?.status === 200;
+		if (!healthy) healthy = listening.test(server.output()) && (await tryGet(`${ctx.url}/healthz`))?.status === 200;
 		if (healthy && (await tryGet(`${ctx.url}/rest/settings`))?.status === 200) return Object.assign(server, { ms: Date.now() - t0 });
 		await sleep(500);
 	}
