@@ -17,6 +17,8 @@
  *    several polls), one that ends ERROR and one without the key (neither may fire).
  * 5. A failing poll: right after a poll, four 503s are queued for `GET /extract/` (the first request
  *    and its three retries), and two more jobs are created during the outage.
+ *    5b. Opt-in (`slowPoll`, the runner's --trigger-slow-poll): one poll slower than the interval,
+ *    two jobs finished just before it. Fails with n8n 2.41 today (duplicates; see the README).
  * 6. Waits (bounded) until every job fired, then two more polls, and reads the executions of the
  *    trigger workflow over REST (each one's "Invoice Row" output, flatted-parsed as the editor does).
  * Server and emulator are always stopped; every wait has a deadline within the run's timeout.
@@ -58,6 +60,11 @@ export interface TriggerRunOptions {
 	pollSeconds: number;
 	/** Fail one poll with 503s (step 5). */
 	faults: boolean;
+	/**
+	 * Also make one poll slower than the interval (its list request delayed past the next poll), with
+	 * two jobs finished just before: they must still fire once (step 5b; opt-in, see the README).
+	 */
+	slowPoll?: boolean;
 	/** Bound of the whole run. */
 	timeoutS: number;
 	keep: boolean;
@@ -339,6 +346,20 @@ export async function runActivatedTrigger(o: TriggerRunOptions): Promise<Trigger
 			await waitFor('the failing poll (4 × 503 on GET /extract/)', () => served503() >= 4, pollMs + 20_000, deadline, () => `${served503()} served`);
 			await waitFor('n8n to record the failed poll', async () => (await readExecutions(), failedExecutions > 0), 20_000, deadline, () => 'no failed execution of the trigger workflow');
 			log(`one poll failed (4 × 503, Retry-After 1): n8n recorded ${failedExecutions} failed execution(s); the workflow stays active; 2 jobs created during the outage`);
+		}
+
+		// 5b. a poll slower than the interval: the next poll starts while it still runs
+		if (o.slowPoll) {
+			const since = Date.now();
+			await waitFor('a poll to delay the next one after', () => listRequests(emu, since).length > 0, pollMs + 15_000, deadline);
+			await sleep(1500);
+			for (const file of ['invoice.pdf', 'invoice-2.pdf']) {
+				expected.push({ id: await createExtraction(emu, fileBytes, file, { [KEY]: 'overlap-1' }), file, batch: 'overlap-1', role: 'finished before a slow poll' });
+			}
+			await sleep(PROCESSING_MS + 1000);
+			const delayMs = pollMs + 4000;
+			emu.injectFaults({ method: 'GET', path: '/extract/' }, [{ delayMs }]);
+			log(`the next poll's list request is answered after ${secs(delayMs)}: the poll after it starts while it runs; 2 jobs finished just before`);
 		}
 
 		// 6. every job fires; then two more polls to catch a late duplicate
