@@ -699,7 +699,7 @@ function logLinesAbout(d: Deployment, id: string): string[] {
 		const file = path.join(d.logDir, `${p.name}.log`);
 		if (!existsSync(file)) continue;
 		for (const line of readFileSync(file, 'utf8').split('\n')) {
-			if (new RegExp(`\\b(execution|Execution) ${id}\\b|"executionId":"?${id}\\b`).test(line)) out.push(`${p.name}: ${line.slice(0, 220)}`);
+			if (new RegExp(`\\b(execution|Execution) ${id}\\b|"executionId":"?${id}\\b|unfinished executions: (\\d+, )*${id}\\b`).test(line)) out.push(`${p.name}: ${line.slice(0, 220)}`);
 		}
 	}
 	return out;
