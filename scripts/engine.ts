@@ -547,6 +547,11 @@ export interface TriggerHarness {
 	fetchTestEvent(): Promise<PollRun>;
 	/** A JSON copy of the node's static data (what n8n would save with the workflow). */
 	staticData(): IDataObject;
+	/**
+	 * Every emit so far, in order (each is one execution n8n would start). With polls that overlap,
+	 * a poll's own `items` cannot say which emit was whose; this can count them all.
+	 */
+	emits(): INodeExecutionData[][];
 }
 
 /** Options of `createTriggerHarness`. */
@@ -611,6 +616,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 	// one executor function for the life of the active workflow, called once at activation with
 	// `testingTrigger` true, then at each poll time.
 	let current: PollRun = { items: [], emitted: false };
+	const everyEmit: INodeExecutionData[][] = [];
 	const context = new PollContext(
 		workflow,
 		node,
@@ -620,6 +626,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		(data) => {
 			current.emitted = true;
 			current.items = data[0] ?? [];
+			everyEmit.push(data[0] ?? []);
 		},
 		(error) => {
 			current.error = error as Error & IDataObject;
@@ -654,5 +661,6 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			}
 		},
 		staticData: () => JSON.parse(JSON.stringify(workflow.getStaticData('node', node))) as IDataObject,
+		emits: () => [...everyEmit],
 	};
 }

@@ -452,3 +452,21 @@ describe('Include Existing Since and a changed configuration', () => {
 		expect(refiltered.staticData().fingerprint).not.toBe(savedFingerprint);
 	});
 });
+
+describe('Polls that overlap', () => {
+	// n8n 2.41 starts a node's next poll even while the previous one still runs (a slow service).
+	it('a poll started while the previous one still runs does nothing: each job fires once', async () => {
+		const harness = trigger('documentUploaded');
+		expect((await harness.activate()).error).toBeUndefined();
+		const fresh = [String((await documentUpload('overlap')).id), String((await documentUpload('overlap')).id)];
+		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ delayMs: 1500 }]);
+		const before = harness.emits().length;
+		await Promise.all([ok(harness.poll()), sleep(300).then(async () => await ok(harness.poll()))]);
+		// Both polls together: one execution with each new document, once.
+		const emitted = harness.emits().slice(before);
+		expect(emitted).toHaveLength(1);
+		expect(sorted(ids(emitted.flat()))).toEqual(sorted(fresh));
+		expect(ids(await ok(harness.poll()))).toEqual([]);
+		emulator().clearFaults();
+	});
+});

@@ -31,7 +31,8 @@ const FILTER_QUERY: Record<string, string> = {
  * The trigger's `poll()`: one poll of the selected event, as n8n calls it on every poll time
  * (mode `trigger`) and for the editor's "Fetch Test Event" (mode `manual`).
  *
- * - Trigger mode: reads the state from the node's static data, polls (`window.ts` for the `/v0`
+ * - Trigger mode: does nothing while another poll of the node still runs (n8n may start one before
+ *   the last ended); otherwise reads the state from the node's static data, polls (`window.ts` for the `/v0`
  *   events, `scan.ts` for extractions), shapes the output, and only then writes the new state and
  *   returns the items (null when nothing fired, as n8n expects). Any failure throws before the state
  *   is written: the cursor is kept and the next poll reads the same jobs again, so none is lost.
@@ -60,16 +61,30 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	if (this.getMode() === 'manual') return [await outputItems(this, env, [await sampleEvent(env)])];
 
 	const data = this.getWorkflowStaticData('node');
-	const fingerprint = JSON.stringify({ event: spec.value, filters: env.filters, since: sinceText ?? null, baseUrl });
-	const state = loadState(data, fingerprint);
-	const outcome =
-		spec.strategy === 'window'
-			? await pollWindow(env, state as WindowState | undefined, since, fingerprint)
-			: await pollScan(env, state as ScanState | undefined, since, fingerprint);
-	const items = await outputItems(this, env, outcome.resources);
-	saveState(data, outcome.state);
-	return items.length > 0 ? [items] : null;
+	// n8n starts a node's next poll even while the previous one still runs (a slow service): both
+	// would read the same state and fire the same jobs. A poll marks the static data while it runs
+	// (the same object for every poll of the active workflow), and a poll that finds the mark does
+	// nothing; a mark older than the poll budget is left over from a crash and ignored.
+	const running = typeof data[POLL_STARTED_AT] === 'number' ? (data[POLL_STARTED_AT] as number) : undefined;
+	if (running !== undefined && Date.now() - running < budget) return null;
+	data[POLL_STARTED_AT] = Date.now();
+	try {
+		const fingerprint = JSON.stringify({ event: spec.value, filters: env.filters, since: sinceText ?? null, baseUrl });
+		const state = loadState(data, fingerprint);
+		const outcome =
+			spec.strategy === 'window'
+				? await pollWindow(env, state as WindowState | undefined, since, fingerprint)
+				: await pollScan(env, state as ScanState | undefined, since, fingerprint);
+		const items = await outputItems(this, env, outcome.resources);
+		saveState(data, outcome.state);
+		return items.length > 0 ? [items] : null;
+	} finally {
+		delete data[POLL_STARTED_AT];
+	}
 }
+
+/** Static-data key of the running poll's start (epoch ms): see the overlap guard in `pollTrigger`. */
+const POLL_STARTED_AT = 'pollStartedAt';
 
 /** The event's filters as list query parameters; empty ones are left out. */
 function readFilters(ctx: IPollFunctions, spec: EventSpec): IDataObject {

@@ -2,8 +2,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 /**
  * What the trigger keeps between polls, in n8n's workflow static data of the node
- * (`getWorkflowStaticData('node')`; n8n saves it with the workflow when a poll emits items, and,
- * from n8n 2.x, when a poll that emitted nothing changed it).
+ * (`getWorkflowStaticData('node')`; n8n saves it with the workflow on activation and when a poll
+ * emits items — a poll that emits nothing changes it in memory only, unless n8n's durable cursors
+ * are on, as seen on n8n 2.41 with default settings).
  *
  * Rules that keep every job firing exactly once:
  * - a poll changes the static data only after every request of the poll succeeded, right before it
