@@ -33,6 +33,9 @@ function parseArgs(argv: string[]): { file: string; schema?: string } {
 	return { file, schema };
 }
 
+/** The emulator's seeded Invoice schema (emulator/seed.json). */
+const INVOICE_SCHEMA_OF_THE_EMULATOR = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
+
 async function main(): Promise<number> {
 	const { file, schema } = parseArgs(process.argv.slice(2));
 	const realUrl = process.env.EXTRACTION_SERVICE_URL;
@@ -54,7 +57,9 @@ async function main(): Promise<number> {
 	try {
 		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'workflows', 'extract-invoice.json'), 'utf8'));
 		const node = workflow.nodes.find((n: { name: string }) => n.name === 'Extract Invoice');
-		if (schema) node.parameters.schemaId = schema;
+		// The example carries a placeholder schema ID for users to replace; the emulator's seeded
+		// Invoice schema stands in for it here (against a real account, --schema gives yours).
+		node.parameters.schemaId = schema ?? INVOICE_SCHEMA_OF_THE_EMULATOR;
 		const bytes = readFileSync(file);
 		const fileName = path.basename(file);
 		const mimeType = MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
