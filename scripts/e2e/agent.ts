@@ -46,6 +46,7 @@ import { makePdf } from '../../emulator/sample-pdf';
 import { startScriptedModel, type ModelRequest } from './agent-model';
 import { cleanUpNow, freePort, installExitHooks, removeAtExit, runCommand, tail } from './processes';
 import { buildAndPack, installN8n, installPackageInto, makeRunRoot, ROOT } from './services';
+import { QUIET_N8N_ENV } from '../n8n/env';
 
 const EXAMPLE = path.join(ROOT, 'examples', 'workflows', 'ai-agent-tool.json');
 const WORKFLOW_ID = 'e2eAiAgentTool01';
@@ -195,12 +196,7 @@ async function main(): Promise<number> {
 		NODE_ENV: 'production',
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
-		N8N_LOG_LEVEL: 'info',
-		N8N_LOG_OUTPUT: 'console',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
+		...QUIET_N8N_ENV,
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
 		N8N_RUNNERS_BROKER_PORT: String(await freePort()),

@@ -11,6 +11,7 @@ import path from 'node:path';
 
 import { freePort, runCommand, startService, tail, waitUntil, type Done, type Service } from './processes';
 import { ImapClient } from './mail';
+import { QUIET_N8N_ENV } from '../n8n/env';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = 'n8n-nodes-extraction-service';
@@ -310,12 +311,7 @@ export function n8nEnv(shared: N8nShared, userFolder: string, brokerPort: number
 		NODE_ENV: 'production',
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: shared.encryptionKey,
-		N8N_LOG_LEVEL: 'info',
-		N8N_LOG_OUTPUT: 'console',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
+		...QUIET_N8N_ENV,
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		N8N_RESTRICT_FILE_ACCESS_TO: shared.filesDir,
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),

@@ -14,6 +14,7 @@ import path from 'node:path';
 
 import type { EmulatorProcess } from '../../emulator/launch';
 import { runCommand, startService, tail, type Done, type Service } from './processes';
+import { QUIET_N8N_ENV } from '../n8n/env';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const INSTALL_SH = path.join(ROOT, 'scripts', 'n8n', 'install.sh');
@@ -136,12 +137,7 @@ export async function createContext(info: LineInfo, userFolder: string, verbose?
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}`,
 		// the session cookie over plain http
 		N8N_SECURE_COOKIE: 'false',
-		N8N_LOG_LEVEL: 'info',
-		N8N_LOG_OUTPUT: 'console',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
+		...QUIET_N8N_ENV,
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		// no calls to api.n8n.io (unreachable here): the verified-packages list and the dynamic banners

@@ -39,6 +39,7 @@ import { N8nRun, type Json, type N8nRunInfo } from '../../test/n8n/run';
 import { cleanUpNow as cleanUpEditorProcesses } from '../editor/processes';
 import { DEFAULT_SOURCE, loadExample, loadExamples, prepareWorkflow, type Example, type ExampleSource } from './examples';
 import { pollTimesEvery, runActivatedTrigger, TRIGGER_FILE, UPLOAD_FILE } from './trigger-run';
+import { QUIET_N8N_ENV } from './env';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 let SOURCE: ExampleSource = DEFAULT_SOURCE;
@@ -381,13 +382,7 @@ function n8nEnv(info: LineInfo, userFolder: string, filesDir: string, brokerPort
 		...process.env,
 		PATH: `${path.dirname(info.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
 		N8N_USER_FOLDER: userFolder,
-		// at `warn`, `n8n execute --rawOutput` prints nothing at all and still exits 0
-		N8N_LOG_LEVEL: 'info',
-		N8N_LOG_OUTPUT: 'console',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
+		...QUIET_N8N_ENV,
 		N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		// Read/Write Files from Disk may only touch this folder (n8n 2.x restricts it to ~/.n8n-files
