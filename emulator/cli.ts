@@ -7,11 +7,12 @@
  *   EMULATOR_READY {"url":"...","filesUrl":"...","apiKey":"...","token":"..."}
  * With --log-requests, every answered request is printed as `REQ <LoggedRequest JSON>`.
  */
+import { createInterface } from 'node:readline';
 import { parseArgs as parseArgv } from 'node:util';
 
 import { parseRandomFaults } from './faults';
 import { startEmulator, type EmulatorOptions, type LoggedRequest } from './index';
-import { READY_PREFIX, REQUEST_PREFIX, type EmulatorReady } from './launch';
+import { CONTROL_PREFIX, READY_PREFIX, REQUEST_PREFIX, type EmulatorReady } from './launch';
 
 const USAGE = `Usage: tsx emulator/cli.ts [options]
   --host <host>             listen address (default 127.0.0.1)
@@ -118,6 +119,18 @@ Press Ctrl+C to stop.`);
 	};
 	process.on('SIGINT', stop);
 	process.on('SIGTERM', stop);
+	// Control lines on stdin (a test harness changing the service's mood mid-run):
+	// `random-faults SPEC` (as --random-faults) or `random-faults off`; each is acknowledged on stdout.
+	createInterface({ input: process.stdin }).on('line', (line) => {
+		const m = /^random-faults\s+(.+)$/.exec(line.trim());
+		if (!m) return;
+		try {
+			emulator.setRandomFaults(m[1] === 'off' ? [] : parseRandomFaults(m[1]));
+			console.log(`${CONTROL_PREFIX}random-faults ${m[1]}`);
+		} catch (err) {
+			console.log(`${CONTROL_PREFIX}error ${(err as Error).message}`);
+		}
+	});
 }
 
 main().catch((err: unknown) => {

@@ -106,6 +106,8 @@ export interface Emulator {
 	/** Queue faults for requests whose method matches and whose path matches (string = exact path, RegExp = test). */
 	injectFaults(match: { method?: string; path: string | RegExp }, faults: FaultSpec[]): void;
 	clearFaults(): void;
+	/** Replaces the random faults (`--random-faults`); an empty list stops them. */
+	setRandomFaults(list: RandomFault[]): void;
 	setProcessingMs(ms: number): void;
 	setCredits(n: number): void;
 	getCredits(): number;
@@ -365,6 +367,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		clearLog: () => void requests.splice(0),
 		injectFaults: (match: FaultMatch, list: FaultSpec[]) => faults.add(match, list),
 		clearFaults: () => faults.clear(),
+		setRandomFaults: (list: RandomFault[]) => void (faults.random = list),
 		setProcessingMs: (ms: number) => void (store.processingMs = ms),
 		setCredits: (n: number) => void (store.credits = n),
 		getCredits: () => store.credits,

@@ -14,6 +14,8 @@ import type { Emulator, LoggedRequest } from './index';
 
 /** Prefix of cli.ts's first machine-readable line, followed by {@link EmulatorReady} as JSON. */
 export const READY_PREFIX = 'EMULATOR_READY ';
+/** Prefix of cli.ts's answer to a control line on its stdin (`random-faults …`). */
+export const CONTROL_PREFIX = 'CONTROL ';
 /** Prefix of each request-log line of cli.ts with `--log-requests`, followed by a LoggedRequest as JSON. */
 export const REQUEST_PREFIX = 'REQ ';
 
@@ -38,6 +40,13 @@ export interface EmulatorProcess extends EmulatorReady {
 	pid: number;
 	/** The request log: one entry per answered request, in the order of the answers. */
 	requests: LoggedRequest[];
+	/**
+	 * Replaces the random faults of the running emulator (a `--random-faults` spec, or `off`), through
+	 * a control line on its stdin; resolves once it acknowledged.
+	 *
+	 * @throws Error when the spec is refused or no acknowledgement comes within 10 s
+	 */
+	setRandomFaults(spec: string): Promise<void>;
 	/**
 	 * Waits until `quietMs` (default 300) have passed without a new request-log line, counted from
 	 * this call at the earliest (a request just answered may still be on its way); at most 100 × `quietMs`.
@@ -87,10 +96,12 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 		'--log-requests',
 		...(options.quiet ? ['--quiet'] : []),
 	];
-	const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
 	terminateOnExit(child);
 
 	const requests: LoggedRequest[] = [];
+	/** Waiting setRandomFaults calls, answered in order by the CONTROL lines. */
+	const controlAnswers: Array<(answer: string) => void> = [];
 	// stderr and the stdout lines other than the request log (the last OUTPUT_CHARS), for error messages
 	let output = '';
 	const keep = (text: string): void => void (output = (output + text).slice(-OUTPUT_CHARS));
@@ -110,6 +121,10 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 			reject(new Error(`the emulator exited (${signal ?? `code ${code}`}) before ${READY_PREFIX.trim()}:\n${output}`));
 		});
 		createInterface({ input: child.stdout! }).on('line', (line) => {
+			if (line.startsWith(CONTROL_PREFIX)) {
+				controlAnswers.shift()?.(line.slice(CONTROL_PREFIX.length));
+				return;
+			}
 			if (line.startsWith(REQUEST_PREFIX)) {
 				requests.push(JSON.parse(line.slice(REQUEST_PREFIX.length)) as LoggedRequest);
 				lastRequestAt = Date.now();
@@ -128,6 +143,18 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 		...ready,
 		pid: child.pid!,
 		requests,
+		async setRandomFaults(spec: string) {
+			const answer = new Promise<string>((resolve, reject) => {
+				const timer = setTimeout(() => reject(new Error(`the emulator did not acknowledge "random-faults ${spec}" within 10 s`)), 10_000);
+				controlAnswers.push((a) => {
+					clearTimeout(timer);
+					resolve(a);
+				});
+			});
+			child.stdin!.write(`random-faults ${spec}\n`);
+			const a = await answer;
+			if (a.startsWith('error ')) throw new Error(`the emulator refused "random-faults ${spec}": ${a.slice(6)}`);
+		},
 		async settle(quietMs = 300) {
 			const calledAt = Date.now();
 			for (let i = 0; i < 100 && Date.now() - Math.max(lastRequestAt, calledAt) < quietMs; i++) await sleep(quietMs);

@@ -47,3 +47,21 @@ describe('emulator random faults (--random-faults)', () => {
 		expect(queue.take('GET', '/a')?.status).toBe(503);
 	});
 });
+
+describe('emulator random faults switched at runtime (launchEmulator().setRandomFaults)', () => {
+	it('starts faultless, fails every GET after "GET:503:1", and stops again after "off"', async () => {
+		const { launchEmulator } = await import('../../emulator/launch');
+		const emulator = await launchEmulator({ processingMs: 10, quiet: true });
+		try {
+			const get = async (): Promise<number> => (await fetch(`${emulator.url}/extract/`, { headers: { authorization: emulator.token } })).status;
+			expect(await get()).toBe(200);
+			await emulator.setRandomFaults('GET:503:1');
+			expect([await get(), await get()]).toEqual([503, 503]);
+			await emulator.setRandomFaults('off');
+			expect(await get()).toBe(200);
+			await expect(emulator.setRandomFaults('GET:999:1')).rejects.toThrow(/refused/);
+		} finally {
+			await emulator.stop();
+		}
+	}, 60_000);
+});
