@@ -297,6 +297,15 @@ export class ImapClient {
 		await this.command(`APPEND ${quote(mailbox)} ()`, message);
 	}
 
+	/** CREATEs `mailbox` (a folder beside INBOX); an existing one is left as it is. */
+	async create(mailbox: string): Promise<void> {
+		try {
+			await this.command(`CREATE ${quote(mailbox)}`);
+		} catch (err) {
+			if (!/ALREADYEXISTS|already exists/i.test((err as Error).message)) throw err;
+		}
+	}
+
 	/** STATUS of `mailbox`: its message and unseen counts. */
 	async status(mailbox: string): Promise<{ messages: number; unseen: number }> {
 		const lines = await this.command(`STATUS ${quote(mailbox)} (MESSAGES UNSEEN)`);

@@ -127,6 +127,38 @@ export const checks: Record<string, Check> = {
 		);
 	},
 
+	// Flow 2 of the end-to-end run (scripts/e2e/run.ts): the same mails uploaded without waiting,
+	// and an Extraction Service Trigger writing the finished ones. Imported and type-checked here on
+	// both lines; they run for real, published, in `npm run test:e2e`.
+	'e2e-email-upload-without-waiting.json': (run) => {
+		expectTrue(!run.executed, 'expected e2e-email-upload-without-waiting.json not to be executable by the CLI (it starts with an IMAP trigger), but it was executed');
+		const nodes = run.workflow.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
+		expectEqual(nodes.map((n) => n.type), ['n8n-nodes-base.emailReadImap', 'n8n-nodes-base.code', 'n8n-nodes-extraction-service.extractionService'], 'node types of e2e-email-upload-without-waiting.json');
+		const upload = nodes[2];
+		expectEqual(at(upload, 'parameters.waitForCompletion'), false, 'Upload Invoices: Wait for Completion');
+		expectTrue(String(at(upload, 'parameters.options.metadata')).includes("source: 'email-async'"), `Upload Invoices: Metadata must set the source the trigger workflow filters on, got ${preview(at(upload, 'parameters.options.metadata'))}`);
+		expectEqual(at(upload, 'parameters.options.reuseExistingJob.key.key'), 'n8nJobKey', 'Upload Invoices: Reuse Existing Job key');
+	},
+	'e2e-finished-extractions-to-postgres.json': (run) => {
+		expectTrue(!run.executed, 'expected e2e-finished-extractions-to-postgres.json not to be executable by the CLI (it starts with a polling trigger), but it was executed');
+		const nodes = run.workflow.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
+		expectEqual(
+			nodes.map((n) => n.type),
+			['n8n-nodes-extraction-service.extractionServiceTrigger', 'n8n-nodes-base.set', 'n8n-nodes-base.postgres', 'n8n-nodes-base.convertToFile', 'n8n-nodes-base.readWriteFile'],
+			'node types of e2e-finished-extractions-to-postgres.json',
+		);
+		expectEqual(at(nodes[0], 'parameters.filters'), { metaKey: 'source', metaValue: 'email-async' }, 'trigger filters (the upload workflow\'s source)');
+		expectEqual(at(nodes[0], 'parameters.simplify'), false, 'trigger Simplify (off: the row needs the metadata)');
+	},
+	// The Error Workflow of the end-to-end flows: Error Trigger → retry once through n8n's public API.
+	'e2e-retry-failed-execution.json': (run) => {
+		expectTrue(!run.executed, 'expected e2e-retry-failed-execution.json not to be executable by the CLI (it starts with an Error Trigger), but it was executed');
+		const nodes = run.workflow.nodes.filter((n) => n.type !== 'n8n-nodes-base.stickyNote');
+		expectEqual(nodes.map((n) => n.type), ['n8n-nodes-base.errorTrigger', 'n8n-nodes-base.code', 'n8n-nodes-base.httpRequest'], 'node types of e2e-retry-failed-execution.json');
+		expectTrue(/\/api\/v1\/executions\/\{\{ \$json\.execution\.id \}\}\/retry$/.test(String(at(nodes[2], 'parameters.url'))), `Retry Execution URL: ${preview(at(nodes[2], 'parameters.url'))}`);
+		expectEqual(at(nodes[2], 'parameters.nodeCredentialType'), 'n8nApi', 'Retry Execution credential type');
+	},
+
 	// Manual Trigger → two PDFs as one "email" → Batch (the correlation key) → Extraction → Create
 	// with Wait for Completion off: the execution ends with the jobs created, not finished. The
 	// companion trigger workflow picks them up; scripts/n8n/trigger-run.ts tests that pair in a running
