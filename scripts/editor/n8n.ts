@@ -30,7 +30,7 @@ export interface LineInfo {
 	env: Record<string, string>;
 }
 
-/** The credentials the fixture workflow uses (the ids and names of the example workflows). */
+/** The credentials of the example workflows (ids and names), for scripts/n8n/trigger-run.ts; the editor test imports its own (scripts/editor/on-server.ts). */
 export const API_CREDENTIAL = { id: 'esApiCredential1', name: 'Extraction Service API', type: 'extractionServiceApi' };
 export const TOKEN_CREDENTIAL = { id: 'esTokenCred1', name: 'Extraction Service Token API', type: 'extractionServiceTokenApi' };
 
@@ -217,8 +217,13 @@ async function takeFreshPorts(ctx: N8nContext): Promise<void> {
  * `n8n start` on fresh free ports (taken right before the start: ports picked when the context was
  * made may have gone to another process during the CLI imports, and a server answering there is not
  * this n8n), then waits until this n8n says it listens on its port ("n8n ready on …, port N"), GET
- * /healthz answers 200 and the REST API is up (GET /rest/settings 200, which the editor loads first).
- * `ctx.port`, `ctx.url` and `ctx.env` are updated.
+ * /healthz/readiness answers 200 and the REST API is up (GET /rest/settings 200 with its JSON, which
+ * the editor loads first). `ctx.port`, `ctx.url` and `ctx.env` are updated.
+ *
+ * Not /healthz alone, nor a 200 from /rest/settings alone: n8n 2.41 listens before its database is
+ * migrated and answers every path with 200 "n8n is starting up. Please wait" meanwhile, then with
+ * Express's 404 until its controllers are registered; only then is /healthz/readiness 200. A POST
+ * /rest/owner/setup in the first phase gets 200 and sets up nothing.
  *
  * @throws Error with n8n's output when it exits first or is not ready within `timeoutMs`
  */
@@ -228,14 +233,25 @@ export async function startServer(ctx: N8nContext, timeoutMs: number, echo?: (ch
 	const server = startService(ctx.info.nodeBin, [ctx.info.n8nBin, 'start'], { cwd: ctx.userFolder, env: ctx.env, echo });
 	const listening = new RegExp(`n8n ready on \\S+, port ${ctx.port}\\b`);
 	let healthy = false;
+	let sawListening = false;
+	const settingsJson = (r: { status: number; body: string } | undefined): boolean => {
+		if (r?.status !== 200) return false;
+		try {
+			return typeof (JSON.parse(r.body) as { data?: unknown }).data === 'object';
+		} catch {
+			return false;
+		}
+	};
 	while (Date.now() - t0 < timeoutMs) {
 		if (server.exited()) throw new Error(`n8n start exited (code ${server.child.exitCode ?? server.child.signalCode}) before it was ready:\n${tail(server.output(), 40)}`);
-		if (!healthy) healthy = listening.test(server.output()) && (await tryGet(`${ctx.url}/healthz`))?.status === 200;
-		if (healthy && (await tryGet(`${ctx.url}/rest/settings`))?.status === 200) return Object.assign(server, { ms: Date.now() - t0 });
+		// remembered: the line comes before the migrations, whose output may push it out of the kept tail
+		sawListening ||= listening.test(server.output());
+		if (!healthy) healthy = sawListening && (await tryGet(`${ctx.url}/healthz/readiness`))?.status === 200;
+		if (healthy && settingsJson(await tryGet(`${ctx.url}/rest/settings`))) return Object.assign(server, { ms: Date.now() - t0 });
 		await sleep(500);
 	}
 	await server.stop(3000);
-	throw new Error(`n8n was not ready within ${secs(timeoutMs)} (healthz ${healthy ? 'ok' : 'never 200'}):\n${tail(server.output(), 40)}`);
+	throw new Error(`n8n was not ready within ${secs(timeoutMs)} (${!sawListening ? `no "n8n ready on …, port ${ctx.port}" in its output` : `/healthz/readiness ${healthy ? 'ok' : 'never 200'}`}):\n${tail(server.output(), 40)}`);
 }
 
 /**
@@ -244,7 +260,8 @@ export async function startServer(ctx: N8nContext, timeoutMs: number, echo?: (ch
  * upper-case letter).
  *
  * @returns the session cookie n8n set (`n8n-auth=…`), for REST calls as the owner
- * @throws Error when n8n refuses
+ * @throws Error when n8n refuses, or answers without the owner's JSON (n8n still starting up
+ *   answers 200 "n8n is starting up. Please wait" and sets up nothing)
  */
 export async function setupOwner(url: string, owner: typeof OWNER): Promise<string> {
 	const res = await fetch(`${url}/rest/owner/setup`, {
@@ -255,6 +272,13 @@ export async function setupOwner(url: string, owner: typeof OWNER): Promise<stri
 	});
 	const body = await res.text();
 	if (res.status !== 200) throw new Error(`POST /rest/owner/setup → ${res.status}: ${body.slice(0, 500)}`);
+	let email: unknown;
+	try {
+		email = (JSON.parse(body) as { data?: { email?: unknown } }).data?.email;
+	} catch {
+		/* not JSON: reported below */
+	}
+	if (email !== owner.email) throw new Error(`POST /rest/owner/setup → 200 without the owner (is n8n still starting up?): ${body.slice(0, 300)}`);
 	return res.headers
 		.getSetCookie()
 		.map((c) => c.split(';')[0])

@@ -11,14 +11,15 @@
  * --keep (keep the throwaway n8n user folder), --verbose (print n8n's and the emulator's output),
  * --timeout S (the whole run, default 600).
  *
- * What it does: Chromium (`apt-get install -y chromium` when /usr/bin/chromium is missing) and
- * playwright-core (the devDependency, else a cached install) → n8n line 2 (scripts/n8n/install.sh 2,
- * cached) → `npm run build`, `npm pack`, the package unpacked into a throwaway N8N_USER_FOLDER as
- * n8n's community package installer does → the service emulator (emulator/launch.ts) → credentials
- * and test/editor/workflow.json imported with the n8n CLI → `n8n start` on a free loopback port →
- * the owner account (POST /rest/owner/setup) → the browser steps of test/editor/editor-steps.ts.
- * The server, the emulator and the browser are always stopped; failure screenshots go to
- * .tmp/editor/. The last line is `editor: N passed, M failed`; the exit code is 0 only when every
+ * What it does: n8n line 2 (scripts/n8n/install.sh 2, cached) → `npm run build`, `npm pack`, the
+ * package unpacked into a throwaway N8N_USER_FOLDER as n8n's community package installer does → the
+ * service emulator (emulator/launch.ts) → `n8n start` (SQLite) on a free loopback port → the owner
+ * account (POST /rest/owner/setup) → runEditorOnServer (scripts/editor/on-server.ts, the same
+ * function scripts/e2e/run.ts calls with its queue-mode main): credentials and
+ * test/editor/workflow.json imported with the n8n CLI into the running server, Chromium
+ * (`apt-get install -y chromium` when /usr/bin/chromium is missing) and playwright-core, the
+ * browser steps of test/editor/editor-steps.ts. The server, the emulator and the browser are always
+ * stopped; failure screenshots go to .tmp/editor/. The last line is `editor: N passed, M failed`; the exit code is 0 only when every
  * step passed. See scripts/editor/README.md.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -27,17 +28,15 @@ import path from 'node:path';
 import { parseArgs as parseArgv } from 'node:util';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
-import { editorStepNames, runEditorSteps, type StepResult } from '../../test/editor/editor-steps';
-import { buildPackage, createContext, importFixtures, installLine, installPackageInto, OWNER, packPackage, setupOwner, startServer, TOKEN_CREDENTIAL } from './n8n';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium, loadPlaywrightCore, resolvePlaywrightCore, type Browser } from './playwright';
+import { editorStepNames, type StepResult } from '../../test/editor/editor-steps';
+import { buildPackage, createContext, installLine, installPackageInto, OWNER, packPackage, setupOwner, startServer } from './n8n';
+import { runEditorOnServer } from './on-server';
 import { cleanUpNow, installExitHooks, removeAtExit, type Service } from './processes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const WORKFLOW_FILE = path.join(ROOT, 'test', 'editor', 'workflow.json');
 const FAILURES_DIR = path.join(ROOT, '.tmp', 'editor');
 /** The n8n line the editor test runs on (n8n 2.x on Node 24; see scripts/n8n/README.md). */
 const LINE = '2';
-const VIEWPORT = { width: 1400, height: 900 };
 
 interface Options {
 	install: boolean;
@@ -105,31 +104,28 @@ interface Running {
 	stopping?: NodeJS.Signals;
 	emulator?: EmulatorProcess;
 	server?: Service;
-	browser?: Browser;
+	/** Aborted on a signal: runEditorOnServer then closes its browser. */
+	abort: AbortController;
+	/** runEditorOnServer, while it runs (it closes the browser before it resolves). */
+	editor?: Promise<StepResult[]>;
 }
 
-/** Stops the browser, the n8n server and the emulator (each bounded in time). */
+/** Stops the browser (through runEditorOnServer), the n8n server and the emulator (each bounded in time). */
 async function stopAll(running: Running): Promise<void> {
-	await within(running.browser?.close() ?? Promise.resolve(), 15_000, 'closing the browser').catch((err: Error) => log(`warning: ${err.message}`));
+	running.abort.abort(new Error(running.stopping ? `stopped by ${running.stopping}` : 'stopping'));
+	await within<unknown>(running.editor ?? Promise.resolve(), 25_000, 'closing the browser').catch((err: Error) => log(`warning: ${err.message}`));
 	await within(running.server?.stop(10_000) ?? Promise.resolve(), 20_000, 'stopping n8n').catch((err: Error) => log(`warning: ${err.message}`));
 	await within(running.emulator?.stop() ?? Promise.resolve(), 15_000, 'stopping the emulator').catch((err: Error) => log(`warning: ${err.message}`));
 }
 
 /** Sets everything up and runs the steps; the steps' results (all "not run" when setup failed). */
-async function runAll(opts: Options, running: Running, timings: Record<string, number>): Promise<StepResult[]> {
+async function runAll(opts: Options, running: Running, timings: Record<string, number>, deadlineAt: number): Promise<StepResult[]> {
 	const mark = (name: string, t0: number): void => {
 		timings[name] = Date.now() - t0;
 		if (running.stopping) throw new Error(`stopped by ${running.stopping}`);
 	};
 	try {
 		let t0 = Date.now();
-		log(`Chromium: ${ensureChromium(log)} (${CHROMIUM_PATH})`);
-		const pw = resolvePlaywrightCore(log);
-		const playwright = loadPlaywrightCore(pw.modulePath);
-		log(`playwright-core: ${pw.source}`);
-		mark('browser tools', t0);
-
-		t0 = Date.now();
 		const info = await installLine(LINE, opts.install, opts.verbose ? prefixed('[install] ') : undefined);
 		mark('n8n install (cached)', t0);
 		log(`n8n ${info.version} on ${info.nodeBin}`);
@@ -156,61 +152,28 @@ async function runAll(opts: Options, running: Running, timings: Record<string, n
 		log(`Emulator: ${running.emulator.url}`);
 
 		const ctx = await createContext(info, userFolder, opts.verbose ? prefixed('[n8n cli] ') : undefined);
-		const workflow = JSON.parse(readFileSync(WORKFLOW_FILE, 'utf8')) as { id: string; nodes: Array<{ name: string; parameters?: { resource?: string } }> };
-		t0 = Date.now();
-		const imported = await importFixtures(ctx, running.emulator, workflow);
-		mark('import (db, credentials, workflow)', t0);
-		log(`Imported credentials (${secs(imported.credentialsMs)}, creates the database) and workflow ${workflow.id} (${secs(imported.workflowMs)})`);
-
 		running.server = await startServer(ctx, 180_000, opts.verbose ? prefixed('[n8n] ') : undefined);
-		mark('n8n start', Date.now() - (running.server as Service & { ms: number }).ms);
-		log(`n8n: ${ctx.url} ready in ${secs(timings['n8n start'])}`);
+		mark('n8n start (creates the database)', Date.now() - (running.server as Service & { ms: number }).ms);
+		log(`n8n: ${ctx.url} ready in ${secs(timings['n8n start (creates the database)'])}`);
 		t0 = Date.now();
 		await setupOwner(ctx.url, OWNER);
 		mark('owner setup', t0);
 		log(`Owner: ${OWNER.email}`);
 
-		t0 = Date.now();
-		// signals are handled here (installExitHooks: browser, then n8n, then the emulator); playwright's
-		// own handlers would close the browser and exit at once
-		running.browser = await playwright.chromium.launch({
-			executablePath: CHROMIUM_PATH,
-			headless: true,
-			args: CHROMIUM_ARGS,
-			timeout: 60_000,
-			handleSIGINT: false,
-			handleSIGTERM: false,
-			handleSIGHUP: false,
-		});
-		const context = await running.browser.newContext({ viewport: VIEWPORT, baseURL: ctx.url, locale: 'en-US' });
-		const page = await context.newPage();
-		page.setDefaultTimeout(15_000);
-		page.setDefaultNavigationTimeout(60_000);
-		const pageErrors: string[] = [];
-		page.on('pageerror', (err) => pageErrors.push(err.message));
-		if (opts.verbose) page.on('console', (m) => m.type() === 'error' && log(`[browser console] ${m.text()}`));
-		mark('browser start', t0);
-		log(`Browser: Chromium ${running.browser.version()}, ${VIEWPORT.width}×${VIEWPORT.height}`);
-
-		const nodeOf = (resource: string): string => {
-			const node = workflow.nodes.find((n) => n.parameters?.resource === resource);
-			if (!node) throw new Error(`${WORKFLOW_FILE} has no node with resource "${resource}"`);
-			return node.name;
-		};
-		t0 = Date.now();
-		const results = await runEditorSteps({
-			page,
-			owner: OWNER,
-			workflowId: workflow.id,
-			nodes: { extractionCreate: nodeOf('extraction'), extractCreate: nodeOf('extract') },
-			tokenCredentialName: TOKEN_CREDENTIAL.name,
-			emulatorRequests: running.emulator.requests,
-			screenshotsDir: opts.screenshotsDir,
-			failuresDir: FAILURES_DIR,
-			log,
-		});
-		timings['browser steps'] = Date.now() - t0;
-		if (results.some((r) => !r.ok) && pageErrors.length) log(`Errors in the page:\n  ${pageErrors.slice(-5).join('\n  ')}`);
+		// the same path as against the e2e runner's queue-mode main: import into the running server, browser, steps
+		running.editor = runEditorOnServer(
+			{ url: ctx.url, owner: { email: OWNER.email, password: OWNER.password }, cli: ctx.cli, emulator: running.emulator },
+			{
+				screenshotsDir: opts.screenshotsDir,
+				failuresDir: FAILURES_DIR,
+				verbose: opts.verbose,
+				timeoutMs: Math.max(10_000, deadlineAt - Date.now() - 15_000),
+				log,
+				signal: running.abort.signal,
+				timings,
+			},
+		);
+		const results = await running.editor;
 		if (results.some((r) => !r.ok) && !opts.verbose) log(`n8n's last output:\n${running.server.output().trimEnd().split('\n').slice(-15).join('\n')}`);
 		return results;
 	} catch (err) {
@@ -232,7 +195,7 @@ function printClosingLine(passed: number, failed: number): void {
 async function main(): Promise<number> {
 	const opts = parseArgs(process.argv.slice(2));
 	const t0 = Date.now();
-	const running: Running = {};
+	const running: Running = { abort: new AbortController() };
 	let mainDone: () => void = () => undefined;
 	const mainFinished = new Promise<void>((resolve) => (mainDone = resolve));
 	installExitHooks(async (sig) => {
@@ -253,7 +216,7 @@ async function main(): Promise<number> {
 	const timings: Record<string, number> = {};
 	let results: StepResult[];
 	try {
-		results = await runAll(opts, running, timings);
+		results = await runAll(opts, running, timings, t0 + opts.timeoutS * 1000);
 	} finally {
 		const s0 = Date.now();
 		await stopAll(running);

@@ -1,7 +1,8 @@
 /**
  * The editor test's steps: what a user does with the Extraction Service node in a real n8n 2.x
  * editor, each step a test with assertions that fail when the editor shows something else.
- * scripts/editor/run.ts starts everything and calls {@link runEditorSteps}.
+ * scripts/editor/on-server.ts (runEditorOnServer: the standalone scripts/editor/run.ts and the
+ * queue-mode e2e run) imports the fixture, starts the browser and calls {@link runEditorSteps}.
  *
  * Selectors are n8n's own `data-test-id`s (n8n-editor-ui 2.41, the same ones n8n's Playwright page
  * objects use: packages/testing/playwright/pages/**): `canvas-node[data-node-name]`, `ndv`,
