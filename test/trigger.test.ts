@@ -205,6 +205,42 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])('Extraction Finished 
 		expect(sorted(fired)).toEqual(sorted(backlog));
 	});
 
+	it('a burst seen unfinished (more than a poll reads by id) fires whole on the first poll after it finished, read from its list pages', async () => {
+		const batch = { metaKey: 'batch', metaValue: `burst-${order}` };
+		const harness = trigger('extractionFinished', { filters: batch });
+		await ok(harness.activate());
+		emulator().setMaxPageSize(10);
+		const burst = await Promise.all(Array.from({ length: 60 }, async () => await extraction({ processingMs: 4000, settle: false, metadata: { batch: batch.metaValue } })));
+		const burstIds = burst.map((job) => String(job.id));
+		// The poll sees all 60 unfinished and follows them.
+		expect(ids(await ok(harness.poll()))).toEqual([]);
+		for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
+
+		emulator().clearLog();
+		const fired = ids(await ok(harness.poll()));
+		expect(sorted(fired)).toEqual(sorted(burstIds));
+		// Found on the 6 list pages, then each read once by id for its data: no read by id to find them.
+		const readsById = emulator().requests.filter((r) => r.method === 'GET' && /^\/extract\/[^/]+\/$/.test(r.path)).length;
+		expect(readsById).toBe(burstIds.length);
+		expect(await ok(harness.poll())).toEqual([]);
+	});
+
+	it('a burst seen unfinished still fires each extraction once when older ones were deleted meanwhile (positions moved)', async () => {
+		const batch = { metaKey: 'batch', metaValue: `burst-deleted-${order}` };
+		const harness = trigger('extractionFinished', { filters: batch });
+		await ok(harness.activate());
+		emulator().setMaxPageSize(10);
+		const older: string[] = [];
+		for (let n = 0; n < 12; n++) older.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
+		const burst = await Promise.all(Array.from({ length: 50 }, async () => await extraction({ processingMs: 4000, settle: false, metadata: { batch: batch.metaValue } })));
+		const burstIds = burst.map((job) => String(job.id));
+		const first = ids(await ok(harness.poll()));
+		expect(sorted(first)).toEqual(sorted(older));
+		for (const id of older) await call('unversioned', 'DELETE', `/extract/${id}/`);
+		for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
+		expect(sorted(await pollUntilFired(harness, burstIds, 5))).toEqual(sorted(burstIds));
+	});
+
 	it('fires new extractions once when as many old ones were deleted meanwhile (the count did not change)', async () => {
 		const batch = { metaKey: 'batch', metaValue: `deletions-${order}` };
 		const harness = trigger('extractionFinished', { filters: batch });

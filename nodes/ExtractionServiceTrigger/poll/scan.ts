@@ -34,6 +34,17 @@ class ListPages {
 		return this.count === undefined ? undefined : Math.max(1, Math.ceil(this.count / this.pageSize));
 	}
 
+	/** The page holding position `offset`, counted from the list's oldest end, by this poll's count. */
+	pageAt(order: 'newest-first' | 'oldest-first', offset: number): number {
+		const count = this.count ?? 0;
+		return order === 'newest-first' ? Math.floor((count - 1 - offset) / this.pageSize) + 1 : Math.floor(offset / this.pageSize) + 1;
+	}
+
+	/** Whether page `n` was already asked for in this poll (reading it again costs no request). */
+	has(n: number): boolean {
+		return this.cache.has(n);
+	}
+
 	/** Page `n` (read once per poll; past the end: an empty page). */
 	async get(n: number): Promise<ListPage> {
 		let page = this.cache.get(n);
@@ -67,7 +78,14 @@ class ListPages {
  *   one poll is read by the next polls, oldest first, and a page that shifted under the poll is read
  *   again next time.
  * - A followed extraction not met on the pages read is read by id (at most `MAX_PENDING_READS` a
- *   poll, in turn) and fires when it has finished; a 404 forgets it.
+ *   poll, in turn) and fires when it has finished; a 404 forgets it. When more are followed than
+ *   that (a burst seen unfinished), their pages are read again first, from where the oldest of them
+ *   was last listed (`pendingFrom`) towards the newest end, while more than `MAX_PENDING_READS`
+ *   remain unmet (at most `MAX_SCAN_PAGES` more pages): a burst of a few hundred then fires on the
+ *   first poll after it finished, not `MAX_PENDING_READS` a poll. Only followed ids count on those
+ *   pages: below the boundary, an id no longer in `known` (forgotten by its bound) must not fire
+ *   again. Extractions deleted meanwhile move the followed ones to older positions than remembered;
+ *   those are still read by id.
  * - Which end is the newest is not shown by the reference (the emulator lists newest first). The
  *   poll learns it from the list itself: it reads by id the first item of the first page and the
  *   last item of the last page and compares their `created_at` (`§unversioned-2.1`). Until that
@@ -116,6 +134,14 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 
 	/** Where each listed id sits, counted from the oldest end (to remember ids oldest first). */
 	const offsets = new Map<string, number>();
+	/** Records where the items of page `n` sit (each page's offsets by the `count` it came with). */
+	const place = (n: number, page: ListPage): void => {
+		page.results.forEach((item, index) => {
+			const id = idOf(item);
+			const front = (n - 1) * pages.pageSize + index;
+			if (id !== undefined && order !== 'unknown') offsets.set(id, order === 'oldest-first' ? front : (page.count ?? pages.count ?? 0) - 1 - front);
+		});
+	};
 	let budget = MAX_SCAN_PAGES;
 	const readsById = !activation || since !== undefined;
 	/**
@@ -127,11 +153,7 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 		if (readsById && finals.size >= MAX_FIRING_PER_POLL) return undefined;
 		budget--;
 		const page = await pages.get(n);
-		page.results.forEach((item, index) => {
-			const id = idOf(item);
-			const front = (n - 1) * pages.pageSize + index;
-			if (id !== undefined && order !== 'unknown') offsets.set(id, order === 'oldest-first' ? front : (page.count ?? pages.count ?? 0) - 1 - front);
-		});
+		place(n, page);
 		return { page, hadUnknown: page.results.map(visit).some(Boolean) };
 	};
 	/** Reads pages from `start` by `step` while `more` says so, the list goes on, and the budget lasts. */
@@ -153,6 +175,20 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 		await walk(pages.last ?? 1, -1, (hadUnknown) => hadUnknown);
 	} else {
 		boundary = await sweep(pages, order, Math.min(state?.count ?? 0, pages.count ?? 0), read);
+	}
+
+	// More followed extractions not met than a poll reads by id: their pages, from the oldest on.
+	if (!activation && order !== 'unknown' && state?.pendingFrom !== undefined) {
+		const unmet = () => tracked.values().filter((id) => !met.has(id)).length;
+		const newer = order === 'newest-first' ? -1 : 1;
+		let pageBudget = MAX_SCAN_PAGES;
+		for (let n = pages.pageAt(order, Math.min(state.pendingFrom, Math.max(0, (pages.count ?? 0) - 1))); n >= 1 && n <= (pages.last ?? 1); n += newer) {
+			if (unmet() <= MAX_PENDING_READS || finals.size >= MAX_FIRING_PER_POLL) break;
+			if (!pages.has(n) && pageBudget-- <= 0) break;
+			const page = await pages.get(n);
+			place(n, page);
+			for (const item of page.results) if (tracked.has(idOf(item) as string)) visit(item);
+		}
 	}
 
 	// Followed extractions not met on the pages read: read by id, least recently checked first.
@@ -187,10 +223,28 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 	const position = (id: string) => offsets.get(id) ?? Infinity;
 	for (const id of [...newlyKnown, ...firing].sort((a, b) => position(a) - position(b))) known.add(id);
 
+	const pending = tracked.toArray();
+	const pendingFrom = oldestPosition(pending, offsets, met, state?.pendingFrom);
 	return {
 		resources,
-		state: { v: STATE_VERSION, strategy: 'scan', fingerprint, order, count: boundary, known: known.toArray(), pending: tracked.toArray() },
+		state: { v: STATE_VERSION, strategy: 'scan', fingerprint, order, count: boundary, known: known.toArray(), pending, ...(pendingFrom === undefined ? {} : { pendingFrom }) },
 	};
+}
+
+/**
+ * Where the oldest followed extraction sits (from the list's oldest end): the lowest position
+ * listed in this poll among `pending`, and the previous `pendingFrom` while some followed id was not
+ * listed in this poll (its position is not known anew).
+ *
+ * @returns undefined when nothing is followed, or no position is known
+ */
+function oldestPosition(pending: string[], offsets: Map<string, number>, met: Set<string>, previous: number | undefined): number | undefined {
+	let lowest: number | undefined;
+	for (const id of pending) {
+		const at = met.has(id) ? offsets.get(id) : previous;
+		if (at !== undefined && (lowest === undefined || at < lowest)) lowest = at;
+	}
+	return lowest;
 }
 
 /** A page as read: its items and the `count` it came with. */
@@ -212,7 +266,7 @@ async function sweep(pages: ListPages, order: 'newest-first' | 'oldest-first', f
 	const count = pages.count ?? 0;
 	if (count === 0) return 0;
 	const size = pages.pageSize;
-	const pageOf = (offset: number): number => (order === 'newest-first' ? Math.floor((count - 1 - offset) / size) + 1 : Math.floor(offset / size) + 1);
+	const pageOf = (offset: number): number => pages.pageAt(order, offset);
 	/** Page `n` covers these offsets, by the count it came with: [lowest, highest]. */
 	const offsetsOf = (n: number, page: ListPage): [number, number] => {
 		const total = page.count ?? count;

@@ -63,12 +63,18 @@ export interface ScanState {
 	known: string[];
 	/** Extractions seen unfinished (ids, least recently checked first): each fires when it finishes. */
 	pending: string[];
+	/**
+	 * Where the oldest followed extraction was last listed, as a position from the list's oldest end
+	 * (like `count`): a poll that follows more than it reads by id reads their pages from there.
+	 * Absent when nothing is followed, or where they sit is not known (a state from before it existed).
+	 */
+	pendingFrom?: number;
 }
 
 export type TriggerState = WindowState | ScanState;
 
 /** The keys the trigger writes into its static data. */
-const KEYS = ['v', 'strategy', 'fingerprint', 'after', 'seen', 'pending', 'order', 'count', 'known'] as const;
+const KEYS = ['v', 'strategy', 'fingerprint', 'after', 'seen', 'pending', 'order', 'count', 'known', 'pendingFrom'] as const;
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
@@ -94,7 +100,8 @@ export function loadState(data: IDataObject, fingerprint: string): TriggerState 
 	if (data.strategy === 'scan') {
 		const order = data.order === 'newest-first' || data.order === 'oldest-first' ? data.order : 'unknown';
 		if (!isStringArray(data.known) || typeof data.count !== 'number') return undefined;
-		return { v: STATE_VERSION, strategy: 'scan', fingerprint, order, count: data.count, known: [...data.known], pending };
+		const pendingFrom = Number.isInteger(data.pendingFrom) && (data.pendingFrom as number) >= 0 ? (data.pendingFrom as number) : undefined;
+		return { v: STATE_VERSION, strategy: 'scan', fingerprint, order, count: data.count, known: [...data.known], pending, ...(pendingFrom === undefined ? {} : { pendingFrom }) };
 	}
 	return undefined;
 }
