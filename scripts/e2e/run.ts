@@ -537,6 +537,8 @@ interface ExecutionRow {
 	mode: string;
 	retry_of: string | null;
 	retry_success_id: string | null;
+	/** n8n's own flag: the run ended without an error (a Retry of it is refused with 409). */
+	finished: boolean;
 	started_ms: number | null;
 	stopped_ms: number | null;
 }
@@ -562,7 +564,7 @@ async function phaseRows(d: Deployment, messageIds: string[]): Promise<ErpRow[]>
 async function executionsOf(d: Deployment, workflowIds: string[], afterId: number): Promise<ExecutionRow[]> {
 	return await d.postgres.json<ExecutionRow[]>(
 		'n8n',
-		`select json_agg(e order by e.id) from (select id::text as id, "workflowId" as workflow_id, status, mode, "retryOf" as retry_of, "retrySuccessId" as retry_success_id,
+		`select json_agg(e order by e.id) from (select id::text as id, "workflowId" as workflow_id, status, mode, "retryOf" as retry_of, "retrySuccessId" as retry_success_id, finished,
 		   (extract(epoch from "startedAt") * 1000)::bigint as started_ms, (extract(epoch from "stoppedAt") * 1000)::bigint as stopped_ms
 		   from execution_entity where "workflowId" in (${workflowIds.map((w) => `'${w}'`).join(',')}) and id > ${afterId}) e`,
 	);
@@ -672,7 +674,8 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, deadline:
 		for (let round = 1; round <= 3; round++) {
 			const ex = await executionsOf(d, flowIds, beforeExec);
 			const retriedIds = new Set(ex.map((e) => e.retry_of).filter((x): x is string => !!x));
-			const leaves = ex.filter((e) => FAILED(e) && !retriedIds.has(e.id) && !userRetried.has(e.id));
+			// (a retry n8n marks finished ran every node: a Retry of it is refused, see recoveriesOf)
+			const leaves = ex.filter((e) => FAILED(e) && !e.finished && !retriedIds.has(e.id) && !userRetried.has(e.id));
 			const toRetry: ExecutionRow[] = [];
 			for (const e of leaves) if (!/processed too many times/.test(await executionError(d, e.id))) toRetry.push(e);
 			if (toRetry.length === 0) break;
@@ -742,10 +745,9 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, deadline:
 		result.recoveries = recoveriesOf(finalExecutions, killed, userRetried);
 		await reportFaultPhase(d, result, finalExecutions, errorWorkflowRuns, rows);
 		const unrecovered = result.recoveries.filter((r) => r.how === 'not recovered');
-		// what must be recovered is the documents: an execution whose own retries did not end in success
-		// (seen: a Retry of a stopped execution that ended in error at once, and its Retry answered 409)
-		// is accounted for when every document has its row
-		check(`${label}: every failed execution was recovered (its documents have rows)`, unrecovered.length === 0 || (missing.length === 0 && rows.length === docs.length),
+		// each failed execution's own retry chain must have run to the end (a retry of a stopped
+		// execution counts by n8n's `finished` flag, see ranToTheEnd), and its documents have rows
+		check(`${label}: every failed execution was recovered by a retry that ran to the end`, unrecovered.length === 0 && missing.length === 0,
 			`${result.recoveries.length} failed, crashed or stopped; ${summarizeRecoveries(result.recoveries)}${unrecovered.length ? `; ${unrecovered.map((u) => u.id).join(', ')} without a successful retry of its own, ${missing.length} documents missing` : ''}`);
 	} else {
 		const notSuccess = finalExecutions.filter((e) => e.status !== 'success');
@@ -870,9 +872,20 @@ interface Recovery {
 }
 
 /**
+ * Whether a retry ran every node: status `success`, or n8n's `finished` flag. A Retry of a stopped
+ * execution that no node event was saved for (the worker died first: no `lastNodeExecuted`) keeps
+ * the Stop's ManualExecutionCancelledError in its data (n8n 2.41's ExecutionService.retry clears
+ * the error only when `lastNodeExecuted` is set), so n8n stores it as `error` although it ran to
+ * the end with `finished: true` and answers a further Retry with 409 "The execution succeeded".
+ */
+function ranToTheEnd(e: ExecutionRow): boolean {
+	return e.status === 'success' || e.finished === true;
+}
+
+/**
  * Sorts the failed executions that are not themselves retries: each is recovered when some retry
- * in its chain (retryOf links) succeeded — by the Error Workflow (a retry the run did not start) or
- * by a user's Retry (one the run started).
+ * in its chain (retryOf links) ran to the end (`ranToTheEnd`) — by the Error Workflow (a retry the
+ * run did not start) or by a user's Retry (one the run started).
  */
 function recoveriesOf(executions: ExecutionRow[], killed: Killed | undefined, userRetried: Set<string>): Recovery[] {
 	const childrenOf = (id: string): ExecutionRow[] => executions.filter((e) => e.retry_of === id);
@@ -884,8 +897,8 @@ function recoveriesOf(executions: ExecutionRow[], killed: Killed | undefined, us
 		const walk = (e: ExecutionRow, byUser: boolean): void => {
 			for (const c of childrenOf(e.id)) {
 				const user = byUser || userRetriedAll.has(e.id);
-				chain.push(`${c.id} ${c.status}${userRetriedAll.has(e.id) ? ' (user)' : ' (Error Workflow)'}`);
-				if (c.status === 'success' && how === 'not recovered') how = !user ? 'retried by the Error Workflow' : killed?.stopped.includes(root.id) ? "a user's Stop + Retry" : "a user's Retry";
+				chain.push(`${c.id} ${c.status}${c.status !== 'success' && c.finished ? ' but finished' : ''}${userRetriedAll.has(e.id) ? ' (user)' : ' (Error Workflow)'}`);
+				if (ranToTheEnd(c) && how === 'not recovered') how = !user ? 'retried by the Error Workflow' : killed?.stopped.includes(root.id) ? "a user's Stop + Retry" : "a user's Retry";
 				walk(c, user);
 			}
 		};
@@ -922,7 +935,16 @@ async function reportFaultPhase(d: Deployment, r: PhaseResult, executions: Execu
 		}
 	}
 	console.log(`${r.label}: failed or crashed executions and their recovery`);
-	for (const rec of r.recoveries) console.log(`  execution ${rec.id} (${rec.cause}): ${rec.status}: ${await executionError(d, rec.id)} → ${rec.how}${rec.chain.length ? ` [${rec.chain.join(' → ')}]` : ''}`);
+	for (const rec of r.recoveries) {
+		console.log(`  execution ${rec.id} (${rec.cause}): ${rec.status}: ${await executionError(d, rec.id)} → ${rec.how}${rec.chain.length ? ` [${rec.chain.join(' → ')}]` : ''}`);
+		// a retry that did not succeed: what n8n recorded, and what main and the workers logged of it
+		for (const link of rec.chain) {
+			const e = executions.find((x) => x.id === link.split(' ')[0]);
+			if (!e || e.status === 'success') continue;
+			console.log(`    retry ${e.id}: status ${e.status}, finished ${e.finished}, ${await executionError(d, e.id)}`);
+			for (const l of logLinesAbout(d, e.id).slice(0, 6)) console.log(`      ${l}`);
+		}
+	}
 	const ewBy = (st: string): number => errorWorkflowRuns.filter((e) => e.status === st).length;
 	console.log(`${r.label}: the Error Workflow ran ${errorWorkflowRuns.length} times (${ewBy('success')} success, ${ewBy('error') + ewBy('crashed')} failed)`);
 }
