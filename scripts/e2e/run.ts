@@ -55,7 +55,7 @@ import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { runEditorOnServer } from '../editor/on-server';
 import { readFirstSheet } from '../../test/n8n/xlsx';
 import { mimeMessage, planMails, plannedDocuments, type PlannedMail } from './mail';
-import { cleanUpNow, freePort, installExitHooks, removeAtExit, sleep, tail, waitUntil, type Service } from './processes';
+import { cleanUpNow, freePort, installExitHooks, removeAtExit, sleep, tail, waitUntil } from './processes';
 import {
 	buildAndPack,
 	installN8n,
@@ -72,6 +72,7 @@ import {
 	type N8nProcess,
 	type N8nShared,
 	type Postgres,
+	type Redis,
 } from './services';
 
 const WORKFLOWS_DIR = path.join(ROOT, 'examples', 'workflows');
@@ -276,7 +277,7 @@ interface Deployment {
 	logDir: string;
 	filesDir: string;
 	postgres: Postgres;
-	redis: { port: number; service: Service };
+	redis: Redis;
 	dovecot: Dovecot;
 	emulator: EmulatorProcess;
 	shared: N8nShared;
@@ -792,8 +793,10 @@ interface Killed {
 	at: number;
 	held: string[];
 	restartedAt?: number;
-	/** Held executions a user stopped and retried (they still showed as running). */
+	/** Held executions a user stopped and retried (they still showed as running or queued). */
 	stopped: string[];
+	/** Of `held`: the jobs it had taken from the queue but not started (found in Bull after the restart). */
+	taken: string[];
 }
 
 /**
@@ -812,7 +815,8 @@ async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options,
 	} catch (err) {
 		console.log(`fault round: ${(err as Error).message}; killing it anyway`);
 	}
-	const killed: Killed = { worker: w.name, pid: w.service?.pid ?? -1, at: Date.now(), held: held(), stopped: [] };
+	const killed: Killed = { worker: w.name, pid: w.service?.pid ?? -1, at: Date.now(), held: held(), stopped: [], taken: [] };
+	const startedByDead = new Set(d.workerExecutions.get(w.name) ?? []);
 	console.log(`fault round: SIGKILL to ${w.name} (pid ${killed.pid} and its task runner) while it holds executions ${killed.held.join(', ') || '(none)'}`);
 	await w.service?.kill();
 	await sleep(5000);
@@ -833,13 +837,28 @@ async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options,
 	// retried. A crashed one (the restarted worker recovered it from its event log) is left to the
 	// Error Workflow.
 	await sleep(3000);
+	// The dead worker may also have taken jobs from the queue that it had not started yet (no
+	// "Worker started" line): Bull still holds them as active under its lock, and n8n shows them as
+	// queued until the stalled-job check fails them and empties them like the others (seen: 37
+	// documents lost that way). They are the active jobs no live worker has started.
+	// (Read twice, 1 s apart: a job a live worker takes this instant is started within milliseconds.)
+	const activeBefore = new Set(await d.redis.activeExecutions());
+	await sleep(1000);
+	const startedByLive = new Set<string>();
+	for (const x of d.workers) for (const id of d.workerExecutions.get(x.name) ?? []) if (x.name !== w.name || !startedByDead.has(id)) startedByLive.add(id);
+	for (const id of await d.redis.activeExecutions()) {
+		if (Number(id) <= afterExec || !activeBefore.has(id) || killed.held.includes(id) || startedByLive.has(id)) continue;
+		killed.held.push(id);
+		killed.taken.push(id);
+		console.log(`fault round: execution ${id} was taken from the queue by ${w.name} but not started when it died (Bull: active, under the dead worker's lock; n8n shows it as queued)`);
+	}
 	const now = await executionsOf(d, [...FLOW_1.workflows, ...FLOW_2.workflows].map((x) => x.id), afterExec);
 	for (const id of killed.held) {
 		const e = now.find((x) => x.id === id);
 		if (!e || !['running', 'new'].includes(e.status)) continue;
 		const stop = await restCall(d, 'POST', `/rest/executions/${id}/stop`);
 		killed.stopped.push(id);
-		console.log(`fault round: execution ${id} still shows as running ${secs(Date.now() - killed.at)} after the kill: a user's Stop → ${stop}; Retry → ${await retryExecution(d, id)}`);
+		console.log(`fault round: execution ${id} still shows as ${e.status === 'new' ? 'queued' : 'running'} ${secs(Date.now() - killed.at)} after the kill: a user's Stop → ${stop}; Retry → ${await retryExecution(d, id)}`);
 	}
 	return killed;
 }
@@ -910,7 +929,7 @@ function recoveriesOf(executions: ExecutionRow[], killed: Killed | undefined, us
 
 function summarizeRecoveries(list: Recovery[]): string {
 	const count = (how: Recovery['how'], cause?: Recovery['cause']): number => list.filter((r) => r.how === how && (!cause || r.cause === cause)).length;
-	return `${count('retried by the Error Workflow')} retried by the Error Workflow (${count('retried by the Error Workflow', 'held by the killed worker')} held by the killed worker), ${count("a user's Stop + Retry")} by a user's Stop + Retry (held, still running), ${count("a user's Retry")} by a user's Retry, ${count('not recovered')} not recovered`;
+	return `${count('retried by the Error Workflow')} retried by the Error Workflow (${count('retried by the Error Workflow', 'held by the killed worker')} held by the killed worker), ${count("a user's Stop + Retry")} by a user's Stop + Retry (held, still running or queued), ${count("a user's Retry")} by a user's Retry, ${count('not recovered')} not recovered`;
 }
 
 /** Lines of the n8n logs (main and workers, both incarnations of a restarted worker) that name execution `id`. */
@@ -930,7 +949,7 @@ async function reportFaultPhase(d: Deployment, r: PhaseResult, executions: Execu
 		console.log(`\n${r.label}: what n8n did with the ${r.killed.held.length} executions ${r.killed.worker} held when it was killed`);
 		for (const id of r.killed.held) {
 			const e = executions.find((x) => x.id === id);
-			console.log(`  execution ${id}: status ${e?.status ?? '?'}, rows stored by it ${rows.filter((x) => x.n8n_execution_id === id).length}`);
+			console.log(`  execution ${id}${r.killed.taken.includes(id) ? ' (taken from the queue, not started)' : ''}: status ${e?.status ?? '?'}, rows stored by it ${rows.filter((x) => x.n8n_execution_id === id).length}`);
 			for (const l of logLinesAbout(d, id).slice(0, 8)) console.log(`    ${l}`);
 		}
 	}

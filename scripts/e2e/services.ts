@@ -161,8 +161,19 @@ export async function startPostgres(tools: Tools, root: string, logDir: string):
 // ---------------------------------------------------------------------------------------------
 // Redis
 
+export interface Redis {
+	port: number;
+	service: Service;
+	/**
+	 * The execution ids of n8n's queue jobs that Bull holds as *active* (taken by a worker, under its
+	 * lock): the list `bull:jobs:active` (n8n 2.41: Bull prefix `bull`, queue `jobs`), each job's `data`
+	 * hash field read for its `executionId`. Read with Debian's `redis-cli`.
+	 */
+	activeExecutions(): Promise<string[]>;
+}
+
 /** `redis-server` on a free loopback port, nothing persisted. */
-export async function startRedis(tools: Tools, root: string, logDir: string): Promise<{ port: number; service: Service }> {
+export async function startRedis(tools: Tools, root: string, logDir: string): Promise<Redis> {
 	const dir = path.join(root, 'redis');
 	mkdirSync(dir, { recursive: true });
 	const port = await freePort();
@@ -173,7 +184,25 @@ export async function startRedis(tools: Tools, root: string, logDir: string): Pr
 		{ cwd: dir, logFile: path.join(logDir, 'redis.log') },
 	);
 	await service.waitForLine(/Ready to accept connections/, 30_000);
-	return { port, service };
+	const cli = path.join(path.dirname(tools.redisServer), 'redis-cli');
+	const command = async (...args: string[]): Promise<string[]> => {
+		const r = await runCommand(cli, ['-h', '127.0.0.1', '-p', String(port), '--raw', ...args], { timeoutMs: 10_000 });
+		if (r.code !== 0) throw new Error(`redis-cli ${args.join(' ')}: ${tail(r.stderr || r.stdout, 400)}`);
+		return r.stdout.split('\n').filter((l) => l.trim() !== '');
+	};
+	return {
+		port,
+		service,
+		async activeExecutions() {
+			const ids: string[] = [];
+			for (const job of await command('LRANGE', 'bull:jobs:active', '0', '-1')) {
+				const [data] = await command('HGET', `bull:jobs:${job}`, 'data');
+				const executionId = data ? (JSON.parse(data) as { executionId?: unknown }).executionId : undefined;
+				if (executionId !== undefined) ids.push(String(executionId));
+			}
+			return ids;
+		},
+	};
 }
 
 // ---------------------------------------------------------------------------------------------
