@@ -846,7 +846,9 @@ async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options,
 	await sleep(1000);
 	const startedByLive = new Set<string>();
 	for (const x of d.workers) for (const id of d.workerExecutions.get(x.name) ?? []) if (x.name !== w.name || !startedByDead.has(id)) startedByLive.add(id);
-	for (const id of await d.redis.activeExecutions()) {
+	const activeNow = await d.redis.activeExecutions();
+	console.log(`fault round: Bull's active jobs ${secs(Date.now() - killed.at)} after the kill: executions ${activeNow.filter((id) => Number(id) > afterExec).join(', ') || '(none)'} (the dead worker's started ones: ${killed.held.join(', ') || 'none'})`);
+	for (const id of activeNow) {
 		if (Number(id) <= afterExec || !activeBefore.has(id) || killed.held.includes(id) || startedByLive.has(id)) continue;
 		killed.held.push(id);
 		killed.taken.push(id);
