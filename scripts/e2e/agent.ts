@@ -44,7 +44,7 @@ import { parseArgs as parseArgv } from 'node:util';
 import { launchEmulator } from '../../emulator/launch';
 import { makePdf } from '../../emulator/sample-pdf';
 import { startScriptedModel, type ModelRequest } from './agent-model';
-import { cleanUpNow, freePort, installExitHooks, removeAtExit, runCommand, tail } from './processes';
+import { cleanUpNow, runMain, freePort, installExitHooks, removeAtExit, runCommand, tail } from './processes';
 import { buildAndPack, installN8n, installPackageInto, makeRunRoot, ROOT } from './services';
 import { QUIET_N8N_ENV } from '../n8n/env';
 
@@ -271,14 +271,4 @@ async function main(): Promise<number> {
 	return ok ? 0 : 1;
 }
 
-main().then(
-	(code) => {
-		cleanUpNow();
-		process.exit(code);
-	},
-	(err: unknown) => {
-		console.error(`\nagent FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-		cleanUpNow();
-		process.exit(1);
-	},
-);
+runMain(main, 'agent');

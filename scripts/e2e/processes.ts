@@ -84,6 +84,26 @@ export function cleanUpNow(): void {
 	}
 }
 
+/**
+ * Runs a script's `main` and exits with its code (an exception: its stack, then code 1), after
+ * `cleanUpNow` either way. The last line of each runner of scripts/e2e.
+ *
+ * @param label what failed, in the message of an exception (`<label> FAILED: …`)
+ */
+export function runMain(main: () => Promise<number>, label: string): void {
+	main().then(
+		(code) => {
+			cleanUpNow();
+			process.exit(code);
+		},
+		(err: unknown) => {
+			console.error(`\n${label} FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+			cleanUpNow();
+			process.exit(1);
+		},
+	);
+}
+
 let hooksInstalled = false;
 
 /** Installs the exit and signal hooks once; SIGINT, SIGTERM and SIGHUP end the run with code 130. */

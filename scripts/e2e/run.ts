@@ -55,7 +55,7 @@ import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { runEditorOnServer } from '../editor/on-server';
 import { readFirstSheet } from '../../test/n8n/xlsx';
 import { mimeMessage, planMails, plannedDocuments, type PlannedMail } from './mail';
-import { cleanUpNow, freePort, installExitHooks, removeAtExit, sleep, tail, waitUntil } from './processes';
+import { cleanUpNow, runMain, freePort, installExitHooks, removeAtExit, sleep, tail, waitUntil } from './processes';
 import {
 	buildAndPack,
 	installN8n,
@@ -1124,14 +1124,4 @@ async function main(): Promise<number> {
 	return ok ? 0 : 1;
 }
 
-main().then(
-	(code) => {
-		cleanUpNow();
-		process.exit(code);
-	},
-	(err: unknown) => {
-		console.error(`\ne2e FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-		cleanUpNow();
-		process.exit(1);
-	},
-);
+runMain(main, 'e2e');
