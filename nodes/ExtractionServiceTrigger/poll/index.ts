@@ -6,7 +6,7 @@ import { withAbsoluteUrls } from '../../ExtractionService/v1/helpers/output';
 import { isoDateTime } from '../../ExtractionService/v1/helpers/validation';
 import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient } from '../../ExtractionService/v1/transport';
 import { EVENTS, type EventSpec } from './events';
-import type { PollEnv } from './lists';
+import { SOFT_BUDGET_SHARE, type PollEnv } from './lists';
 import { sampleEvent } from './sample';
 import { pollScan } from './scan';
 import { loadState, saveState, type ScanState, type WindowState } from './state';
@@ -36,6 +36,8 @@ const FILTER_QUERY: Record<string, string> = {
  *   events, `scan.ts` for extractions), shapes the output, and only then writes the new state and
  *   returns the items (null when nothing fired, as n8n expects). Any failure throws before the state
  *   is written: the cursor is kept and the next poll reads the same jobs again, so none is lost.
+ *   A poll that saw what the trigger cannot recover (items appearing far behind its cursor) writes
+ *   a state that records it was reported, then throws its error.
  * - Manual mode: the most recent matching job (`sample.ts`); the state is neither read nor written.
  *
  * Every request goes through the node's `ExtractionServiceClient` (retries, Request Timeout, checked
@@ -55,19 +57,24 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	const since = sinceText === undefined ? undefined : Date.parse(sinceText);
 	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
 	const client = new ExtractionServiceClient(this, DEFAULT_CLIENT_SETTINGS);
-	const env: PollEnv = { node, client, spec, filters: readFilters(this, spec), deadline: Date.now() + budget * BUDGET_SHARE };
+	const started = Date.now();
+	const env: PollEnv = { node, client, spec, filters: readFilters(this, spec), deadline: started + budget * BUDGET_SHARE, softDeadline: started + budget * SOFT_BUDGET_SHARE };
 	const baseUrl = await client.baseUrl(spec.family);
 
 	if (this.getMode() === 'manual') return [await outputItems(this, env, [await sampleEvent(env)])];
 
 	const data = this.getWorkflowStaticData('node');
 	// n8n starts a node's next poll even while the previous one still runs (a slow service): both
-	// would read the same state and fire the same jobs. A poll marks the static data while it runs
-	// (the same object for every poll of the active workflow), and a poll that finds the mark does
-	// nothing; a mark older than the poll budget is left over from a crash and ignored.
-	const running = typeof data[POLL_STARTED_AT] === 'number' ? (data[POLL_STARTED_AT] as number) : undefined;
-	if (running !== undefined && Date.now() - running < budget) return null;
-	data[POLL_STARTED_AT] = Date.now();
+	// would read the same state and fire the same jobs. A poll that finds another of the same node
+	// running does nothing. Running polls are known in this process (n8n's durable cursors give each
+	// poll its own copy of the static data) and marked in the static data (the same object for every
+	// poll in the classic scheduling); a mark older than the poll budget is left over from a crash.
+	const key = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+	const mark = typeof data[POLL_STARTED_AT] === 'number' ? (data[POLL_STARTED_AT] as number) : undefined;
+	const runningHere = RUNNING.get(key);
+	if ((runningHere !== undefined && started - runningHere < budget) || (mark !== undefined && started - mark < budget)) return null;
+	RUNNING.set(key, started);
+	data[POLL_STARTED_AT] = started;
 	try {
 		const fingerprint = JSON.stringify({ event: spec.value, filters: env.filters, since: sinceText ?? null, baseUrl });
 		const state = loadState(data, fingerprint);
@@ -77,11 +84,16 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 				: await pollScan(env, state as ScanState | undefined, since, fingerprint);
 		const items = await outputItems(this, env, outcome.resources);
 		saveState(data, outcome.state);
+		if (outcome.error) throw outcome.error;
 		return items.length > 0 ? [items] : null;
 	} finally {
 		delete data[POLL_STARTED_AT];
+		if (RUNNING.get(key) === started) RUNNING.delete(key);
 	}
 }
+
+/** Polls running in this process: start (epoch ms) by workflow and node (see the overlap guard in `pollTrigger`). */
+const RUNNING = new Map<string, number>();
 
 /** Static-data key of the running poll's start (epoch ms): see the overlap guard in `pollTrigger`. */
 const POLL_STARTED_AT = 'pollStartedAt';

@@ -5,30 +5,26 @@ import { fetchJob } from '../../ExtractionService/v1/helpers/jobs';
 import { servicePath, type ExtractionServiceClient, type ListPage } from '../../ExtractionService/v1/transport';
 import type { EventSpec } from './events';
 
-/** Items asked for per list page (the service may send fewer, `§v0-8`, `§unversioned-8`). */
+/** Items asked for per list page (the service may send fewer or more, `§v0-8`, `§unversioned-8`). */
 export const PAGE_SIZE = 100;
 
-/** Most pages one read of a time window takes (`window.ts`); a larger window is split in time. */
-export const MAX_WINDOW_PAGES = 20;
+/**
+ * Most list pages a poll reads for new items (and, separately, for followed jobs): what does not
+ * fit is read by the next polls, oldest first; nothing is dropped.
+ */
+export const MAX_POLL_PAGES = 20;
 
 /**
- * Most pages one read of a window of jobs takes, when each new job is then read by id (parsings):
- * fewer, so that a poll's reads by id (at most this many pages' worth a status) end well inside
- * n8n's poll budget even on a slow service; a larger window is split in time.
+ * Most jobs a poll fires (each is read by id for its output): the poll handles new items oldest
+ * first and stops there; the next poll goes on from that point.
  */
-export const MAX_JOB_WINDOW_PAGES = 5;
-
-/** Most pages a scan reads in one poll (`scan.ts`). */
-export const MAX_SCAN_PAGES = 20;
+export const MAX_FIRING_PER_POLL = 1000;
 
 /**
- * Most extractions a scan fires in one poll (each is read by id): the scan stops reading pages once
- * it has this many, and the next poll goes on from there.
+ * Share of n8n's poll budget after which a poll starts no further page or batch of reads: it ends
+ * with what it has (the rest is carried to the next poll) well before its requests would be cut.
  */
-export const MAX_FIRING_PER_POLL = 500;
-
-/** Most unfinished jobs read by id in one poll (the rest wait for the next polls, in turn). */
-export const MAX_PENDING_READS = 25;
+export const SOFT_BUDGET_SHARE = 0.5;
 
 /** What one poll works with: its node, client, event, filters and deadline. */
 export interface PollEnv {
@@ -42,6 +38,13 @@ export interface PollEnv {
 	 * start after it and a running attempt is cut at it, so a poll cannot outlive its tick.
 	 */
 	deadline: number;
+	/** Epoch ms after which the poll starts no further page or batch (`SOFT_BUDGET_SHARE`): the rest waits for the next poll. */
+	softDeadline: number;
+}
+
+/** Whether the poll has used its time share (`PollEnv.softDeadline`). */
+export function outOfTime(env: PollEnv): boolean {
+	return Date.now() >= env.softDeadline;
 }
 
 /** An item's id as a string, or undefined when it has none (such an item cannot fire). */
@@ -103,23 +106,6 @@ export function asNodeError(node: INode, error: unknown): NodeApiError | NodeOpe
 	return new NodeOperationError(node, error instanceof Error ? error : String(error));
 }
 
-/** The outcome of reading a list query whole (`readAll`). */
-export interface ListRead {
-	/** The items, each id once, in the service's order. */
-	items: IDataObject[];
-	/**
-	 * Whether the list was read to its end (no next page, `count` reached, or a page with nothing
-	 * new) without its count going down meanwhile (a deletion may have moved an item past the read).
-	 */
-	complete: boolean;
-	/** Whether `count` said the query holds more than `capacity` items; nothing else was read. */
-	tooMany: boolean;
-	/** How many items a read may take: `maxPages` × the page size the service uses. */
-	capacity: number;
-	/** The list's `count`, when the service sent one. */
-	count?: number;
-}
-
 /**
  * The list of an event: pages, counts and reads by id, each request with the event's filters and
  * the poll's deadline, through the node's client (retries, checked answers, redaction; `§node`).
@@ -163,47 +149,6 @@ export class EventList {
 	}
 
 	/**
-	 * Reads every item of a query, at most `maxPages` pages. When the first page's `count` is above
-	 * what `maxPages` pages hold, nothing more is read and `tooMany` says so (the caller narrows the
-	 * query). Items come each id once; items without an id are left out (they cannot fire).
-	 */
-	async readAll(qs: IDataObject, maxPages: number): Promise<ListRead> {
-		const first = await this.page(qs, 1);
-		const pageSize = first.next ? Math.max(1, first.results.length) : Math.max(PAGE_SIZE, first.results.length);
-		const capacity = maxPages * pageSize;
-		const count = first.count;
-		if (count !== undefined && count > capacity) return { items: [], complete: false, tooMany: true, capacity, count };
-		const items: IDataObject[] = [];
-		const ids = new Set<string>();
-		const take = (results: IDataObject[]): number => {
-			let fresh = 0;
-			for (const item of results) {
-				const id = idOf(item);
-				if (id === undefined || ids.has(id)) continue;
-				ids.add(id);
-				items.push(item);
-				fresh++;
-			}
-			return fresh;
-		};
-		let fresh = take(first.results);
-		let next = first.next;
-		// Items deleted while the pages are read move later items onto pages already read: a read
-		// whose count went down is not complete (items created meanwhile only move items onto pages
-		// not yet read, or after them, and are read again or by the next poll).
-		let shrank = false;
-		for (let page = 2; ; page++) {
-			const ended = !next || fresh === 0 || (count !== undefined && items.length >= count);
-			if (ended) return { items, complete: !shrank, tooMany: false, capacity, count };
-			if (page > maxPages) return { items, complete: false, tooMany: false, capacity, count };
-			const answer = await this.pageOrEmpty(qs, page);
-			if (count !== undefined && answer.count !== undefined && answer.count < count) shrank = true;
-			fresh = take(answer.results);
-			next = answer.next;
-		}
-	}
-
-	/**
 	 * Reads a job by id (`§v0-4.7`, `§unversioned-4.3`), checked to be that job with a status.
 	 *
 	 * @returns undefined when the service answers 404 (deleted since it was listed)
@@ -220,7 +165,7 @@ export class EventList {
 		}
 	}
 
-	/** Reads jobs by id, all at once (the client bounds the requests in flight). */
+	/** Reads jobs by id, all at once (the client bounds the requests in flight); a 404 reads as undefined. */
 	async jobs(ids: string[]): Promise<Map<string, IDataObject | undefined>> {
 		const read = await Promise.all(ids.map(async (id) => [id, await this.job(id)] as const));
 		return new Map(read);

@@ -1,322 +1,487 @@
 import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { ListPage } from '../../ExtractionService/v1/transport';
 import { fires, isFinal } from './events';
-import { EventList, MAX_FIRING_PER_POLL, MAX_PENDING_READS, MAX_SCAN_PAGES, PAGE_SIZE, byCreation, idOf, timestampMs, type PollEnv } from './lists';
-import { BoundedIds, MAX_KNOWN, MAX_PENDING, STATE_VERSION, type ListOrder, type ScanState } from './state';
+import { EventList, MAX_FIRING_PER_POLL, MAX_POLL_PAGES, PAGE_SIZE, byCreation, idOf, outOfTime, timestampMs, type PollEnv } from './lists';
+import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
+import { STATE_VERSION, type ListOrder, type ScanState } from './state';
 import type { PollOutcome } from './window';
 
-/** The list's pages as one poll reads them: the first page, its size and count, and a page cache. */
-class ListPages {
-	private readonly cache = new Map<number, Promise<ListPage>>();
+/** How many of the newest handled extractions a state names (where the next poll goes on). */
+export const EDGE_SIZE = 8;
 
-	private constructor(
-		private readonly list: EventList,
-		readonly first: ListPage,
-		/** Items per page as the service pages (it may cap the size asked for). */
-		readonly pageSize: number,
-		/** The list's `count`, or the first page's length when it is the only page. */
-		readonly count: number | undefined,
-	) {
-		this.cache.set(1, Promise.resolve(first));
+/** Most list pages a poll reads to check the extractions it follows (`pending`). */
+export const MAX_PENDING_PAGES = 50;
+
+/** A followed extraction not met where it was looked for in this many polls in a row is forgotten (deleted). */
+export const MAX_MISSES = 3;
+
+/** Most pages read when the edge is looked for by date (every extraction of the edge was deleted). */
+const MAX_SEARCH_PAGES = MAX_POLL_PAGES;
+
+/** A page as read in this poll, with the order of reading (to compare counts) and its position in the list. */
+interface ReadPage {
+	n: number;
+	page: ListPage;
+}
+
+/** The pages of the list as one poll reads them: each page at most once, and the page size the service uses. */
+class Pages {
+	private readonly cache = new Map<number, ReadPage>();
+	size = PAGE_SIZE;
+	requests = 0;
+
+	constructor(private readonly list: EventList) {}
+
+	/** Page `n` (past the end: an empty page). */
+	async get(n: number): Promise<ListPage> {
+		const cached = this.cache.get(n);
+		if (cached) return cached.page;
+		const page = await this.list.pageOrEmpty({}, n, PAGE_SIZE);
+		this.requests++;
+		if (n === 1) this.size = page.next ? Math.max(1, page.results.length) : Math.max(PAGE_SIZE, page.results.length);
+		this.cache.set(n, { n, page });
+		return page;
 	}
 
-	/** Reads the first page (`§unversioned-4.1`, `§unversioned-2.4`). */
-	static async open(list: EventList): Promise<ListPages> {
-		const first = await list.page({}, 1);
-		const pageSize = first.next ? Math.max(1, first.results.length) : Math.max(PAGE_SIZE, first.results.length);
-		const count = first.count ?? (first.next ? undefined : first.results.length);
-		return new ListPages(list, first, pageSize, count);
-	}
-
-	/** The number of the last page, when the count is known. */
-	get last(): number | undefined {
-		return this.count === undefined ? undefined : Math.max(1, Math.ceil(this.count / this.pageSize));
-	}
-
-	/** The page holding position `offset`, counted from the list's oldest end, by this poll's count. */
-	pageAt(order: 'newest-first' | 'oldest-first', offset: number): number {
-		const count = this.count ?? 0;
-		return order === 'newest-first' ? Math.floor((count - 1 - offset) / this.pageSize) + 1 : Math.floor(offset / this.pageSize) + 1;
-	}
-
-	/** Whether page `n` was already asked for in this poll (reading it again costs no request). */
 	has(n: number): boolean {
 		return this.cache.has(n);
 	}
 
-	/** Page `n` (read once per poll; past the end: an empty page). */
-	async get(n: number): Promise<ListPage> {
-		let page = this.cache.get(n);
-		if (!page) {
-			page = this.list.pageOrEmpty({}, n, PAGE_SIZE);
-			this.cache.set(n, page);
-		}
-		return await page;
+	/** The page of a list index (0 = the first item the list serves). */
+	pageOf(index: number): number {
+		return Math.floor(index / this.size) + 1;
 	}
+}
+
+/** Where an extraction of the edge was met: its page, index on the page, and rank in the edge (higher: newer). */
+interface Hit {
+	n: number;
+	index: number;
+	rank: number;
 }
 
 /**
  * A poll of Extraction Finished / Failed: `GET /extract/` (`§unversioned-4.1`), with the user's
- * filters. Its items have `status` and `error` but no data (`§unversioned-2.2`), so each extraction
- * that fires is read by id (`§unversioned-4.3`) and output like Extraction → Get.
+ * filters. The list has no date filter and its items no date and no data (`§unversioned-2.2`), so
+ * "new" is decided by place, and each extraction that fires is read by id (`§unversioned-4.3`) and
+ * output like Extraction → Get.
  *
- * How "new" is decided: by ids and by position, because this list has no date filter and its items
- * carry no date.
- * - `known` holds the final extractions already handled (fired, final without firing, or there at
- *   activation; the newest `MAX_KNOWN`), `pending` those seen unfinished. Every final id not in
- *   `known` fires if its status does, and becomes known; an unknown unfinished id is followed.
- *   Items seen twice (pages shifting under the poll as extractions are created) are one id.
- * - Positions are counted from the list's *oldest* end (offset 0 = the oldest extraction), where new
- *   extractions do not move anything. `count` in the state is the boundary: every extraction below
- *   that offset has been handled. Each poll reads the page holding the boundary (the newest page when
- *   nothing was added), goes to older pages while a page still holds unknown ids (extractions deleted
- *   meanwhile moved the boundary down), then reads pages towards the newest end — at most
- *   `MAX_SCAN_PAGES` pages a poll, and no further page once `MAX_FIRING_PER_POLL` extractions are
- *   to fire (each is read by id, which must end inside n8n's poll budget). The new boundary is where the pages read stop being contiguous
- *   (each page's offsets are computed from the `count` that page came with), so a backlog larger than
- *   one poll is read by the next polls, oldest first, and a page that shifted under the poll is read
- *   again next time.
- * - A followed extraction not met on the pages read is read by id (at most `MAX_PENDING_READS` a
- *   poll, in turn) and fires when it has finished; a 404 forgets it. When more are followed than
- *   that (a burst seen unfinished), their pages are read again first, from where the oldest of them
- *   was last listed (`pendingFrom`) towards the newest end, while more than `MAX_PENDING_READS`
- *   remain unmet (at most `MAX_SCAN_PAGES` more pages): a burst of a few hundred then fires on the
- *   first poll after it finished, not `MAX_PENDING_READS` a poll. Only followed ids count on those
- *   pages: below the boundary, an id no longer in `known` (forgotten by its bound) must not fire
- *   again. Extractions deleted meanwhile move the followed ones to older positions than remembered;
- *   those are still read by id.
- * - Which end is the newest is not shown by the reference (the emulator lists newest first). The
- *   poll learns it from the list itself: it reads by id the first item of the first page and the
- *   last item of the last page and compares their `created_at` (`§unversioned-2.1`). Until that
- *   tells (fewer than two extractions, equal dates, or no `count`), each poll reads both ends until a
- *   page holds no unknown id.
- * - Activation reads the newest end (`MAX_SCAN_PAGES` pages; both ends while the order is unknown)
- *   and sets the boundary at the list's `count`: final extractions there become known without firing
- *   — no history is replayed — and unfinished ones are followed, so they fire when they finish. With
- *   Include Existing Since, the final ones read there whose `created_at` is at or after that date
- *   fire.
+ * - The state names the newest extractions handled (`edge`, `EDGE_SIZE` ids): the list is in
+ *   creation order, so everything on the far side of them is new. Each poll finds them again and
+ *   reads the list's order from where they stand (the newer of two is nearer the front: newest
+ *   first), on page 1 or on the page its hints point to (`at`, the edge's position from the oldest
+ *   end; `order`): a poll with nothing new reads one page (newest first) or two (oldest first),
+ *   whatever the list's length or its `count`. When every extraction of the edge was deleted, the
+ *   edge is found by date (`t`, reads by id); when that fails too, the poll reports it and goes on
+ *   from the list's newest end.
+ * - New extractions are handled oldest first: those final fire (if their status does) or are
+ *   passed, those unfinished are followed (`pending`, a mark with their position), as far as
+ *   `MAX_POLL_PAGES` pages and `MAX_FIRING_PER_POLL` extractions to fire: the edge moves to the
+ *   last handled and the next poll goes on from there. Pages are read towards the newest end where
+ *   that cannot skip an item (a newest-first list from page 1, an oldest-first one from the edge).
+ * - Followed extractions are looked for where they were listed (their position, moved by deletions
+ *   at most towards the oldest end), up to `MAX_PENDING_PAGES` pages a poll; one that finished fires
+ *   (read by id), one not met `MAX_MISSES` polls in a row was deleted.
+ * - Activation: the edge at the newest end; the unfinished extractions among the newest
+ *   `MAX_POLL_PAGES` pages are followed; with Include Existing Since, the final ones read there
+ *   created at or after it fire.
  *
  * @param state the previous state, or undefined at activation (or after a configuration change)
  * @param since epoch ms of Include Existing Since, if set (used at activation only)
- * @returns the extractions that fire (read by id, oldest first) and the next state
+ * @returns the extractions that fire (read by id, oldest first), the next state, and an error to
+ *   report after saving it
  * @throws NodeApiError for any failed request (the caller then keeps the previous state)
  */
 export async function pollScan(env: PollEnv, state: ScanState | undefined, since: number | undefined, fingerprint: string): Promise<PollOutcome<ScanState>> {
-	const { spec } = env;
 	const list = new EventList(env);
-	const pages = await ListPages.open(list);
-	const activation = !state;
-	const order = state?.order === 'newest-first' || state?.order === 'oldest-first' ? state.order : await detectOrder(list, pages);
-	const known = new BoundedIds(state?.known ?? [], MAX_KNOWN);
-	const tracked = new BoundedIds(state?.pending ?? [], MAX_PENDING);
+	const pages = new Pages(list);
+	if (!state) return await activate(env, list, pages, since, fingerprint);
+	const { spec } = env;
+	const first = await pages.get(1);
+	const size = pages.size;
+	const pending = new MarkSet(unpackMarks(state.pending));
 
-	const met = new Set<string>();
-	const finals = new Map<string, IDataObject>();
-	const newlyKnown: string[] = [];
+	// 1. Where the last poll stopped, and the list's order.
+	const found = await findEdge(env, list, pages, state);
+	if (!found) {
+		const restart = await activate(env, list, pages, undefined, fingerprint, pending);
+		return { ...restart, error: lostEdgeError(env, state) };
+	}
+	const { order } = found;
 
-	/** Sorts one listed item; returns whether its id was unknown before this poll. */
-	const visit = (item: IDataObject): boolean => {
-		const id = idOf(item);
-		if (id === undefined || met.has(id)) return false;
-		met.add(id);
-		if (known.has(id)) return false;
-		const unknown = !tracked.has(id);
-		if (isFinal(spec, item.status)) {
-			tracked.delete(id);
-			if (fires(spec, item.status)) finals.set(id, item);
-			else newlyKnown.push(id);
-		} else if (unknown) {
-			tracked.add(id);
-		}
-		return unknown;
+	// 2. The new extractions, oldest first, read towards the newest end.
+	const fresh: Array<{ item: IDataObject; pos: number }> = [];
+	const positionOf = (n: number, index: number, page: ListPage): number => {
+		const at = (n - 1) * size + index;
+		return order === 'oldest-first' ? at : (page.count ?? first.count ?? 0) - 1 - at;
 	};
+	const seen = new Set<string>(state.edge);
+	const take = (n: number, index: number, page: ListPage): void => {
+		const item = page.results[index];
+		const id = idOf(item);
+		if (id !== undefined && state.edge.includes(id)) found.present.add(id);
+		if (id === undefined || seen.has(id)) return;
+		seen.add(id);
+		fresh.push({ item, pos: positionOf(n, index, page) });
+	};
+	if (order === 'oldest-first') {
+		let page = await pages.get(found.n);
+		for (let index = found.index + 1; index < page.results.length; index++) take(found.n, index, page);
+		for (let n = found.n + 1, read = 0; page.next && read < MAX_POLL_PAGES && !outOfTime(env); n++, read++) {
+			page = await pages.get(n);
+			if (page.results.length === 0) break;
+			page.results.forEach((_, index) => take(n, index, page));
+		}
+	} else if (found.n <= MAX_POLL_PAGES + 1) {
+		// Page 1 on to the edge's page: items created meanwhile push older ones onto later pages, so
+		// reading this way may see an item twice, never skip one.
+		const collected: Array<{ n: number; index: number; page: ListPage }> = [];
+		for (let n = 1; n <= found.n; n++) {
+			const page = await pages.get(n);
+			const last = n === found.n ? found.index : page.results.length;
+			for (let index = 0; index < last; index++) collected.push({ n, index, page });
+		}
+		for (const { n, index, page } of collected.reverse()) take(n, index, page);
+	} else {
+		// More new pages than a poll reads: from the edge towards page 1, as far as the poll's pages
+		// go, and only while no extraction was created meanwhile (it would push one past a page read).
+		const edgePage = await pages.get(found.n);
+		const countThen = edgePage.count ?? first.count;
+		for (let n = found.n, read = 0; n >= 1 && read < MAX_POLL_PAGES && !outOfTime(env); n--, read++) {
+			const page = await pages.get(n);
+			if (n !== found.n && page.count !== undefined && countThen !== undefined && page.count !== countThen) break;
+			for (let index = (n === found.n ? found.index : page.results.length) - 1; index >= 0; index--) take(n, index, page);
+		}
+	}
 
-	/** Where each listed id sits, counted from the oldest end (to remember ids oldest first). */
-	const offsets = new Map<string, number>();
-	/** Records where the items of page `n` sit (each page's offsets by the `count` it came with). */
-	const place = (n: number, page: ListPage): void => {
+	// 3. Sorting out the new extractions, oldest first, within the poll's room.
+	const firing: string[] = [];
+	const processed: string[] = [];
+	let newestPos = state.at - 1;
+	for (const { item, pos } of fresh) {
+		const id = idOf(item) as string;
+		if (isFinal(spec, item.status)) {
+			if (fires(spec, item.status)) {
+				if (firing.length >= MAX_FIRING_PER_POLL) break;
+				firing.push(id);
+			}
+		} else {
+			pending.add(markOf(id, pos));
+		}
+		processed.push(id);
+		newestPos = pos;
+	}
+
+	// 4. The followed extractions: met on the pages read, or looked for where they were listed.
+	const resolved = await checkFollowed(env, pages, pending, order, first, new Set(processed));
+
+	// 5. Reads by id: the output of each extraction that fires.
+	const read = await list.jobs([...firing, ...resolved.map((entry) => entry.id)]);
+	const resources: IDataObject[] = [];
+	for (const id of firing) {
+		const job = read.get(id);
+		if (job && fires(spec, job.status)) resources.push(job);
+	}
+	for (const entry of resolved) {
+		const job = read.get(entry.id);
+		if (job && !isFinal(spec, job.status)) pending.add(markOf(entry.id, entry.pos));
+		else if (job && fires(spec, job.status)) resources.push(job);
+	}
+
+	// 6. The next edge: the newest handled extractions.
+	const kept = state.edge.filter((id) => found.present.has(id));
+	const edge = [...kept, ...processed].slice(-EDGE_SIZE);
+	const newest = processed.at(-1);
+	let t = state.t;
+	if (newest !== undefined) t = timestampMs((read.get(newest) ?? (await list.job(newest)))?.created_at) ?? t;
+	const at = newest === undefined ? found.pos + 1 : newestPos + 1;
+	return {
+		resources: byCreation(resources),
+		state: { v: STATE_VERSION, strategy: 'scan', fingerprint, edge, at, order, pending: packMarks(pending.values()), ...(t === undefined ? {} : { t }) },
+	};
+}
+
+/**
+ * Finds the newest extraction of the edge still listed, and the list's order from where the edge
+ * stands: on page 1 (newest first, or a short list), on the page of its position from the oldest end
+ * (oldest first), on the following pages of a newest-first list (more new extractions than a page),
+ * on the page of its position counted from `count` (more than a poll's pages), and last by date.
+ *
+ * @returns undefined when it cannot be found (no edge, every id deleted and no date to go by)
+ */
+async function findEdge(
+	env: PollEnv,
+	list: EventList,
+	pages: Pages,
+	state: ScanState,
+): Promise<{ order: ListOrder; n: number; index: number; pos: number; present: Set<string> } | undefined> {
+	const rank = new Map(state.edge.map((id, index) => [id, index]));
+	const hits: Hit[] = [];
+	const present = new Set<string>();
+	const scanned = new Set<number>();
+	const scan = async (n: number): Promise<ListPage> => {
+		const page = await pages.get(n);
+		if (!scanned.has(n)) {
+			scanned.add(n);
+			page.results.forEach((item, index) => {
+				const id = idOf(item);
+				const r = id === undefined ? undefined : rank.get(id);
+				if (r !== undefined && id !== undefined) {
+					hits.push({ n, index, rank: r });
+					present.add(id);
+				}
+			});
+		}
+		return page;
+	};
+	const first = await scan(1);
+	const size = pages.size;
+	const count = first.count ?? 0;
+	/** The order the hits show: the newer of two is nearer the front in a newest-first list. */
+	const orderOfHits = (): ListOrder | undefined => {
+		if (hits.length < 2) return undefined;
+		const sorted = [...hits].sort((a, b) => a.rank - b.rank);
+		const older = sorted[0];
+		const newer = sorted[sorted.length - 1];
+		if (older.rank === newer.rank) return undefined;
+		const place = (hit: Hit) => (hit.n - 1) * size + hit.index;
+		return place(newer) < place(older) ? 'newest-first' : 'oldest-first';
+	};
+	const result = (order: ListOrder) => {
+		const newest = hits.reduce((a, b) => (b.rank > a.rank ? b : a));
+		const at = (newest.n - 1) * size + newest.index;
+		return { order, n: newest.n, index: newest.index, pos: order === 'oldest-first' ? at : count - 1 - at, present };
+	};
+	if (state.edge.length === 0) {
+		// The list was empty: everything listed now is new. Its order from the dates, if it shows one.
+		const order = (await orderFromDates(list, pages)) ?? state.order ?? 'newest-first';
+		if (order === 'oldest-first') return { order, n: 1, index: -1, pos: -1, present };
+		const last = first.count === undefined ? MAX_POLL_PAGES : Math.ceil(first.count / size);
+		return { order, n: Math.max(1, last) + 1, index: 0, pos: -1, present };
+	}
+
+	// The hinted pages: the edge's page in each order (the last order seen first).
+	const oldestFirstPage = pages.pageOf(Math.max(0, state.at - 1));
+	const newestFirstPage = pages.pageOf(Math.max(0, count - state.at));
+	const hinted = state.order === 'oldest-first' ? [oldestFirstPage, newestFirstPage] : [newestFirstPage, oldestFirstPage];
+	const probes = [1, ...hinted];
+	for (let i = 0; i < probes.length && i < 6; i++) {
+		if (orderOfHits()) break;
+		const n = probes[i];
+		if (n >= 1) await scan(n);
+		// One extraction of the edge met: the rest of the edge is on the pages next to it.
+		if (hits.length === 1 && i === probes.length - 1) probes.push(hits[0].n - 1, hits[0].n + 1);
+		else if (hits.length === 1 && !probes.includes(hits[0].n - 1)) probes.splice(i + 1, 0, hits[0].n - 1, hits[0].n + 1);
+	}
+	let order = orderOfHits();
+	if (order) return result(order);
+	if (hits.length === 1) {
+		// One extraction of the edge left: nothing else listed (either order), or a neighbour's date,
+		// or the dates of the list's ends tell which side is newer.
+		if (!first.next && first.results.every((item) => rank.has(idOf(item) ?? ''))) return result(state.order ?? 'newest-first');
+		order = (await orderAround(list, pages, hits[0], state.t)) ?? (await orderFromDates(list, pages));
+		if (order) return result(order);
+	}
+	// A newest-first list with more new extractions than a page: the following pages.
+	if (hits.length === 0) {
+		for (let n = 2; n <= MAX_SEARCH_PAGES && !outOfTime(env); n++) {
+			const page = await scan(n);
+			if (hits.length > 0) {
+				order = orderOfHits() ?? (await orderAround(list, pages, hits[0], state.t));
+				if (order) return result(order);
+			}
+			if (!page.next || page.results.length === 0) break;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * The order of the list from the dates around one extraction of the edge: a neighbour on the page
+ * read by id, newer than the edge's date (`t`) on the side new extractions are.
+ */
+async function orderAround(list: EventList, pages: Pages, hit: Hit, t: number | undefined): Promise<ListOrder | undefined> {
+	if (t === undefined) return undefined;
+	const page = await pages.get(hit.n);
+	for (const [index, side] of [
+		[hit.index - 1, -1],
+		[hit.index + 1, 1],
+	] as const) {
+		const item = page.results[index];
+		const id = item ? idOf(item) : undefined;
+		if (id === undefined) continue;
+		const ms = timestampMs((await list.job(id))?.created_at);
+		if (ms === undefined || ms === t) continue;
+		const newerBefore = side === -1 ? ms > t : ms < t;
+		return newerBefore ? 'newest-first' : 'oldest-first';
+	}
+	return undefined;
+}
+
+/**
+ * Looks for the followed extractions: on the pages this poll read, then on the pages where they
+ * were listed (their position; deletions move it towards the oldest end), close ones together, at
+ * most `MAX_PENDING_PAGES` pages. One that is final is returned (to fire if its status does), one
+ * still unfinished gets its new position, one not met on pages that should hold it counts a miss
+ * and is forgotten after `MAX_MISSES`. Changes `pending` in place.
+ *
+ * @param handledNow ids handled as new in this poll (not followed ones)
+ */
+async function checkFollowed(
+	env: PollEnv,
+	pages: Pages,
+	pending: MarkSet,
+	order: ListOrder,
+	first: ListPage,
+	handledNow: Set<string>,
+): Promise<Array<{ id: string; pos: number }>> {
+	const { spec } = env;
+	const size = pages.size;
+	const finished: Array<{ id: string; pos: number }> = [];
+	const met = new Set<Mark>();
+	const looked = new Set<number>();
+	const positionOf = (n: number, index: number, page: ListPage): number => {
+		const at = (n - 1) * size + index;
+		return order === 'oldest-first' ? at : (page.count ?? first.count ?? 0) - 1 - at;
+	};
+	const pageOfPos = (pos: number): number => pages.pageOf(Math.max(0, order === 'oldest-first' ? pos : (first.count ?? 0) - 1 - pos));
+	const visit = async (n: number): Promise<void> => {
+		const page = await pages.get(n);
+		looked.add(n);
 		page.results.forEach((item, index) => {
 			const id = idOf(item);
-			const front = (n - 1) * pages.pageSize + index;
-			if (id !== undefined && order !== 'unknown') offsets.set(id, order === 'oldest-first' ? front : (page.count ?? pages.count ?? 0) - 1 - front);
+			if (id === undefined || handledNow.has(id)) return;
+			const pos = positionOf(n, index, page);
+			const mark = pending.find(id, (key) => pos <= key + size);
+			if (!mark || met.has(mark)) return;
+			met.add(mark);
+			pending.delete(mark);
+			if (isFinal(spec, item.status)) {
+				if (fires(spec, item.status) && finished.length < MAX_FIRING_PER_POLL) finished.push({ id, pos });
+				else if (fires(spec, item.status)) pending.add(markOf(id, pos)); // no room: next poll
+			} else {
+				const still = markOf(id, pos);
+				met.add(still);
+				pending.add(still);
+			}
 		});
 	};
-	let budget = MAX_SCAN_PAGES;
-	const readsById = !activation || since !== undefined;
-	/**
-	 * Reads page `n` (once per poll) and sorts its items; undefined past either end, when the page
-	 * budget is spent, or once `MAX_FIRING_PER_POLL` extractions are to be read by id.
-	 */
-	const read = async (n: number): Promise<{ page: ListPage; hadUnknown: boolean } | undefined> => {
-		if (n < 1 || (pages.last !== undefined && n > pages.last) || budget <= 0) return undefined;
-		if (readsById && finals.size >= MAX_FIRING_PER_POLL) return undefined;
-		budget--;
-		const page = await pages.get(n);
-		place(n, page);
-		return { page, hadUnknown: page.results.map(visit).some(Boolean) };
-	};
-	/** Reads pages from `start` by `step` while `more` says so, the list goes on, and the budget lasts. */
-	const walk = async (start: number, step: 1 | -1, more: (hadUnknown: boolean) => boolean): Promise<void> => {
-		for (let n = start; ; n += step) {
-			const answer = await read(n);
-			if (!answer || answer.page.results.length === 0 || (step === 1 && !answer.page.next) || !more(answer.hadUnknown)) return;
+	const readAlready = [...Array(MAX_POLL_PAGES * 3).keys()].map((i) => i + 1).filter((n) => pages.has(n));
+	for (const n of readAlready) await visit(n);
+
+	const waiting = pending
+		.values()
+		.filter((mark) => !met.has(mark))
+		.sort((a, b) => a.key - b.key);
+	let budget = MAX_PENDING_PAGES;
+	const missedWhereLooked: Mark[] = [];
+	for (const mark of waiting) {
+		if (met.has(mark)) continue;
+		// Its page, and the one towards the oldest end (deletions moved it there).
+		const home = pageOfPos(mark.key);
+		const older = order === 'oldest-first' ? home - 1 : home + 1;
+		for (const n of [home, older]) {
+			if (n < 1 || looked.has(n) || budget <= 0 || outOfTime(env)) continue;
+			budget--;
+			await visit(n);
 		}
-	};
-
-	let boundary = pages.count ?? 0;
-	if (activation) {
-		if (order !== 'oldest-first') await walk(1, 1, () => true);
-		budget = MAX_SCAN_PAGES;
-		if (order !== 'newest-first') await walk(pages.last ?? 1, -1, () => true);
-	} else if (order === 'unknown') {
-		await walk(1, 1, (hadUnknown) => hadUnknown);
-		budget = MAX_SCAN_PAGES;
-		await walk(pages.last ?? 1, -1, (hadUnknown) => hadUnknown);
-	} else {
-		boundary = await sweep(pages, order, Math.min(state?.count ?? 0, pages.count ?? 0), read);
+		if (!met.has(mark) && looked.has(home) && (older < 1 || looked.has(older))) missedWhereLooked.push(mark);
 	}
+	for (const mark of missedWhereLooked) {
+		if (met.has(mark)) continue;
+		pending.delete(mark);
+		const misses = (mark.misses ?? 0) + 1;
+		if (misses < MAX_MISSES) pending.add({ ...mark, misses });
+	}
+	return finished;
+}
 
-	// More followed extractions not met than a poll reads by id: their pages, from the oldest on.
-	if (!activation && order !== 'unknown' && state?.pendingFrom !== undefined) {
-		const unmet = () => tracked.values().filter((id) => !met.has(id)).length;
-		const newer = order === 'newest-first' ? -1 : 1;
-		let pageBudget = MAX_SCAN_PAGES;
-		for (let n = pages.pageAt(order, Math.min(state.pendingFrom, Math.max(0, (pages.count ?? 0) - 1))); n >= 1 && n <= (pages.last ?? 1); n += newer) {
-			if (unmet() <= MAX_PENDING_READS || finals.size >= MAX_FIRING_PER_POLL) break;
-			if (!pages.has(n) && pageBudget-- <= 0) break;
+/**
+ * The state at activation (or after the edge was lost): the edge at the newest end (found from the
+ * dates of both ends of page 1, read by id), the unfinished extractions among the newest
+ * `MAX_POLL_PAGES` pages followed, and with Include Existing Since the final ones created since
+ * then fired.
+ *
+ * @param keep followed extractions to keep (after a lost edge)
+ */
+async function activate(env: PollEnv, list: EventList, pages: Pages, since: number | undefined, fingerprint: string, keep?: MarkSet): Promise<PollOutcome<ScanState>> {
+	const { spec } = env;
+	const first = await pages.get(1);
+	const size = pages.size;
+	const pending = keep ?? new MarkSet();
+	if (first.results.length === 0) return { resources: [], state: { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [], at: 0, pending: packMarks(pending.values()) } };
+
+	const order = await orderFromDates(list, pages);
+	// The newest end: page 1 (newest first), else the last page by `count`, then on while `next` is set.
+	const newestEnd: Array<{ item: IDataObject; pos: number }> = [];
+	const count = first.count ?? first.results.length;
+	if (order === 'newest-first' || !first.next) {
+		for (let n = 1; n <= MAX_POLL_PAGES; n++) {
 			const page = await pages.get(n);
-			place(n, page);
-			for (const item of page.results) if (tracked.has(idOf(item) as string)) visit(item);
+			page.results.forEach((item, index) => newestEnd.push({ item, pos: order === 'oldest-first' ? (n - 1) * size + index : (page.count ?? count) - 1 - ((n - 1) * size + index) }));
+			if (!page.next || page.results.length === 0) break;
+		}
+	} else {
+		let n = Math.max(1, Math.ceil(count / size));
+		let page = await pages.get(n);
+		for (let read = 0; page.next && read < MAX_POLL_PAGES; read++) page = await pages.get(++n);
+		for (let back = n, read = 0; back >= 1 && read < MAX_POLL_PAGES; back--, read++) {
+			const p = await pages.get(back);
+			p.results.forEach((item, index) => newestEnd.push({ item, pos: (back - 1) * size + index }));
 		}
 	}
-
-	// Followed extractions not met on the pages read: read by id, least recently checked first.
-	const toCheck = activation ? [] : tracked.values().filter((id) => !met.has(id)).slice(0, MAX_PENDING_READS);
-	const checked = await list.jobs(toCheck);
-	for (const id of toCheck) {
-		const job = checked.get(id);
-		if (job && !isFinal(spec, job.status)) {
-			tracked.add(id); // still unfinished: checked again after the others
-			continue;
-		}
-		tracked.delete(id);
-		if (!job || known.has(id)) continue;
-		if (fires(spec, job.status)) finals.set(id, job);
-		else newlyKnown.push(id);
+	const byPos = newestEnd.filter((entry) => idOf(entry.item) !== undefined).sort((a, b) => a.pos - b.pos);
+	const unique = [...new Map(byPos.map((entry) => [idOf(entry.item) as string, entry])).values()];
+	for (const { item, pos } of unique) if (!isFinal(spec, item.status)) pending.add(markOf(idOf(item) as string, pos));
+	const newest = unique.at(-1);
+	const edge = unique.slice(-EDGE_SIZE).map((entry) => idOf(entry.item) as string);
+	const resources: IDataObject[] = [];
+	if (since !== undefined) {
+		const candidates = unique.filter((entry) => isFinal(spec, entry.item.status) && fires(spec, entry.item.status)).slice(-MAX_FIRING_PER_POLL);
+		const read = await list.jobs(candidates.map((entry) => idOf(entry.item) as string));
+		for (const job of read.values()) if (job && fires(spec, job.status) && (timestampMs(job.created_at) ?? -Infinity) >= since) resources.push(job);
 	}
-
-	// The extractions that fire, read by id (the list items carry no data).
-	let resources: IDataObject[] = [];
-	const firing = [...finals.keys()];
-	if (readsById) {
-		const full = await list.jobs(firing.filter((id) => !checked.get(id)));
-		for (const id of firing) {
-			const job = checked.get(id) ?? full.get(id);
-			if (!job || !fires(spec, job.status)) continue;
-			if (activation && (timestampMs(job.created_at) ?? -Infinity) < (since as number)) continue;
-			resources.push(job);
-		}
-		resources = byCreation(resources);
-	}
-	// Known from now on, oldest first (ids read by id last), so the bound forgets the oldest first.
-	const position = (id: string) => offsets.get(id) ?? Infinity;
-	for (const id of [...newlyKnown, ...firing].sort((a, b) => position(a) - position(b))) known.add(id);
-
-	const pending = tracked.toArray();
-	const pendingFrom = oldestPosition(pending, offsets, met, state?.pendingFrom);
+	const t = newest ? timestampMs((await list.job(idOf(newest.item) as string))?.created_at) : undefined;
 	return {
-		resources,
-		state: { v: STATE_VERSION, strategy: 'scan', fingerprint, order, count: boundary, known: known.toArray(), pending, ...(pendingFrom === undefined ? {} : { pendingFrom }) },
+		resources: byCreation(resources),
+		state: {
+			v: STATE_VERSION,
+			strategy: 'scan',
+			fingerprint,
+			edge,
+			at: newest ? newest.pos + 1 : 0,
+			...(order ? { order } : {}),
+			pending: packMarks(pending.values()),
+			...(t === undefined ? {} : { t }),
+		},
 	};
 }
 
 /**
- * Where the oldest followed extraction sits (from the list's oldest end): the lowest position
- * listed in this poll among `pending`, and the previous `pendingFrom` while some followed id was not
- * listed in this poll (its position is not known anew).
- *
- * @returns undefined when nothing is followed, or no position is known
+ * The list's order from dates: the first and the last item of page 1 read by id, then (equal or
+ * unreadable dates) the last item of the last page. Undefined when nothing tells (one item).
  */
-function oldestPosition(pending: string[], offsets: Map<string, number>, met: Set<string>, previous: number | undefined): number | undefined {
-	let lowest: number | undefined;
-	for (const id of pending) {
-		const at = met.has(id) ? offsets.get(id) : previous;
-		if (at !== undefined && (lowest === undefined || at < lowest)) lowest = at;
+async function orderFromDates(list: EventList, pages: Pages): Promise<ListOrder | undefined> {
+	const first = await pages.get(1);
+	const ids = first.results.map(idOf).filter((id): id is string => id !== undefined);
+	if (ids.length < 2 && !first.next) return undefined;
+	const dateOf = async (id: string) => timestampMs((await list.job(id))?.created_at);
+	const a = await dateOf(ids[0]);
+	let b = ids.length > 1 ? await dateOf(ids[ids.length - 1]) : undefined;
+	if ((a === undefined || b === undefined || a === b) && first.next && first.count !== undefined) {
+		const last = await pages.get(Math.max(2, Math.ceil(first.count / pages.size)));
+		const lastId = [...last.results].reverse().map(idOf).find((id) => id !== undefined);
+		if (lastId) b = await dateOf(lastId);
 	}
-	return lowest;
+	if (a === undefined || b === undefined || a === b) return undefined;
+	return a > b ? 'newest-first' : 'oldest-first';
 }
 
-/** A page as read: its items and the `count` it came with. */
-type Read = (n: number) => Promise<{ page: ListPage; hadUnknown: boolean } | undefined>;
-
-/**
- * Reads the list from the boundary (an offset from the oldest end: every extraction below it was
- * handled) towards the newest end, as far as the page budget of `read` lasts (see `pollScan`).
- *
- * 1. The page holding the boundary (the newest page when the list did not grow).
- * 2. While the page read holds an unknown id, the next older page: extractions deleted below the
- *    boundary moved unknown ones below it. It stops at a page of only known ids.
- * 3. From the oldest page read that held an unknown id, the pages towards the newest end.
- *
- * @returns the new boundary: the end of the run of offsets covered without a hole from the old
- *   boundary on (each page's offsets computed from the `count` it came with)
- */
-async function sweep(pages: ListPages, order: 'newest-first' | 'oldest-first', from: number, read: Read): Promise<number> {
-	const count = pages.count ?? 0;
-	if (count === 0) return 0;
-	const size = pages.pageSize;
-	const pageOf = (offset: number): number => pages.pageAt(order, offset);
-	/** Page `n` covers these offsets, by the count it came with: [lowest, highest]. */
-	const offsetsOf = (n: number, page: ListPage): [number, number] => {
-		const total = page.count ?? count;
-		const first = (n - 1) * size;
-		const lastIndex = first + page.results.length - 1;
-		return order === 'newest-first' ? [total - 1 - lastIndex, total - 1 - first] : [first, lastIndex];
-	};
-	const newer = order === 'newest-first' ? -1 : 1;
-	const covered: Array<[number, number]> = [];
-
-	let start = pageOf(Math.min(from, count - 1));
-	let answer = await read(start);
-	if (!answer) return from;
-	if (answer.page.results.length > 0) covered.push(offsetsOf(start, answer.page));
-	// 2. Older pages while unknown ids show up.
-	for (let older = start - newer; answer?.hadUnknown; older -= newer) {
-		const olderAnswer = await read(older);
-		if (!olderAnswer || olderAnswer.page.results.length === 0) break;
-		covered.push(offsetsOf(older, olderAnswer.page));
-		if (!olderAnswer.hadUnknown) break;
-		start = older;
-		answer = olderAnswer;
-	}
-	// 3. Towards the newest end.
-	for (let n = start + newer; n >= 1 && n <= (pages.last ?? 1); n += newer) {
-		const newerAnswer = await read(n);
-		if (!newerAnswer || newerAnswer.page.results.length === 0) break;
-		covered.push(offsetsOf(n, newerAnswer.page));
-	}
-	// The new boundary: from the old one, as far as the covered offsets run without a hole. A page
-	// that shifted under the poll (extractions created meanwhile) leaves a hole: read next time.
-	let boundary = from;
-	for (const [low, high] of covered.sort((a, b) => a[0] - b[0])) if (low <= boundary) boundary = Math.max(boundary, high + 1);
-	return boundary;
-}
-
-/**
- * Which end of the list is the newest: the `created_at` of the first item of the first page and of
- * the last item of the last page, each read by id (`§unversioned-4.3`; the list items have no
- * date). `unknown` when the list has fewer than two items, the two dates are equal or unreadable, or
- * either extraction is gone; the next poll tries again.
- */
-async function detectOrder(list: EventList, pages: ListPages): Promise<ListOrder> {
-	const first = pages.first.results.find((item) => idOf(item) !== undefined);
-	const lastPage = pages.last === undefined ? undefined : await pages.get(pages.last);
-	const last = lastPage ? [...lastPage.results].reverse().find((item) => idOf(item) !== undefined) : undefined;
-	if (!first || !last || idOf(first) === idOf(last)) return 'unknown';
-	const read = await list.jobs([idOf(first) as string, idOf(last) as string]);
-	const firstMs = timestampMs(read.get(idOf(first) as string)?.created_at);
-	const lastMs = timestampMs(read.get(idOf(last) as string)?.created_at);
-	if (firstMs === undefined || lastMs === undefined || firstMs === lastMs) return 'unknown';
-	return firstMs > lastMs ? 'newest-first' : 'oldest-first';
+/** The error of a poll that could not find where the last one stopped (see `pollScan`). */
+function lostEdgeError(env: PollEnv, state: ScanState): NodeOperationError {
+	return new NodeOperationError(env.node, `The trigger could not find where it stopped in the ${env.spec.listName.toLowerCase()} list`, {
+		description: `None of the ${state.edge.length} extractions it handled last is listed any more (deleted), and the list's dates did not show where they were. Extractions created since the last poll may not have fired: check them with Extraction → Get Many. The trigger goes on from the newest extraction.`,
+	});
 }

@@ -1,28 +1,25 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { unpackMarks } from './marks';
+
 /**
  * What the trigger keeps between polls, in n8n's workflow static data of the node
  * (`getWorkflowStaticData('node')`; n8n saves it with the workflow on activation and when a poll
- * emits items — a poll that emits nothing changes it in memory only, unless n8n's durable cursors
- * are on, as seen on n8n 2.41 with default settings).
+ * emits items, and with durable cursors together with the poll's execution).
  *
  * Rules that keep every job firing exactly once:
  * - a poll changes the static data only after every request of the poll succeeded, right before it
  *   returns (`saveState`): a poll that throws (401, 5xx after retries, a timeout, an unusable
- *   answer) leaves the previous state untouched, so the next good poll reads the same window again;
+ *   answer) leaves the previous state untouched, so the next good poll reads the same items again;
  * - the state records the configuration it was made for (`fingerprint`: event, filters, Include
  *   Existing Since, Base URL); another configuration starts afresh from "now" (no replay);
- * - every memory is bounded (`MAX_KNOWN`, `MAX_PENDING`), so the static data cannot grow without end.
+ * - the state holds no history of fired ids: only the items at the boundary (a page at most) and
+ *   the jobs seen unfinished, as compact marks (`marks.ts`), so it stays a few KB at any backlog
+ *   (about 9 bytes a followed job).
  */
 
 /** Bumped when the shape changes; a state of another version starts afresh. */
-export const STATE_VERSION = 1;
-
-/** Most ids remembered as handled (the scan's `known`); at about 40 bytes an id, some 400 KB at most. */
-export const MAX_KNOWN = 10_000;
-
-/** Most unfinished jobs followed at once (`pending`). */
-export const MAX_PENDING = 1_000;
+export const STATE_VERSION = 2;
 
 /** State of a `window` event (`window.ts`): the `/v0` lists, read by creation time. */
 export interface WindowState {
@@ -30,53 +27,53 @@ export interface WindowState {
 	strategy: 'window';
 	fingerprint: string;
 	/**
-	 * The cursor: the next poll reads items created at or after this moment (ISO 8601 UTC, sent as
-	 * `created_at_after`). It trails "now" by `SKEW_MARGIN_MS`.
+	 * The cursor, in the service's own time (a `created_at` it sent, ISO 8601): each poll reads the
+	 * items created at or after it (`created_at_after`).
 	 */
-	after: string;
+	from: string;
+	/** Marks (key: `created_at` in epoch ms) of the items created at or after `from` already handled. */
+	tail: string;
 	/**
-	 * Ids already handled (emitted, or present at activation) whose creation may still be at or after
-	 * the cursor, each with an upper bound of its `created_at` in epoch ms; an id is forgotten once
-	 * that bound is before the cursor (the window can no longer return it).
+	 * How many items the list held created at or before `from` (`created_at_before`), as counted at
+	 * the end of the last poll: more of them at the next poll means items appeared behind the cursor
+	 * (a service clock that went back). Absent when the service does not apply the filter.
 	 */
-	seen: Record<string, number>;
-	/** Jobs seen unfinished (ids, least recently checked first): each fires when it finishes. */
-	pending: string[];
+	older?: number;
+	/** Marks (key: `created_at` in epoch ms) of the jobs seen unfinished: each fires when it finishes. */
+	pending: string;
+	/** Epoch ms from which `sketches` hold every item sorted out (absent: none yet). */
+	marginFrom?: number;
+	/** Summaries of the ids sorted out in the margin behind the cursor, by minute (`window.ts`, `sketch.ts`). */
+	sketches: Record<string, string>;
 }
 
-/** Order of the unversioned list, learnt from the `created_at` of its two ends (`scan.ts`). */
-export type ListOrder = 'newest-first' | 'oldest-first' | 'unknown';
+/** Order of a list: which end new items appear at (`scan.ts`). */
+export type ListOrder = 'newest-first' | 'oldest-first';
 
-/** State of a `scan` event (`scan.ts`): the unversioned extraction list, read by id. */
+/** State of a `scan` event (`scan.ts`): the unversioned extraction list, which has no dates. */
 export interface ScanState {
 	v: typeof STATE_VERSION;
 	strategy: 'scan';
 	fingerprint: string;
-	/** Which end of the list new extractions appear at. */
-	order: ListOrder;
-	/**
-	 * The boundary, as a position counted from the list's oldest end: every extraction below it has
-	 * been handled (the next poll reads from there towards the newest end).
-	 */
-	count: number;
-	/** Final extractions already handled (fired, not matching, or there at activation), oldest first. */
-	known: string[];
-	/** Extractions seen unfinished (ids, least recently checked first): each fires when it finishes. */
-	pending: string[];
-	/**
-	 * Where the oldest followed extraction was last listed, as a position from the list's oldest end
-	 * (like `count`): a poll that follows more than it reads by id reads their pages from there.
-	 * Absent when nothing is followed, or where they sit is not known (a state from before it existed).
-	 */
-	pendingFrom?: number;
+	/** Ids of the newest extractions handled (at most `EDGE_SIZE`), oldest first: where the next poll goes on. */
+	edge: string[];
+	/** Position of the newest handled extraction from the list's oldest end, plus one (a hint: deletions move it). */
+	at: number;
+	/** The order the last poll saw (a hint of which page to read first; every poll checks it). */
+	order?: ListOrder;
+	/** `created_at` (epoch ms) of the newest handled extraction, when known (to find the edge by date if every edge id was deleted). */
+	t?: number;
+	/** Marks (key: position from the list's oldest end) of the extractions seen unfinished. */
+	pending: string;
 }
 
 export type TriggerState = WindowState | ScanState;
 
-/** The keys the trigger writes into its static data. */
-const KEYS = ['v', 'strategy', 'fingerprint', 'after', 'seen', 'pending', 'order', 'count', 'known', 'pendingFrom'] as const;
+/** The keys the trigger writes into its static data (and those of version 1, removed on save). */
+const KEYS = ['v', 'strategy', 'fingerprint', 'from', 'tail', 'older', 'pending', 'marginFrom', 'sketches', 'edge', 'at', 'order', 't', 'after', 'seen', 'count', 'known', 'pendingFrom'] as const;
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 /**
  * Reads the state from the node's static data when it is one this version wrote for the same
@@ -87,28 +84,39 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
  */
 export function loadState(data: IDataObject, fingerprint: string): TriggerState | undefined {
 	if (data.v !== STATE_VERSION || data.fingerprint !== fingerprint) return undefined;
-	const pending = isStringArray(data.pending) ? [...data.pending] : undefined;
-	if (!pending) return undefined;
+	if (!unpackMarks(data.pending)) return undefined;
+	const pending = data.pending as string;
 	if (data.strategy === 'window') {
-		const seen = data.seen;
-		const after = typeof data.after === 'string' ? Date.parse(data.after) : NaN;
-		if (Number.isNaN(after) || !seen || typeof seen !== 'object' || Array.isArray(seen)) return undefined;
-		const copy: Record<string, number> = {};
-		for (const [id, ms] of Object.entries(seen as IDataObject)) if (typeof ms === 'number' && Number.isFinite(ms)) copy[id] = ms;
-		return { v: STATE_VERSION, strategy: 'window', fingerprint, after: String(data.after), seen: copy, pending };
+		if (typeof data.from !== 'string' || Number.isNaN(Date.parse(data.from)) || !unpackMarks(data.tail)) return undefined;
+		const sketches: Record<string, string> = {};
+		if (data.sketches && typeof data.sketches === 'object' && !Array.isArray(data.sketches)) {
+			for (const [minute, text] of Object.entries(data.sketches as IDataObject)) if (typeof text === 'string') sketches[minute] = text;
+		}
+		const marginFrom = typeof data.marginFrom === 'number' && Number.isFinite(data.marginFrom) ? data.marginFrom : undefined;
+		return {
+			v: STATE_VERSION,
+			strategy: 'window',
+			fingerprint,
+			from: data.from,
+			tail: data.tail as string,
+			pending,
+			sketches,
+			...(marginFrom === undefined ? {} : { marginFrom }),
+			...(isCount(data.older) ? { older: data.older } : {}),
+		};
 	}
 	if (data.strategy === 'scan') {
-		const order = data.order === 'newest-first' || data.order === 'oldest-first' ? data.order : 'unknown';
-		if (!isStringArray(data.known) || typeof data.count !== 'number') return undefined;
-		const pendingFrom = Number.isInteger(data.pendingFrom) && (data.pendingFrom as number) >= 0 ? (data.pendingFrom as number) : undefined;
-		return { v: STATE_VERSION, strategy: 'scan', fingerprint, order, count: data.count, known: [...data.known], pending, ...(pendingFrom === undefined ? {} : { pendingFrom }) };
+		if (!isStringArray(data.edge) || !isCount(data.at)) return undefined;
+		const order = data.order === 'newest-first' || data.order === 'oldest-first' ? data.order : undefined;
+		const t = typeof data.t === 'number' && Number.isFinite(data.t) ? data.t : undefined;
+		return { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [...data.edge], at: data.at, pending, ...(order ? { order } : {}), ...(t === undefined ? {} : { t }) };
 	}
 	return undefined;
 }
 
 /**
  * Writes the state into the node's static data, key by key and only where it changed (n8n saves
- * the workflow when its static data changed), and removes the keys of another strategy.
+ * the workflow when its static data changed), and removes the keys of another strategy or version.
  */
 export function saveState(data: IDataObject, state: TriggerState): void {
 	const values = state as unknown as IDataObject;
@@ -119,48 +127,5 @@ export function saveState(data: IDataObject, state: TriggerState): void {
 		} else if (JSON.stringify(data[key]) !== JSON.stringify(next)) {
 			data[key] = next as IDataObject[keyof IDataObject];
 		}
-	}
-}
-
-/**
- * An ordered set of ids with a size limit: adding beyond it forgets the oldest. Used for the ids a
- * scan knows and the jobs it follows.
- */
-export class BoundedIds {
-	private readonly ids: Set<string>;
-
-	/** @param initial ids, oldest first */
-	constructor(
-		initial: string[],
-		private readonly limit: number,
-	) {
-		this.ids = new Set(initial);
-	}
-
-	/** Whether the id is in the set. */
-	has(id: string): boolean {
-		return this.ids.has(id);
-	}
-
-	/** Adds an id as the newest (a known id moves to the end). */
-	add(id: string): void {
-		this.ids.delete(id);
-		this.ids.add(id);
-	}
-
-	/** Removes an id, if present. */
-	delete(id: string): void {
-		this.ids.delete(id);
-	}
-
-	/** The ids, oldest first. */
-	values(): string[] {
-		return [...this.ids];
-	}
-
-	/** The ids, oldest first, at most `limit` of them (the newest). */
-	toArray(): string[] {
-		const all = [...this.ids];
-		return all.length > this.limit ? all.slice(all.length - this.limit) : all;
 	}
 }

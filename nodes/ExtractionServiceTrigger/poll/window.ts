@@ -1,202 +1,537 @@
 import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { fires, isFinal } from './events';
-import { EventList, MAX_JOB_WINDOW_PAGES, MAX_PENDING_READS, MAX_WINDOW_PAGES, byCreation, idOf, isoTime, searchBound, timestampMs, type ListRead, type PollEnv } from './lists';
-import { BoundedIds, MAX_PENDING, STATE_VERSION, type WindowState } from './state';
+import { EventList, MAX_FIRING_PER_POLL, MAX_POLL_PAGES, PAGE_SIZE, byCreation, idOf, isoTime, outOfTime, searchBound, timestampMs, type PollEnv } from './lists';
+import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
+import { Sketch, keyOf } from './sketch';
+import { STATE_VERSION, type WindowState } from './state';
+
+/** Most items handled at the cursor that a `window` state remembers (the items each poll reads again). */
+export const TAIL_SIZE = 50;
+
+/** Followed jobs created further apart than this (ms) are looked for in separate time ranges. */
+export const CLUSTER_GAP_MS = 60_000;
 
 /**
- * How far the cursor trails the poll's start (ms). It absorbs a service clock up to this much
- * behind n8n's, and items that become visible in the list up to this long after their `created_at`
- * (a slow commit); items re-read inside this margin are recognised by id (`seen`).
+ * How far behind its cursor (ms, in the service's time) a poll still finds and fires items that
+ * appear late (a service clock that went back, an item listed after its `created_at`); items that
+ * appear further behind are reported as an error.
  */
-export const SKEW_MARGIN_MS = 10 * 60_000;
+export const MARGIN_MS = 10 * 60_000;
+
+/** The margin is summarised a minute at a time (`sketch.ts`). */
+const BUCKET_MS = 60_000;
 
 /** What a poll found and the state to keep if it is output. */
 export interface PollOutcome<S> {
 	/** Resources that fire, oldest first (by `created_at`). */
 	resources: IDataObject[];
 	state: S;
+	/**
+	 * When set, the poll fails with this error after `state` is saved: something the trigger cannot
+	 * recover was seen (the state records that it was reported, so the next poll goes on).
+	 */
+	error?: NodeOperationError;
+}
+
+/** A listed item with its id and `created_at` in epoch ms (undefined when the item has none). */
+interface Listed {
+	id: string;
+	item: IDataObject;
+	ms?: number;
+}
+
+/** The outcome of reading the items of a time range (`readRange`). */
+interface RangeRead {
+	/** Items inside the range, each id once. */
+	items: Listed[];
+	/** Whether every item of the range was read. */
+	complete: boolean;
+	/**
+	 * For an incomplete read of a list that is sorted oldest first: the items read are every item of
+	 * the range created before this moment (epoch ms).
+	 */
+	upTo?: number;
+	/** Items per page as the service pages. */
+	pageSize: number;
 }
 
 /**
  * A poll of a `/v0` event — Document Uploaded (`GET /v0/documents`, `§v0-4.2`), Parsing Finished /
- * Failed (`GET /v0/parsing?status=`, `§v0-4.6`) — by creation time.
+ * Failed (`GET /v0/parsing`, `§v0-4.6`) — by creation time, in the service's own time.
  *
- * How "new" is decided: by a cursor in the service's own time and ids.
- * - The poll reads the whole window `created_at_after = cursor` (both bounds of the service's date
- *   filters are inclusive) for each status that fires, and fires the ids it has not seen. The window
- *   is read whole, so the order of the list (not shown by the reference) does not matter; items seen
- *   twice (overlapping or shifting pages) are one id.
- * - The next cursor is `poll start − SKEW_MARGIN_MS`, never earlier than the current one: a service
- *   clock behind n8n's, or an item listed a little after its `created_at`, is still inside the next
- *   window, and the ids in `seen` keep it from firing twice. An id is forgotten once its `created_at`
- *   is before the cursor (no window can return it again).
- * - A window too large for one read (`count` above `MAX_WINDOW_PAGES` pages, `MAX_JOB_WINDOW_PAGES`
- *   for parsings, which are then read by id: a backlog after a pause, or a burst) is cut with `created_at_before` at a bound found by halving (counts of one-item
- *   pages); the cursor then moves to that bound, so the rest is read by the next polls, oldest
- *   first. (Inside the margin, this gives up the margin's protection for that burst: re-reading it
- *   whole at every poll would never get past it.)
- * - Jobs fire when they reach a final status, but the list filters by creation time: a parsing
- *   created long before it finishes must not fall behind the cursor unseen. So each poll first lists
- *   the unfinished parsings of the window (`status=IN_QUEUE`, `IN_PROGRESS`) and follows them by id
- *   (`pending`); one that is no longer unfinished and not in this poll's window is read by id
- *   (`§v0-4.7`, at most `MAX_PENDING_READS` a poll) and fires if its status does. The unfinished are
- *   listed *before* the finished: a parsing that finishes between the two requests is in the second.
- * - The cursor stays where it is when a read was not complete: the unfinished did not fit in one
- *   read, or a list's count went down while its pages were read (a deletion may have moved an item
- *   onto a page already read); the next poll reads the same window again.
- * - Parsings are output as read by id (`§v0-4.7`: the list items' fields beyond `id` and `status` are
- *   not shown, `§v0-4.6`); documents as listed (`§v0-4.2` lists Documents).
- * - Activation: the cursor starts at `now − SKEW_MARGIN_MS` and everything already in that window
- *   counts as seen (nothing from before the activation fires); with Include Existing Since, the
- *   cursor starts at that date and nothing counts as seen.
+ * How "new" is decided:
+ * - The cursor (`from`) is a `created_at` the service sent. Each poll lists the items created at or
+ *   after it (`created_at_after`, all statuses); those the state marks as handled there (`tail`, at
+ *   most `TAIL_SIZE` and the items sharing a time) are skipped, the others are new. The cursor then
+ *   moves up to the `TAIL_SIZE`-th newest handled item: a poll with nothing new reads one page,
+ *   whatever the list held before; k new items cost about ⌈k/page⌉ pages (and, for parsings, k reads
+ *   by id: the output is the parsing as read by id, `§v0-4.7`).
+ * - Every item is checked against what was asked: one dated outside the range (a date filter the
+ *   service ignores) never fires, and the pages are then read from the end where the range is (the
+ *   order is read from the page's own `created_at`s).
+ * - A parsing seen unfinished is followed (`pending`, a mark with its `created_at`): when the cursor
+ *   has passed it, the poll lists the time range of the followed ones (close ones together,
+ *   `CLUSTER_GAP_MS`) and fires each that has finished; one no longer listed was deleted.
+ * - What does not fit a poll (`MAX_POLL_PAGES` pages, `MAX_FIRING_PER_POLL` jobs, half of n8n's poll
+ *   budget) is left for the next poll: new items are handled oldest first and the cursor stops before
+ *   the first not handled. A range larger than a poll's pages is cut in time first.
+ * - A service clock that went back: the poll counts the items created at or before the cursor
+ *   (`created_at_before`) and compares with the count it saved; more of them means items appeared
+ *   behind the cursor. The poll then fails with an error that says how many and from when, and the
+ *   next poll goes on (items the clock put inside the remembered tail are still new, and fire).
+ * - Activation: the cursor starts at the newest item's `created_at` (from the end of the list where
+ *   the newest items are), and the unfinished parsings (`status=IN_QUEUE`, `IN_PROGRESS`) are
+ *   followed, so they fire when they finish; with Include Existing Since, the cursor starts there.
  *
  * @param state the previous state, or undefined at activation (or after a configuration change)
  * @param since epoch ms of Include Existing Since, if set
- * @returns the resources that fire and the next state; nothing is saved here
+ * @returns the resources that fire, the next state, and an error to report after saving it
  * @throws NodeApiError for any failed request (the caller then keeps the previous state)
  */
 export async function pollWindow(env: PollEnv, state: WindowState | undefined, since: number | undefined, fingerprint: string): Promise<PollOutcome<WindowState>> {
-	const started = Date.now();
+	const list = new EventList(env);
 	if (!state) {
-		if (since === undefined) return { resources: [], state: await baseline(env, started, fingerprint) };
-		state = { v: STATE_VERSION, strategy: 'window', fingerprint, after: isoTime(since), seen: {}, pending: [] };
+		const start = await activate(env, list, since, fingerprint);
+		// With Include Existing Since, the activation outputs what exists since then at once.
+		if (since === undefined) return { resources: [], state: start };
+		state = start;
 	}
 	const { spec } = env;
-	const list = new EventList(env);
-	const cursor = Date.parse(state.after);
-	const after = isoTime(cursor);
-	const seen = { ...state.seen };
-	const tracked = new BoundedIds(state.pending, MAX_PENDING);
+	const from = Date.parse(state.from);
+	const tail = new MarkSet(unpackMarks(state.tail));
+	const pending = new MarkSet(unpackMarks(state.pending));
 
-	// 1. The unfinished jobs of the window, before the finished ones (see above).
-	const listedPending = new Set<string>();
-	let pendingComplete = true;
-	for (const status of spec.pendingStatuses ?? []) {
-		const read = await list.readAll({ status, created_at_after: after }, MAX_WINDOW_PAGES);
-		if (!read.complete) pendingComplete = false;
-		for (const item of read.items) listedPending.add(idOf(item) as string);
-	}
+	const margin = new Margin(state.marginFrom, state.sketches);
 
-	// 2. The window of each status that fires, cut in time when it is too large for one read.
-	let upper: number | undefined;
-	let windowComplete = true;
-	const listed: IDataObject[] = [];
-	const maxPages = spec.kind ? MAX_JOB_WINDOW_PAGES : MAX_WINDOW_PAGES;
-	for (const status of spec.statuses ?? [undefined]) {
-		const qs: IDataObject = { created_at_after: after, ...(status ? { status } : {}) };
-		let read = await list.readAll(qs, maxPages);
-		if (read.tooMany) {
-			const bound = await fitUpperBound(list, qs, cursor, started + SKEW_MARGIN_MS, read.capacity);
-			upper = Math.min(upper ?? Infinity, bound);
-			read = await list.readAll({ ...qs, created_at_before: isoTime(bound) }, maxPages);
-		}
-		if (!read.complete) windowComplete = false;
-		listed.push(...read.items);
-	}
+	// 1. Items that appeared behind the cursor since the last poll: found in the margin and handled
+	// as new; the rest (further behind, or too many to tell) reported once.
+	const olderNow = state.older === undefined ? undefined : await countUpTo(list, from);
+	const appeared = state.older !== undefined && olderNow !== undefined && olderNow > state.older ? olderNow - state.older : 0;
+	const late = appeared > 0 ? await margin.findAppeared(env, list, from, appeared) : { items: [] as Listed[], missing: 0 };
 
-	// 3. What is new in the window, and which followed jobs must be read by id.
-	const inWindow = new Set(listed.map((item) => idOf(item) as string));
-	const fresh = dedupe(listed.filter((item) => seen[idOf(item) as string] === undefined));
-	for (const id of listedPending) if (seen[id] === undefined && !inWindow.has(id) && !tracked.has(id)) tracked.add(id);
-	for (const id of inWindow) tracked.delete(id);
-	const toCheck = tracked.values().filter((id) => !listedPending.has(id)).slice(0, MAX_PENDING_READS);
-
-	// 4. Reads by id: the new jobs (their full resource is the output) and the followed ones.
-	const fullReads = spec.kind ? await list.jobs([...fresh.map((item) => idOf(item) as string), ...toCheck]) : new Map<string, IDataObject | undefined>();
+	// 2. The items created at or after the cursor.
+	const window = await readWindow(env, list, from);
+	const handled: Mark[] = [];
+	const firing: Listed[] = [];
 	const resources: IDataObject[] = [];
-	const remember = (id: string, resource: IDataObject | undefined): void => {
-		seen[id] = timestampMs(resource?.created_at) ?? started + SKEW_MARGIN_MS;
+	let openFrom = window.openFrom;
+	const metTail = new Set<Mark>();
+	/** Sorts out one new item; returns false when the poll has no room left for it. */
+	const sortOut = (entry: Listed, ms: number, followed: Mark | undefined): boolean => {
+		const status = entry.item.status;
+		if (!spec.kind) {
+			resources.push(entry.item);
+			handled.push(markOf(entry.id, ms));
+		} else if (!isFinal(spec, status) && entry.ms !== undefined) {
+			if (!followed) pending.add(markOf(entry.id, ms));
+		} else if (isFinal(spec, status) && !fires(spec, status) && entry.ms !== undefined) {
+			if (followed) pending.delete(followed);
+			handled.push(markOf(entry.id, ms));
+		} else {
+			if (firing.length >= MAX_FIRING_PER_POLL) return false;
+			if (followed) pending.delete(followed);
+			firing.push(entry); // read by id: its output, or its date and status
+		}
+		if (!followed) margin.add(entry.id, ms);
+		return true;
 	};
-	for (const item of fresh) {
-		const id = idOf(item) as string;
-		const resource = spec.kind ? fullReads.get(id) : item;
-		remember(id, resource);
-		if (resource && fires(spec, resource.status)) resources.push(resource);
-	}
-	for (const id of toCheck) {
-		const job = fullReads.get(id);
-		if (job && !isFinal(spec, job.status)) {
-			tracked.add(id); // still unfinished: checked again after the others
+	for (const entry of late.items) sortOut(entry, entry.ms ?? from, undefined);
+	for (const entry of window.items.sort((a, b) => (a.ms ?? from) - (b.ms ?? from))) {
+		const ms = entry.ms ?? from;
+		if (ms >= openFrom) continue;
+		const known = tail.find(entry.id, (key) => key === ms);
+		if (known) {
+			metTail.add(known);
+			handled.push(known);
 			continue;
 		}
-		tracked.delete(id); // finished, or deleted (404)
-		if (job && fires(spec, job.status) && seen[id] === undefined) resources.push(job);
-		if (job) remember(id, job);
-	}
-
-	// 5. The next cursor, and the ids it still needs.
-	// A window cut in time moves the cursor to the cut, even when the cut is inside the margin: a
-	// burst larger than one read cannot be read again at every poll, or the polls would not advance.
-	const held = !pendingComplete || !windowComplete;
-	const next = held ? cursor : Math.max(cursor, upper ?? started - SKEW_MARGIN_MS);
-	for (const [id, createdMs] of Object.entries(seen)) if (createdMs < next) delete seen[id];
-	return {
-		resources: byCreation(resources),
-		state: { v: STATE_VERSION, strategy: 'window', fingerprint, after: isoTime(next), seen, pending: tracked.toArray() },
-	};
-}
-
-/**
- * The state at activation: the cursor at `now − SKEW_MARGIN_MS` (moved later if that window holds
- * more than one read can take), every item of the window's firing statuses counted as seen, and the
- * unfinished jobs of the window followed (they fire when they finish, which is after activation).
- */
-async function baseline(env: PollEnv, started: number, fingerprint: string): Promise<WindowState> {
-	const { spec } = env;
-	const list = new EventList(env);
-	let cursor = started - SKEW_MARGIN_MS;
-	const statuses = spec.statuses ?? [undefined];
-	const query = (status: string | undefined, from: number): IDataObject => ({ created_at_after: isoTime(from), ...(status ? { status } : {}) });
-
-	const pending = new BoundedIds([], MAX_PENDING);
-	for (const status of spec.pendingStatuses ?? []) {
-		const read = await list.readAll({ status, created_at_after: isoTime(cursor) }, MAX_WINDOW_PAGES);
-		for (const item of read.items) pending.add(idOf(item) as string);
-	}
-
-	const reads: ListRead[] = [];
-	for (const status of statuses) reads.push(await list.readAll(query(status, cursor), MAX_WINDOW_PAGES));
-	if (reads.some((read) => read.tooMany)) {
-		// A burst larger than one read: start later, where the window fits (the margin shrinks).
-		for (const [index, status] of statuses.entries()) {
-			const capacity = reads[index].capacity;
-			const start = await searchBound(started + SKEW_MARGIN_MS, cursor, async (from) => verdict(await list.count(query(status, from)), capacity));
-			cursor = Math.max(cursor, start);
+		const followed = pending.find(entry.id, (key) => key === ms);
+		if (followed && !isFinal(spec, entry.item.status)) continue; // still running
+		if (!sortOut(entry, ms, followed)) {
+			openFrom = ms; // the rest waits for the next poll (items are in creation order)
+			break;
 		}
-		reads.length = 0;
-		for (const status of statuses) reads.push(await list.readAll(query(status, cursor), MAX_WINDOW_PAGES));
 	}
-	const seen: Record<string, number> = {};
-	for (const item of reads.flatMap((read) => read.items)) {
-		const id = idOf(item) as string;
-		seen[id] = timestampMs(item.created_at) ?? started + SKEW_MARGIN_MS;
-		pending.delete(id);
+	// Remembered items the read did not reach are still remembered.
+	for (const mark of tail.values()) if (!metTail.has(mark) && mark.key >= openFrom) handled.push(mark);
+
+	// 3. Followed jobs the cursor has passed: their time ranges.
+	const resolved = spec.kind ? await checkFollowed(env, list, pending, from, MAX_FIRING_PER_POLL - firing.length) : [];
+
+	// 4. Reads by id: the jobs that fire (their output) and the new ones whose date or status is needed.
+	const read = await list.jobs([...firing.map((entry) => entry.id), ...resolved.map((entry) => entry.id)]);
+	for (const entry of firing) {
+		const job = read.get(entry.id);
+		if (!job) continue; // deleted meanwhile
+		const ms = timestampMs(job.created_at) ?? entry.ms ?? from;
+		if (!isFinal(spec, job.status)) {
+			pending.add(markOf(entry.id, ms));
+			continue;
+		}
+		if (fires(spec, job.status)) resources.push(job);
+		handled.push(markOf(entry.id, ms));
 	}
-	return { v: STATE_VERSION, strategy: 'window', fingerprint, after: isoTime(cursor), seen, pending: pending.toArray() };
+	for (const entry of resolved) {
+		const job = read.get(entry.id);
+		if (job && !isFinal(spec, job.status)) pending.add(markOf(entry.id, entry.ms ?? from));
+		else if (job && fires(spec, job.status)) resources.push(job);
+	}
+
+	// 5. The next cursor: up to the `TAIL_SIZE`-th newest item handled (at most half a page, so that
+	// the next poll reads it in one page), never past one not handled; after a read cut short, up to
+	// the newest handled, so that the next poll gets further.
+	const sorted = handled.sort((a, b) => a.key - b.key);
+	const tailSize = Math.max(1, Math.min(TAIL_SIZE, Math.floor(window.pageSize / 2)));
+	const target = openFrom !== Infinity ? (sorted.at(-1)?.key ?? from) : sorted.length > tailSize ? sorted[sorted.length - tailSize].key : from;
+	const next = window.hold ? from : Math.max(from, Math.min(target, openFrom));
+	const nextTail = sorted.filter((mark) => mark.key >= next);
+	const older = next === from && olderNow !== undefined ? olderNow : await countUpTo(list, next);
+	margin.moveTo(next);
+	const nextState: WindowState = {
+		v: STATE_VERSION,
+		strategy: 'window',
+		fingerprint,
+		from: isoTime(next),
+		tail: packMarks(dedupeMarks(nextTail)),
+		pending: packMarks(pending.values()),
+		...margin.toState(),
+		...(older === undefined ? {} : { older }),
+	};
+	if (late.missing === 0) return { resources: byCreation(resources), state: nextState };
+	// Reported once: the next poll counts the reported ones as known, and finds the others again.
+	return { resources: [], state: { ...state, older: (state.older as number) + late.missing }, error: clockError(env, late.missing, state.from) };
 }
 
 /**
- * The latest bound `created_at_before` at which the window from `from` fits in one read, between
- * `from` (assumed to fit) and `to` (too many).
+ * Summaries (`sketch.ts`) of the ids of every item the trigger has sorted out that was created in
+ * the margin behind the cursor (`MARGIN_MS`), a minute of the service's time each: items that
+ * appear there later are told apart from those already handled without the state holding their ids.
+ * `from` (epoch ms): the summaries are complete from this moment on (at activation, as far as the
+ * poll could read).
  */
-async function fitUpperBound(list: EventList, qs: IDataObject, from: number, to: number, capacity: number): Promise<number> {
-	return await searchBound(from, to, async (bound) => verdict(await list.count({ ...qs, created_at_before: isoTime(bound) }), capacity));
+class Margin {
+	private readonly buckets = new Map<number, Sketch>();
+	private from: number;
+
+	constructor(from: number | undefined, sketches: Record<string, string> | undefined) {
+		this.from = from ?? Infinity;
+		for (const [minute, text] of Object.entries(sketches ?? {})) {
+			const sketch = Sketch.unpack(text);
+			if (sketch && Number.isInteger(Number(minute))) this.buckets.set(Number(minute), sketch);
+		}
+	}
+
+	/** Adds an item sorted out (by its `created_at`, epoch ms). */
+	add(id: string, ms: number): void {
+		const minute = Math.floor(ms / BUCKET_MS);
+		let sketch = this.buckets.get(minute);
+		if (!sketch) this.buckets.set(minute, (sketch = new Sketch()));
+		sketch.add(id);
+	}
+
+	/**
+	 * Lists the margin behind `cursor` and tells which items were never sorted out: `appeared` more
+	 * items than at the last poll are dated at or before the cursor.
+	 *
+	 * @returns the items found (to sort out as new) and how many of `appeared` were not found (dated
+	 *   before the margin, or too many in one minute to tell)
+	 */
+	async findAppeared(env: PollEnv, list: EventList, cursor: number, appeared: number): Promise<{ items: Listed[]; missing: number }> {
+		const start = Math.max(this.from, cursor - MARGIN_MS);
+		if (start > cursor) return { items: [], missing: appeared };
+		const read = await readRange(env, list, start, cursor, MAX_POLL_PAGES);
+		const listed = new Map<number, Sketch>();
+		const byKey = new Map<string, Listed>();
+		for (const entry of read.items) {
+			if (entry.ms === undefined || entry.ms < start) continue;
+			const minute = Math.floor(entry.ms / BUCKET_MS);
+			let sketch = listed.get(minute);
+			if (!sketch) listed.set(minute, (sketch = new Sketch()));
+			sketch.add(entry.id);
+			byKey.set(keyOf(entry.id), entry);
+		}
+		const found: Listed[] = [];
+		let unreadable = false;
+		for (const minute of new Set([...listed.keys(), ...this.buckets.keys()])) {
+			if (minute * BUCKET_MS + BUCKET_MS <= start) continue;
+			const difference = (listed.get(minute) ?? new Sketch()).difference(this.buckets.get(minute) ?? new Sketch());
+			if (!difference) unreadable = true;
+			for (const key of difference?.added ?? []) {
+				const entry = byKey.get(key);
+				if (entry) found.push(entry);
+			}
+		}
+		const missing = unreadable || !read.complete ? Math.max(1, appeared - found.length) : Math.max(0, appeared - found.length);
+		return { items: found.sort((a, b) => (a.ms ?? 0) - (b.ms ?? 0)), missing };
+	}
+
+	/** The summaries are complete from `ms` on (activation read the margin whole). */
+	extendTo(ms: number): void {
+		this.from = Math.min(this.from, ms);
+	}
+
+	/** Forgets the minutes that fell out of the margin behind the new cursor. */
+	moveTo(cursor: number): void {
+		const first = Math.floor((cursor - MARGIN_MS) / BUCKET_MS);
+		for (const minute of [...this.buckets.keys()]) if (minute < first) this.buckets.delete(minute);
+		if (this.from !== Infinity) this.from = Math.max(this.from, first * BUCKET_MS);
+	}
+
+	/** The state's `marginFrom` and `sketches`. */
+	toState(): { marginFrom?: number; sketches: Record<string, string> } {
+		const sketches: Record<string, string> = {};
+		for (const [minute, sketch] of this.buckets) if (!sketch.empty) sketches[String(minute)] = sketch.pack();
+		return { ...(this.from === Infinity ? {} : { marginFrom: this.from }), sketches };
+	}
 }
 
-/** Whether a count fits a read of `capacity` items, and is full enough (half or more) to stop halving. */
-function verdict(count: number | undefined, capacity: number): 'fits' | 'enough' | 'tooMany' {
-	if (count === undefined || count > capacity) return 'tooMany';
-	return count * 2 >= capacity ? 'enough' : 'fits';
+/**
+ * The items created at or after `from`, as far as one poll reads (`MAX_POLL_PAGES` pages, its time
+ * share). When the range is larger, the read is cut: in a list sorted oldest first the pages read
+ * are the oldest items; otherwise a bound `created_at_before` that fits is searched for (halving,
+ * each step one page request) and that range read.
+ *
+ * @returns the items; `openFrom`: items created at or after it may be missing (not handled this
+ *   poll); `hold`: the read could not be cut, so the cursor must not move
+ */
+async function readWindow(env: PollEnv, list: EventList, from: number): Promise<{ items: Listed[]; openFrom: number; hold: boolean; pageSize: number }> {
+	const whole = await readRange(env, list, from, undefined, MAX_POLL_PAGES);
+	const pageSize = whole.pageSize;
+	if (whole.complete) return { items: whole.items, openFrom: Infinity, hold: false, pageSize };
+	if (whole.upTo !== undefined) return { items: whole.items, openFrom: whole.upTo, hold: false, pageSize };
+	const newest = Math.max(...whole.items.map((entry) => entry.ms ?? from));
+	const fits = async (bound: number): Promise<'fits' | 'tooMany'> => {
+		const beyond = await list.pageOrEmpty({ created_at_after: isoTime(from), created_at_before: isoTime(bound) }, MAX_POLL_PAGES + 1, PAGE_SIZE);
+		return beyond.results.length === 0 ? 'fits' : 'tooMany';
+	};
+	const bound = (await fits(newest)) === 'fits' ? newest : await searchBound(from, newest, fits);
+	const cut = await readRange(env, list, from, bound, MAX_POLL_PAGES);
+	// Items dated at the bound may continue past it at a finer precision than ms: left for the next poll.
+	if (cut.complete) return { items: cut.items, openFrom: bound, hold: false, pageSize };
+	if (cut.upTo !== undefined) return { items: cut.items, openFrom: cut.upTo, hold: false, pageSize };
+	return { items: cut.items, openFrom: Infinity, hold: true, pageSize };
 }
 
-/** Items each id once (a window read per status may list an item twice if it changed status meanwhile). */
-function dedupe(items: IDataObject[]): IDataObject[] {
-	const ids = new Set<string>();
-	return items.filter((item) => {
-		const id = idOf(item) as string;
-		if (ids.has(id)) return false;
-		ids.add(id);
+/**
+ * Reads the items created in [after, before] (`created_at_after`, `created_at_before`, both
+ * inclusive), checking each: an item dated outside the range is not in it (a service that ignores
+ * the filter), and when page 1 shows that, the pages are read from the end of the list where the
+ * range lies, as the page's own dates show the order. At most `maxPages` pages, and none started
+ * after the poll's time share.
+ */
+async function readRange(env: PollEnv, list: EventList, after: number, before: number | undefined, maxPages: number): Promise<RangeRead> {
+	const qs: IDataObject = { created_at_after: isoTime(after), ...(before === undefined ? {} : { created_at_before: isoTime(before) }) };
+	const inside = (ms: number | undefined) => ms === undefined || (ms >= after && (before === undefined || ms <= before));
+	const found = new Map<string, Listed>();
+	/** Takes a page's items; returns its dated items in page order and how many ids were new. */
+	const take = (results: IDataObject[]): { dated: number[]; fresh: number; outside: number } => {
+		const dated: number[] = [];
+		let fresh = 0;
+		let outside = 0;
+		for (const item of results) {
+			const id = idOf(item);
+			const ms = timestampMs(item.created_at);
+			if (ms !== undefined) dated.push(ms);
+			if (id === undefined) continue;
+			if (!inside(ms)) {
+				outside++;
+				continue;
+			}
+			if (found.has(id)) continue;
+			found.set(id, { id, item, ms });
+			fresh++;
+		}
+		return { dated, fresh, outside };
+	};
+	const first = await list.page(qs, 1);
+	const pageSize = first.next ? Math.max(1, first.results.length) : Math.max(PAGE_SIZE, first.results.length);
+	const firstTaken = take(first.results);
+	const order = orderOf(firstTaken.dated);
+	const done = (complete: boolean, upTo?: number): RangeRead => ({ items: [...found.values()], complete, pageSize, ...(upTo === undefined ? {} : { upTo }) });
+
+	if (firstTaken.outside > 0 && order === 'oldest-first' && first.next && first.count !== undefined) {
+		// The filter is ignored and the range is at the end: from the last page by `count` (a hint)
+		// on while `next` is set, then back while a page still starts inside the range.
+		let n = Math.max(2, Math.ceil(first.count / pageSize));
+		let pages = 1;
+		let page = await list.pageOrEmpty(qs, n, PAGE_SIZE);
+		take(page.results);
+		for (let forward = n; page.next && pages < maxPages && !outOfTime(env); pages++) {
+			page = await list.pageOrEmpty(qs, ++forward, PAGE_SIZE);
+			take(page.results);
+		}
+		if (page.next) return done(false);
+		for (n = n - 1; n >= 2 && pages < maxPages && !outOfTime(env); n--, pages++) {
+			const back = await list.pageOrEmpty(qs, n, PAGE_SIZE);
+			const { dated } = take(back.results);
+			if (dated.length > 0 && !inside(dated[0])) return done(true);
+		}
+		return done(n < 2);
+	}
+
+	let page = first;
+	let taken = firstTaken;
+	let pages = 1;
+	let ascending = order !== 'newest-first';
+	let lastMs = taken.dated.at(-1);
+	for (let n = 2; ; n++) {
+		// A service that ignores the filter, listing newest first: the range ends at the first item before it.
+		if (taken.outside > 0 && order === 'newest-first' && taken.dated.length > 0 && !inside(taken.dated.at(-1))) return done(true);
+		if (!page.next || page.results.length === 0 || taken.fresh === 0) return done(true);
+		if (pages >= maxPages || outOfTime(env)) {
+			// In a list sorted oldest first, everything before the last date read has been read.
+			return ascending && lastMs !== undefined && lastMs > after ? done(false, lastMs) : done(false);
+		}
+		page = await list.pageOrEmpty(qs, n, PAGE_SIZE);
+		pages++;
+		taken = take(page.results);
+		if (taken.dated.length > 0) {
+			if (lastMs !== undefined && taken.dated[0] < lastMs) ascending = false;
+			if (orderOf(taken.dated) === 'newest-first') ascending = false;
+			lastMs = taken.dated.at(-1);
+		}
+	}
+}
+
+/** The order of dates as listed: one way strictly somewhere and never the other, else undefined. */
+function orderOf(dated: number[]): 'newest-first' | 'oldest-first' | undefined {
+	let up = false;
+	let down = false;
+	for (let i = 1; i < dated.length; i++) {
+		if (dated[i] > dated[i - 1]) up = true;
+		if (dated[i] < dated[i - 1]) down = true;
+	}
+	if (up === down) return undefined;
+	return up ? 'oldest-first' : 'newest-first';
+}
+
+/**
+ * Looks for the followed jobs created before `from` (the cursor has passed them) in their time
+ * ranges, oldest first, as far as the poll's pages last: one finished fires (it is returned, to be
+ * read by id), one still unfinished stays followed, one a complete read of its range did not list
+ * was deleted and is forgotten. Changes `pending` in place.
+ *
+ * @param room how many finished jobs may still be returned in this poll
+ * @returns the followed jobs that finished, as listed
+ */
+async function checkFollowed(env: PollEnv, list: EventList, pending: MarkSet, from: number, room: number): Promise<Listed[]> {
+	const { spec } = env;
+	const behind = pending.values().filter((mark) => mark.key < from).sort((a, b) => a.key - b.key);
+	const finished: Listed[] = [];
+	let pagesLeft = MAX_POLL_PAGES;
+	for (let start = 0; start < behind.length && pagesLeft > 0 && room > finished.length && !outOfTime(env); ) {
+		let end = start;
+		while (end + 1 < behind.length && behind[end + 1].key - behind[end].key <= CLUSTER_GAP_MS) end++;
+		const cluster = behind.slice(start, end + 1);
+		start = end + 1;
+		// One ms past the last: a `created_at` finer than ms at that ms is still inside.
+		const read = await readRange(env, list, cluster[0].key, cluster[cluster.length - 1].key + 1, pagesLeft);
+		pagesLeft -= Math.max(1, Math.ceil(read.items.length / read.pageSize));
+		const met = new Set<Mark>();
+		for (const entry of read.items) {
+			const mark = entry.ms === undefined ? undefined : pending.find(entry.id, (key) => key === entry.ms);
+			if (!mark) continue;
+			met.add(mark);
+			if (!isFinal(spec, entry.item.status) || finished.length >= room) continue;
+			pending.delete(mark);
+			if (fires(spec, entry.item.status)) finished.push(entry);
+		}
+		if (read.complete) for (const mark of cluster) if (!met.has(mark)) pending.delete(mark);
+	}
+	return finished;
+}
+
+/**
+ * How many items the list holds created at or before `at` (`created_at_before`): the `count` of a
+ * one-item page.
+ *
+ * @returns undefined when the service sends no count or ignores the filter (the item it shows is
+ *   dated after `at`)
+ */
+async function countUpTo(list: EventList, at: number): Promise<number | undefined> {
+	const qs = { created_at_before: isoTime(at) };
+	const page = await list.page(qs, 1, 1);
+	const after = (items: IDataObject[]) => items.some((item) => (timestampMs(item.created_at) ?? -Infinity) > at);
+	if (page.count === undefined || after(page.results)) return undefined;
+	// The other end of the list too: a service that ignores the filter shows newer items at one end.
+	if (page.count > 1 && after((await list.pageOrEmpty(qs, page.count, 1)).results)) return undefined;
+	return page.count;
+}
+
+/** The error of a poll that saw items appear behind its cursor (see `pollWindow`). */
+function clockError(env: PollEnv, appeared: number, from: string): NodeOperationError {
+	const what = env.spec.listName.toLowerCase();
+	return new NodeOperationError(env.node, `${appeared} ${what} appeared dated before the trigger's cursor (${from})`, {
+		description: `The service listed ${appeared === 1 ? 'an item' : 'items'} created at or before ${from} after the trigger had read past that time: its clock went back, or it lists items late. They were not output. Find them with ${env.spec.resourceName} → Get Many, Created Before ${from}. The trigger goes on from here.`,
+	});
+}
+
+/** Marks each (hash, key) once. */
+function dedupeMarks(marks: Mark[]): Mark[] {
+	const seen = new Set<string>();
+	return marks.filter((mark) => {
+		const key = `${mark.hash}${mark.key}`;
+		if (seen.has(key)) return false;
+		seen.add(key);
 		return true;
 	});
+}
+
+/**
+ * The state at activation.
+ * - Without Include Existing Since: the cursor at the newest item's `created_at`, the items dated
+ *   there as handled; the list's end holding the newest items is found from the page's dates (the
+ *   last page by `count`, then on while `next` is set, when the list is oldest first).
+ * - With it: the cursor at that date, nothing handled (the first poll fires what exists since).
+ * - Parsings: the unfinished ones (`status=IN_QUEUE`, `IN_PROGRESS`, `MAX_POLL_PAGES` pages each)
+ *   are followed, so they fire when they finish.
+ */
+async function activate(env: PollEnv, list: EventList, since: number | undefined, fingerprint: string): Promise<WindowState> {
+	const { spec } = env;
+	const pending = new MarkSet();
+	for (const status of spec.pendingStatuses ?? []) {
+		for (let n = 1; n <= MAX_POLL_PAGES; n++) {
+			const page = await list.pageOrEmpty({ status }, n, PAGE_SIZE);
+			for (const item of page.results) {
+				const id = idOf(item);
+				const ms = timestampMs(item.created_at);
+				if (id !== undefined && ms !== undefined && !isFinal(spec, item.status)) pending.add(markOf(id, ms));
+			}
+			if (!page.next || page.results.length === 0) break;
+		}
+	}
+	let from = since ?? 0;
+	let tail: Mark[] = [];
+	if (since === undefined) {
+		const newestEnd = await newestItems(list);
+		const dated = newestEnd.filter((item) => timestampMs(item.created_at) !== undefined);
+		if (dated.length > 0) {
+			from = Math.max(...dated.map((item) => timestampMs(item.created_at) as number));
+			tail = dated.filter((item) => timestampMs(item.created_at) === from && idOf(item) !== undefined && (!spec.kind || isFinal(spec, item.status))).map((item) => markOf(idOf(item) as string, from));
+		}
+	}
+	// The margin behind the cursor, summarised, so that items appearing there later are found.
+	const margin = new Margin(from, {});
+	if (since === undefined && from > 0) {
+		const read = await readRange(env, list, from - MARGIN_MS, from, MAX_POLL_PAGES);
+		for (const entry of read.items) if (entry.ms !== undefined) margin.add(entry.id, entry.ms);
+		if (read.complete) margin.extendTo(from - MARGIN_MS);
+	}
+	const older = await countUpTo(list, from);
+	return { v: STATE_VERSION, strategy: 'window', fingerprint, from: isoTime(from), tail: packMarks(tail), pending: packMarks(pending.values()), ...margin.toState(), ...(older === undefined ? {} : { older }) };
+}
+
+/** The items at the end of the list where the newest are (both ends when the dates do not tell). */
+async function newestItems(list: EventList): Promise<IDataObject[]> {
+	const first = await list.page({}, 1);
+	if (!first.next) return first.results;
+	const order = orderOf(first.results.map((item) => timestampMs(item.created_at)).filter((ms): ms is number => ms !== undefined));
+	if (order === 'newest-first') return first.results;
+	const pageSize = Math.max(1, first.results.length);
+	let n = first.count === undefined ? 2 : Math.max(2, Math.ceil(first.count / pageSize));
+	let page = await list.pageOrEmpty({}, n, PAGE_SIZE);
+	for (let pages = 1; page.next && page.results.length > 0 && pages < MAX_POLL_PAGES; pages++) page = await list.pageOrEmpty({}, ++n, PAGE_SIZE);
+	return order === 'oldest-first' ? page.results : [...first.results, ...page.results];
 }
