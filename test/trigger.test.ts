@@ -256,6 +256,36 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])('Extraction Finished 
 		expect(sorted(await pollUntilFired(harness, fresh, 3))).toEqual(sorted(fresh));
 	});
 
+	it('a workflow that deletes each extraction it handled: the next poll finds where it stopped by date, fires each new one once, replays nothing', async () => {
+		const batch = { metaKey: 'batch', metaValue: `delete-after-${order}` };
+		const harness = trigger('extractionFinished', { filters: batch });
+		await ok(harness.activate());
+		const make = async () => String((await extraction({ metadata: { batch: batch.metaValue } })).id);
+		// Twelve handled; the newest eight (every one the trigger names as where it stopped) deleted,
+		// the four older stay: the next poll must find the boundary between them and the new ones.
+		const handled: string[] = [];
+		for (let n = 0; n < 12; n++) handled.push(await make());
+		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(handled));
+		for (const id of handled.slice(4)) await call('unversioned', 'DELETE', `/extract/${id}/`);
+		const fired: string[] = [];
+		const created: string[] = [];
+		for (let round = 0; round < 3; round++) {
+			const fresh = [await make(), await make()];
+			created.push(...fresh);
+			const run = await harness.poll();
+			expect(run.error).toBeUndefined();
+			const got = ids(run.items);
+			fired.push(...got);
+			// The workflow deletes what it handled.
+			for (const id of got) await call('unversioned', 'DELETE', `/extract/${id}/`);
+		}
+		// Nothing new, and every extraction the edge named deleted: nothing fires again.
+		const quiet = await harness.poll();
+		expect(quiet.error).toBeUndefined();
+		expect(quiet.items).toEqual([]);
+		expect(sorted(fired)).toEqual(sorted(created));
+	});
+
 	it('fires failed extractions on Extraction Failed only, with the service\'s reason', async () => {
 		const failed = trigger('extractionFailed');
 		const finished = trigger('extractionFinished');

@@ -192,7 +192,12 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 
 	// 6. The next edge: the newest handled extractions.
 	const kept = state.edge.filter((id) => found.present.has(id));
-	const edge = [...kept, ...processed].slice(-EDGE_SIZE);
+	let edge = [...kept, ...processed].slice(-EDGE_SIZE);
+	// Found by date: the old extraction at the edge stands for it until newer ones are handled.
+	if (edge.length === 0 && found.index >= 0) {
+		const anchor = idOf((await pages.get(found.n)).results[found.index] ?? {});
+		if (anchor !== undefined) edge = [anchor];
+	}
 	const newest = processed.at(-1);
 	let t = state.t;
 	if (newest !== undefined) t = timestampMs((read.get(newest) ?? (await list.job(newest)))?.created_at) ?? t;
@@ -294,6 +299,81 @@ async function findEdge(
 			}
 			if (!page.next || page.results.length === 0) break;
 		}
+	}
+	// Every extraction of the edge deleted: the edge by date.
+	if (hits.length === 0 && state.t !== undefined) return await edgeByDate(env, list, pages, state, present);
+	return undefined;
+}
+
+/**
+ * Finds where the last poll stopped by date, when every extraction it named was deleted (a workflow
+ * that deletes what it handled): the list's order from the dates of page 1's ends, then the newest
+ * extraction created at or before the edge's date (`t`), by reading dates by id — a page's end item
+ * per page, then halving inside the page that holds it.
+ *
+ * @returns the place of that extraction, as `findEdge` gives it, or undefined when the dates do not
+ *   tell (no order, or it is not within `MAX_SEARCH_PAGES` pages)
+ */
+async function edgeByDate(
+	env: PollEnv,
+	list: EventList,
+	pages: Pages,
+	state: ScanState,
+	present: Set<string>,
+): Promise<{ order: ListOrder; n: number; index: number; pos: number; present: Set<string> } | undefined> {
+	const t = state.t as number;
+	const order = await orderFromDates(list, pages);
+	if (!order) return undefined;
+	const dates = new Map<string, number | undefined>();
+	const dateAt = async (page: ListPage, index: number): Promise<number | undefined> => {
+		const id = idOf(page.results[index] ?? {});
+		if (id === undefined) return undefined;
+		if (!dates.has(id)) dates.set(id, timestampMs((await list.job(id))?.created_at));
+		return dates.get(id);
+	};
+	const isOld = async (page: ListPage, index: number) => ((await dateAt(page, index)) ?? Infinity) <= t;
+	const first = await pages.get(1);
+	const size = pages.size;
+	const place = (order: ListOrder, n: number, index: number, page: ListPage) => {
+		const at = (n - 1) * size + index;
+		return { order, n, index, pos: order === 'oldest-first' ? at : (page.count ?? first.count ?? 0) - 1 - at, present };
+	};
+	if (order === 'newest-first') {
+		// Old extractions follow the new ones: the first page whose last item is old holds the edge.
+		for (let n = 1; n <= MAX_SEARCH_PAGES && !outOfTime(env); n++) {
+			const page = await pages.get(n);
+			if (page.results.length === 0) return { order, n, index: 0, pos: -1, present };
+			if (!(await isOld(page, page.results.length - 1))) {
+				if (!page.next) return { order, n: n + 1, index: 0, pos: -1, present };
+				continue;
+			}
+			let low = 0;
+			let high = page.results.length - 1; // the first old item is in [low, high]
+			while (low < high) {
+				const mid = Math.floor((low + high) / 2);
+				if (await isOld(page, mid)) high = mid;
+				else low = mid + 1;
+			}
+			return place(order, n, low, page);
+		}
+		return undefined;
+	}
+	// Oldest first: from the page of the edge's position towards the front while its first item is new.
+	for (let n = pages.pageOf(Math.max(0, state.at - 1)), read = 0; n >= 1 && read < MAX_SEARCH_PAGES && !outOfTime(env); n--, read++) {
+		const page = await pages.get(n);
+		if (page.results.length === 0) continue;
+		if (!(await isOld(page, 0))) {
+			if (n === 1) return { order, n: 1, index: -1, pos: -1, present };
+			continue;
+		}
+		let low = 0;
+		let high = page.results.length - 1; // the last old item is in [low, high]
+		while (low < high) {
+			const mid = Math.ceil((low + high) / 2);
+			if (await isOld(page, mid)) low = mid;
+			else high = mid - 1;
+		}
+		return place(order, n, low, page);
 	}
 	return undefined;
 }
