@@ -55,6 +55,13 @@ class Pages {
 	}
 }
 
+/** Positions from the list's oldest end in one poll: of an item on a page, and the page of a position. */
+interface Frame {
+	oldestFirst: boolean;
+	posOf(n: number, index: number): number;
+	pageOf(pos: number): number;
+}
+
 /** Where an extraction of the edge was met: its page, index on the page, and rank in the edge (higher: newer). */
 interface Hit {
 	n: number;
@@ -113,10 +120,14 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 
 	// 2. The new extractions, oldest first, read towards the newest end.
 	const fresh: Array<{ item: IDataObject; pos: number }> = [];
-	const positionOf = (n: number, index: number, page: ListPage): number => {
-		const at = (n - 1) * size + index;
-		return order === 'oldest-first' ? at : (page.count ?? first.count ?? 0) - 1 - at;
+	// Positions from the list's oldest end: as served (oldest first), or counted back from the edge.
+	const edgeIndex = (found.n - 1) * size + found.index;
+	const frame: Frame = {
+		oldestFirst: order === 'oldest-first',
+		posOf: (n, index) => (order === 'oldest-first' ? (n - 1) * size + index : found.pos + edgeIndex - ((n - 1) * size + index)),
+		pageOf: (pos) => pages.pageOf(Math.max(0, order === 'oldest-first' ? pos : edgeIndex + found.pos - pos)),
 	};
+	const positionOf = (n: number, index: number, _page: ListPage): number => frame.posOf(n, index);
 	const seen = new Set<string>(state.edge);
 	const take = (n: number, index: number, page: ListPage): void => {
 		const item = page.results[index];
@@ -175,7 +186,7 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 	}
 
 	// 4. The followed extractions: met on the pages read, or looked for where they were listed.
-	const resolved = await checkFollowed(env, pages, pending, order, first, new Set(processed));
+	const resolved = await checkFollowed(env, pages, pending, frame, new Set(processed));
 
 	// 5. Reads by id: the output of each extraction that fires.
 	const read = await list.jobs([...firing, ...resolved.map((entry) => entry.id)]);
@@ -257,7 +268,9 @@ async function findEdge(
 	const result = (order: ListOrder) => {
 		const newest = hits.reduce((a, b) => (b.rank > a.rank ? b : a));
 		const at = (newest.n - 1) * size + newest.index;
-		return { order, n: newest.n, index: newest.index, pos: order === 'oldest-first' ? at : count - 1 - at, present };
+		// Newest first, positions are counted from the edge as the state placed it (not from `count`,
+		// which a service may cap): the newest of the edge is at `at` - 1.
+		return { order, n: newest.n, index: newest.index, pos: order === 'oldest-first' ? at : state.at - 1 - (state.edge.length - 1 - newest.rank), present };
 	};
 	if (state.edge.length === 0) {
 		// The list was empty: everything listed now is new. Its order from the dates, if it shows one.
@@ -409,32 +422,22 @@ async function orderAround(list: EventList, pages: Pages, hit: Hit, t: number | 
  *
  * @param handledNow ids handled as new in this poll (not followed ones)
  */
-async function checkFollowed(
-	env: PollEnv,
-	pages: Pages,
-	pending: MarkSet,
-	order: ListOrder,
-	first: ListPage,
-	handledNow: Set<string>,
-): Promise<Array<{ id: string; pos: number }>> {
+async function checkFollowed(env: PollEnv, pages: Pages, pending: MarkSet, frame: Frame, handledNow: Set<string>): Promise<Array<{ id: string; pos: number }>> {
 	const { spec } = env;
 	const size = pages.size;
 	const finished: Array<{ id: string; pos: number }> = [];
 	const met = new Set<Mark>();
 	const looked = new Set<number>();
-	const positionOf = (n: number, index: number, page: ListPage): number => {
-		const at = (n - 1) * size + index;
-		return order === 'oldest-first' ? at : (page.count ?? first.count ?? 0) - 1 - at;
-	};
-	const pageOfPos = (pos: number): number => pages.pageOf(Math.max(0, order === 'oldest-first' ? pos : (first.count ?? 0) - 1 - pos));
 	const visit = async (n: number): Promise<void> => {
 		const page = await pages.get(n);
 		looked.add(n);
 		page.results.forEach((item, index) => {
 			const id = idOf(item);
 			if (id === undefined || handledNow.has(id)) return;
-			const pos = positionOf(n, index, page);
-			const mark = pending.find(id, (key) => pos <= key + size);
+			const pos = frame.posOf(n, index);
+			// Deletions move a followed extraction only one way from where it was listed: towards the
+			// oldest end (oldest first), towards the edge (newest first, positions counted from it).
+			const mark = pending.find(id, (key) => (frame.oldestFirst ? pos <= key + size : pos >= key - size));
 			if (!mark || met.has(mark)) return;
 			met.add(mark);
 			pending.delete(mark);
@@ -459,15 +462,16 @@ async function checkFollowed(
 	const missedWhereLooked: Mark[] = [];
 	for (const mark of waiting) {
 		if (met.has(mark)) continue;
-		// Its page, and the one towards the oldest end (deletions moved it there).
-		const home = pageOfPos(mark.key);
-		const older = order === 'oldest-first' ? home - 1 : home + 1;
-		for (const n of [home, older]) {
-			if (n < 1 || looked.has(n) || budget <= 0 || outOfTime(env)) continue;
+		// Its page, and the pages on either side (deletions and the count move it a little).
+		// Deletions move it towards page 1; each poll it was missed looks one page further.
+		const home = frame.pageOf(mark.key);
+		const around = [home, home + 1, ...Array.from({ length: 1 + (mark.misses ?? 0) * 2 }, (_, i) => home - 1 - i)].filter((n) => n >= 1);
+		for (const n of around) {
+			if (looked.has(n) || budget <= 0 || outOfTime(env)) continue;
 			budget--;
 			await visit(n);
 		}
-		if (!met.has(mark) && looked.has(home) && (older < 1 || looked.has(older))) missedWhereLooked.push(mark);
+		if (!met.has(mark) && around.every((n) => looked.has(n))) missedWhereLooked.push(mark);
 	}
 	for (const mark of missedWhereLooked) {
 		if (met.has(mark)) continue;
