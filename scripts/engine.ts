@@ -9,6 +9,7 @@
  *
  * Call `shutdownEngine()` once at the end (jest `afterAll`): n8n-core keeps a 60 s cleanup interval.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -563,6 +564,14 @@ export interface TriggerHarnessOptions {
 	types?: { trigger: INodeType; credentials: ICredentialType[] };
 	/** Static data to start from (a workflow saved after earlier polls). */
 	staticData?: IDataObject;
+	/**
+	 * Poll as n8n 2.41 does with durable cursors on (`N8N_POLLER_DURABLE_CURSORS_ENABLED`): each poll
+	 * works on its own copy of the node's static data (PollContext's `resolveNodeStaticData` inside
+	 * `__runPoll`), which is committed only when the poll emits (with its execution) or returns
+	 * nothing (`__commitCursor`); a poll that fails commits nothing. Default false: the classic
+	 * scheduling, one static-data object shared by every poll.
+	 */
+	durableCursors?: boolean;
 }
 
 /**
@@ -617,6 +626,17 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 	// `testingTrigger` true, then at each poll time.
 	let current: PollRun = { items: [], emitted: false };
 	const everyEmit: INodeExecutionData[][] = [];
+	// Durable cursors: the poll's own copy of the node's static data, and its commit.
+	const staging = new AsyncLocalStorage<{ data: IDataObject }>();
+	const shared = () => workflow.getStaticData('node', node);
+	const commit = (): void => {
+		const staged = staging.getStore()?.data;
+		if (!staged) return;
+		const target = shared();
+		for (const key of Object.keys(target)) delete target[key];
+		Object.assign(target, JSON.parse(JSON.stringify(staged)) as IDataObject);
+	};
+	const durable = options.durableCursors === true;
 	const context = new PollContext(
 		workflow,
 		node,
@@ -627,16 +647,32 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			current.emitted = true;
 			current.items = data[0] ?? [];
 			everyEmit.push(data[0] ?? []);
+			if (durable) commit(); // committed with the execution the emit starts
 		},
 		(error) => {
 			current.error = error as Error & IDataObject;
 		},
+		async () => {
+			if (durable) commit();
+		},
+		async (poll) => {
+			if (!durable) return await poll();
+			// n8n saves the static data with the workflow on activation: the activation poll's copy is kept.
+			return await staging.run({ data: JSON.parse(JSON.stringify(shared())) as IDataObject }, async () => {
+				const result = await poll();
+				if (activating) commit();
+				return result;
+			});
+		},
+		() => (durable ? (staging.getStore()?.data ?? shared()) : shared()),
 	);
 	const executePollTrigger = Container.get(PollTriggerExecutor).create(workflow, node, context as IPollFunctions, () => true);
 
+	let activating = false;
 	const scheduled = async (testingTrigger: boolean): Promise<PollRun> => {
 		const run: PollRun = { items: [], emitted: false };
 		current = run;
+		activating = testingTrigger;
 		try {
 			await executePollTrigger(testingTrigger);
 		} catch (error) {

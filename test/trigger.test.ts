@@ -537,3 +537,74 @@ describe('Polls that overlap', () => {
 		emulator().clearFaults();
 	});
 });
+
+describe("n8n's durable cursors (each poll on its own copy of the static data, committed with its execution)", () => {
+	const durable = (event: string, parameters: IDataObject = {}) =>
+		createTriggerHarness({ parameters: { event, ...parameters }, credentials: credentialsFor(emulator()), durableCursors: true });
+
+	it('each job fires once for every strategy; a failing poll commits nothing and the next good poll fires each job once', async () => {
+		const extractions = durable('extractionFinished', { filters: { metaKey: 'batch', metaValue: 'durable' } });
+		const documents = durable('documentUploaded', { filters: { search: 'upload-durable' } });
+		const parsings = durable('parsingFinished', { filters: { search: 'parsed-durable' } });
+		for (const harness of [extractions, documents, parsings]) expect((await harness.activate()).error).toBeUndefined();
+		const made = {
+			extractions: [String((await extraction({ metadata: { batch: 'durable' } })).id)],
+			documents: [String((await documentUpload('upload-durable')).id)],
+			parsings: [] as string[],
+		};
+		const form = pdfForm('document', nextName('parsed-durable'), { metadata: JSON.stringify(controls({})) });
+		made.parsings.push(String((await settle('v0', `/v0/parsing/${String((await call('v0', 'POST', '/v0/parsing', form)).id)}`)).id));
+		expect(ids(await ok(extractions.poll()))).toEqual(made.extractions);
+		expect(ids(await ok(documents.poll()))).toEqual(made.documents);
+		expect(ids(await ok(parsings.poll()))).toEqual(made.parsings);
+
+		const more = [String((await extraction({ metadata: { batch: 'durable' } })).id)];
+		emulator().injectFaults({ method: 'GET', path: '/extract/' }, Array.from({ length: 4 }, () => ({ status: 500 }))); // one poll: 1 + 3 retries
+		expect((await extractions.poll()).error).toBeDefined();
+		emulator().clearFaults();
+		expect(ids(await ok(extractions.poll()))).toEqual(more);
+		for (const harness of [extractions, documents, parsings]) expect(await ok(harness.poll())).toEqual([]);
+	});
+
+	it('a poll started while the previous one still runs does nothing (the copies are not shared): each job fires once', async () => {
+		const harness = durable('documentUploaded', { filters: { search: 'overlap-durable' } });
+		expect((await harness.activate()).error).toBeUndefined();
+		const fresh = [String((await documentUpload('overlap-durable')).id), String((await documentUpload('overlap-durable')).id)];
+		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ delayMs: 1500 }]);
+		await Promise.all([ok(harness.poll()), sleep(300).then(async () => await ok(harness.poll()))]);
+		emulator().clearFaults();
+		expect(sorted(ids(harness.emits().flat()))).toEqual(sorted(fresh));
+		expect(await ok(harness.poll())).toEqual([]);
+	});
+});
+
+describe.each([false, true])('A document dated behind the cursor (durable cursors: %s)', (durableCursors) => {
+	const harnessFor = (search: string) =>
+		createTriggerHarness({ parameters: { event: 'documentUploaded', filters: { search } }, credentials: credentialsFor(emulator()), durableCursors });
+
+	it('inside the 10-minute margin it fires once; further behind, the poll fails once naming how many and from when, then goes on', async () => {
+		const prefix = `behind-${String(durableCursors)}`;
+		// One document before activation: the cursor starts at its created_at (the service's time).
+		await documentUpload(prefix);
+		const harness = harnessFor(prefix);
+		expect((await harness.activate()).error).toBeUndefined();
+		const first = String((await documentUpload(prefix)).id);
+		expect(ids(await ok(harness.poll()))).toEqual([first]);
+
+		// Listed late by 4 minutes: inside the margin, found through the margin's summaries.
+		const late = String((await documentUpload(prefix)).id);
+		emulator().backdate(late, 4 * 60_000);
+		expect(ids(await ok(harness.poll()))).toEqual([late]);
+		expect(await ok(harness.poll())).toEqual([]);
+
+		// Listed 15 minutes behind: reported, not output, and reported once.
+		const far = String((await documentUpload(prefix)).id);
+		emulator().backdate(far, 15 * 60_000);
+		const failed = await harness.poll();
+		expect(failed.error?.message).toMatch(/^1 document appeared dated before the trigger's cursor \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
+		expect(String(failed.error?.description)).toContain('Created Before');
+		const after = String((await documentUpload(prefix)).id);
+		expect(ids(await ok(harness.poll()))).toEqual([after]);
+		expect(await ok(harness.poll())).toEqual([]);
+	});
+});

@@ -9,7 +9,7 @@ import { EVENTS, type EventSpec } from './events';
 import { SOFT_BUDGET_SHARE, type PollEnv } from './lists';
 import { sampleEvent } from './sample';
 import { pollScan } from './scan';
-import { loadState, saveState, type ScanState, type WindowState } from './state';
+import { loadState, saveState, type ScanState, type TriggerState, type WindowState } from './state';
 import { pollWindow } from './window';
 
 /** n8n's poll budget when the running n8n does not say it (`getPollBudgetMs`, n8n 2.x): 5 minutes. */
@@ -77,14 +77,22 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	data[POLL_STARTED_AT] = started;
 	try {
 		const fingerprint = JSON.stringify({ event: spec.value, filters: env.filters, since: sinceText ?? null, baseUrl });
-		const state = loadState(data, fingerprint);
+		let state = loadState(data, fingerprint);
+		// A poll that reported an error saved the state to go on from, but n8n's durable cursors
+		// commit a poll's state only with an execution: go on from it anyway (once reported, in this process).
+		const reported = REPORTED.get(key);
+		if (reported && state && JSON.stringify(state) === reported.before) state = reported.after;
 		const outcome =
 			spec.strategy === 'window'
 				? await pollWindow(env, state as WindowState | undefined, since, fingerprint)
 				: await pollScan(env, state as ScanState | undefined, since, fingerprint);
 		const items = await outputItems(this, env, outcome.resources);
 		saveState(data, outcome.state);
-		if (outcome.error) throw outcome.error;
+		if (outcome.error) {
+			if (state) REPORTED.set(key, { before: JSON.stringify(state), after: outcome.state });
+			throw outcome.error;
+		}
+		REPORTED.delete(key);
 		return items.length > 0 ? [items] : null;
 	} finally {
 		delete data[POLL_STARTED_AT];
@@ -94,6 +102,9 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 
 /** Polls running in this process: start (epoch ms) by workflow and node (see the overlap guard in `pollTrigger`). */
 const RUNNING = new Map<string, number>();
+
+/** The state a poll that failed with a reported error went on to, by workflow and node, and the state it started from. */
+const REPORTED = new Map<string, { before: string; after: TriggerState }>();
 
 /** Static-data key of the running poll's start (epoch ms): see the overlap guard in `pollTrigger`. */
 const POLL_STARTED_AT = 'pollStartedAt';

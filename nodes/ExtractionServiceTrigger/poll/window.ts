@@ -462,7 +462,7 @@ async function countUpTo(list: EventList, at: number): Promise<number | undefine
 
 /** The error of a poll that saw items appear behind its cursor (see `pollWindow`). */
 function clockError(env: PollEnv, appeared: number, from: string): NodeOperationError {
-	const what = env.spec.listName.toLowerCase();
+	const what = (appeared === 1 ? env.spec.resourceName : env.spec.listName).toLowerCase();
 	return new NodeOperationError(env.node, `${appeared} ${what} appeared dated before the trigger's cursor (${from})`, {
 		description: `The service listed ${appeared === 1 ? 'an item' : 'items'} created at or before ${from} after the trigger had read past that time: its clock went back, or it lists items late. They were not output. Find them with ${env.spec.resourceName} → Get Many, Created Before ${from}. The trigger goes on from here.`,
 	});
