@@ -119,7 +119,7 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	let openFrom = window.openFrom;
 	const metTail = new Set<Mark>();
 	/** Sorts out one new item; returns false when the poll has no room left for it. */
-	const sortOut = (entry: Listed, ms: number, followed: Mark | undefined): boolean => {
+	const sortOut = (entry: Listed, ms: number, followed: Mark | undefined, force = false): boolean => {
 		const status = entry.item.status;
 		if (!spec.kind) {
 			resources.push(entry.item);
@@ -130,14 +130,15 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 			if (followed) pending.delete(followed);
 			handled.push(markOf(entry.id, ms));
 		} else {
-			if (firing.length >= MAX_FIRING_PER_POLL) return false;
+			if (firing.length >= MAX_FIRING_PER_POLL && !force) return false;
 			if (followed) pending.delete(followed);
 			firing.push(entry); // read by id: its output, or its date and status
 		}
 		if (!followed) margin.add(entry.id, ms);
 		return true;
 	};
-	for (const entry of late.items) sortOut(entry, entry.ms ?? from, undefined);
+	// Found behind the cursor: handled now whatever the room (the next poll would not find them again).
+	for (const entry of late.items) sortOut(entry, entry.ms ?? from, undefined, true);
 	for (const entry of window.items.sort((a, b) => (a.ms ?? from) - (b.ms ?? from))) {
 		const ms = entry.ms ?? from;
 		if (ms >= openFrom) continue;
