@@ -13,20 +13,23 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { authenticate } from './auth';
 import { IncomingBody, loggedBody, type LoggedBody } from './body';
-import type { AppContext, ListOrder, Query, RequestContext, RouteDef } from './context';
+import type { AppContext, ListOrder, ListQuirks, Query, RequestContext, RouteDef } from './context';
 import { faultDetail, FaultQueue, type FaultMatch, type FaultSpec, type RandomFault } from './faults';
 import { filesRoutes } from './files';
 import { HttpError, methodNotAllowed, notFound, Router, type Reply } from './http';
 import { MAX_PAGE_SIZE } from './listing';
 import { PdfTextExtractor } from './pdf';
+import { releaseJobs, seedDocuments, seedJobs, type SeedJobOptions } from './seeding';
 import { TempDir } from './storage';
-import { Store } from './store';
+import { Store, type FinalStatus } from './store';
 import { unversionedRoutes } from './unversioned';
 import { v0Routes } from './v0';
 
 export type { LoggedBody, LoggedFile } from './body';
 export type { FaultSpec, RandomFault } from './faults';
-export type { ListOrder } from './context';
+export type { ListOrder, ListQuirks } from './context';
+export type { SeedJobOptions } from './seeding';
+export type { FinalStatus } from './store';
 
 export interface EmulatorOptions {
 	/** Default '127.0.0.1'. */
@@ -60,6 +63,8 @@ export interface EmulatorOptions {
 	maxPageSize?: number;
 	/** Order of every list endpoint: `newest-first` (default) or `oldest-first` (the reference does not show it). */
 	listOrder?: ListOrder;
+	/** The emulator's base clock in epoch ms (default Date.now): every time the emulator reads — records' created_at/updated_at, job progress, a request's `now` — comes from it. A simulated clock for benchmarks. */
+	clock?: () => number;
 	/** No error output on stderr. */
 	quiet?: boolean;
 	/** Called with each log entry once its request is answered (or dropped). Used by `cli.ts --log-requests`. */
@@ -88,7 +93,7 @@ export interface LoggedRequest {
 	body?: LoggedBody;
 	/** Status sent (0 if the connection was dropped). */
 	status: number;
-	/** Date.now() when received. */
+	/** The emulator's base clock (`EmulatorOptions.clock`, default Date.now; epoch ms) when received. */
 	at: number;
 }
 
@@ -121,6 +126,16 @@ export interface Emulator {
 	 * it (tests of clock skew). The record's processing and its list position are not changed.
 	 */
 	backdate(id: string, ms: number): void;
+	/** List behaviours a service may have where the reference says "not shown"; replaces the previous set ({} turns all off). Applies to every list endpoint of both families (GET /extract/, /schema/, /v0/documents, /v0/parsing). */
+	setListQuirks(quirks: ListQuirks): void;
+	/** Moves the service's clock by `ms` (negative: back) from now on: the created_at/updated_at of records created from now on, and "now" for the date filters, are base clock + ms. Job progress never goes back: a job's phase is computed at the latest base-clock time seen, so a final job stays final and a clock jump does not stall jobs. Records created before keep their created_at. */
+	setClockOffset(ms: number): void;
+	/** Creates `n` jobs at once without uploads (bulk, for scale tests and benchmarks): real records of the family (listed in creation order after everything before, readable by id, deletable, filterable by metadata/search/status/date like uploaded ones), each with a tiny already-analysed one-page source so no PDF work is done. `hold: true`: the jobs stay unfinished (status IN_PROGRESS) until `releaseJobs`; otherwise they finish after `processingMs` (default 0: final at once) with `outcome` (default FINISHED; ERROR gives error text "Seeded failure"). For parsings a document record is created for each (named `${namePrefix}-${i}.pdf`, default prefix 'seed'). Returns the ids, oldest first. Must handle n = 50,000 in well under a few seconds. */
+	seedJobs(kind: 'extraction' | 'parsing', n: number, options?: SeedJobOptions): string[];
+	/** Creates `n` documents at once (v0, as POST /v0/documents would), named `${namePrefix}-${i}.pdf`; returns ids oldest first. */
+	seedDocuments(n: number, options?: { namePrefix?: string; metadata?: Record<string, unknown> }): string[];
+	/** Makes held jobs final now (all held ones when `ids` is omitted) with `outcome` (default: the seed's outcome, else FINISHED). */
+	releaseJobs(ids?: string[], outcome?: FinalStatus): void;
 	/** Bytes of the stored file of a v0 document or an unversioned extraction (as stored, after trimming). */
 	getStoredFile(id: string): Buffer | undefined;
 	close(): Promise<void>;
@@ -218,7 +233,7 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			contentType: request.headers['content-type'],
 			bodyBytes: 0,
 			status: 0,
-			at: Date.now(),
+			at: app.clock(),
 		};
 		requests.push(entry);
 		entries.set(request.raw, entry);
@@ -255,6 +270,7 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			now: entry.at,
 			maxPageSize: app.maxPageSize,
 			listOrder: app.listOrder,
+			listQuirks: app.listQuirks,
 		};
 		let answer: Reply;
 		const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
@@ -270,7 +286,7 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			} else if (fault?.status) {
 				answer = { status: fault.status, json: { detail: faultDetail(fault.status) }, headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : undefined };
 			} else {
-				if (fault?.delayMs) req.now = Date.now();
+				if (fault?.delayMs) req.now = app.clock();
 				answer = await dispatch(app, router, req);
 			}
 		} catch (err) {
@@ -314,8 +330,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	const host = options.host ?? '127.0.0.1';
 	const store = new Store(options.credits ?? 10_000, options.processingMs ?? 3000);
 	store.processingMaxMs = options.processingMaxMs;
-	store.loadSeed(options.seedFile ?? path.join(__dirname, 'seed.json'));
+	const readClock = options.clock ?? Date.now;
+	let latest = Number.NEGATIVE_INFINITY;
 	const app: AppContext = {
+		clock: () => (latest = Math.max(latest, readClock())),
+		serviceNow: () => readClock() + app.clockOffset,
+		clockOffset: 0,
+		readClocks: () => {
+			const raw = readClock();
+			latest = Math.max(latest, raw);
+			return { base: latest, service: raw + app.clockOffset };
+		},
 		store,
 		tempDir: new TempDir(),
 		pdf: new PdfTextExtractor(),
@@ -327,8 +352,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		maxUploadBytes: options.maxUploadBytes ?? 512 * 1024 * 1024,
 		maxPageSize: options.maxPageSize ?? MAX_PAGE_SIZE,
 		listOrder: options.listOrder ?? 'newest-first',
+		listQuirks: {},
 		staticDir: path.join(__dirname, 'static'),
 	};
+	store.loadSeed(options.seedFile ?? path.join(__dirname, 'seed.json'), app.serviceNow());
 	const requests: LoggedRequest[] = [];
 	const faults = new FaultQueue();
 	faults.random = options.randomFaults ?? [];
@@ -378,6 +405,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			if (!record) throw new Error(`The emulator has no document, parsing, extract or extraction ${id}`);
 			record.createdAt -= ms;
 		},
+		setListQuirks: (quirks: ListQuirks) => {
+			const { countCap, pageSize } = quirks;
+			if (countCap !== undefined && !(Number.isInteger(countCap) && countCap >= 0)) throw new Error(`countCap must be a whole number ≥ 0, not ${countCap}`);
+			if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1)) throw new Error(`pageSize must be a whole number ≥ 1, not ${pageSize}`);
+			app.listQuirks = { ...quirks };
+		},
+		setClockOffset: (ms: number) => {
+			if (!Number.isFinite(ms)) throw new Error(`The clock offset must be a finite number of ms, not ${ms}`);
+			app.clockOffset = ms;
+		},
+		seedJobs: (kind: 'extraction' | 'parsing', n: number, seedOptions?: SeedJobOptions) => seedJobs(app, kind, n, seedOptions),
+		seedDocuments: (n: number, seedOptions?: { namePrefix?: string; metadata?: Record<string, unknown> }) => seedDocuments(app, n, seedOptions),
+		releaseJobs: (ids?: string[], outcome?: FinalStatus) => releaseJobs(app, ids, outcome),
 		getStoredFile: (id: string) => (store.documents.get(id) ?? store.extractions.get(id))?.source.file.readAll(),
 		close,
 	};

@@ -40,30 +40,41 @@ export async function ingestFile(app: AppContext, name: string, stored: StoredFi
 	const record: FileRecord = { name, file, kind, pageCount };
 	if (kind === 'pdf' && file.size <= SPILL_BYTES) {
 		app.pdf.extract(file.readAll()).then(
-			(pages) => finishAnalysis(record, pages),
-			(err: unknown) => finishAnalysis(record, undefined, err instanceof Error ? err.message : String(err)),
+			(pages) => finishAnalysis(app, record, pages),
+			(err: unknown) => finishAnalysis(app, record, undefined, err instanceof Error ? err.message : String(err)),
 		);
 	} else if (kind === 'pdf') {
-		finishAnalysis(record, Array.from({ length: pageCount }, () => ({ text: '', width: null, height: null })));
+		finishAnalysis(app, record, Array.from({ length: pageCount }, () => ({ text: '', width: null, height: null })));
 	} else if (kind === 'png' || kind === 'jpeg') {
-		finishAnalysis(record, [{ text: '', ...imageSize(await file.head(64 * 1024), kind) }]);
+		finishAnalysis(app, record, [{ text: '', ...imageSize(await file.head(64 * 1024), kind) }]);
 	} else {
-		finishAnalysis(record, []);
+		finishAnalysis(app, record, []);
 	}
 	return record;
 }
 
-function finishAnalysis(record: FileRecord, pages: PageContent[] | undefined, error?: string): void {
+/** Records the analysis result; `analyzedAt` is the base clock (epoch ms) at that moment. */
+function finishAnalysis(app: AppContext, record: FileRecord, pages: PageContent[] | undefined, error?: string): void {
 	record.pages = pages ?? [];
 	record.analysisError = error;
-	record.analyzedAt = Date.now();
+	record.analyzedAt = app.clock();
 }
 
-/** Creates a job that starts now; its processing time is the metadata override, else the emulator's setting (a draw when a range is set). */
+/**
+ * Creates a job that starts now (base clock, `AppContext.clock`; its `shift` is the service clock's
+ * offset at this moment, so `createdAt + shift` is the service's `created_at`); its processing time is
+ * the metadata override, else the emulator's setting (a draw when a range is set).
+ */
 export function newJob(app: AppContext, source: FileRecord, controls: EmulatorControls, opts: { allowPartial: boolean; share?: number; after?: Job }): Job {
 	const total = controls.processingMs ?? app.store.jobProcessingMs();
 	const own = controls.failFiles?.includes(source.name) ? { ...controls, outcome: 'ERROR' as const } : controls;
-	return { createdAt: Date.now(), durationMs: total * (opts.share ?? 1), source, controls: own, allowPartial: opts.allowPartial, after: opts.after };
+	const { base, service } = app.readClocks();
+	return { createdAt: base, shift: service - base, durationMs: total * (opts.share ?? 1), source, controls: own, allowPartial: opts.allowPartial, after: opts.after };
+}
+
+/** The `created_at` (epoch ms, service clock) of a record whose job is `job`. */
+export function serviceCreatedAt(job: Job): number {
+	return job.createdAt + job.shift;
 }
 
 /** http(s) URL check for the `document` field (§v0-4.5: "public or pre-signed URL"). */

@@ -36,14 +36,21 @@ function readPositiveInt(query: Query, name: string, errors: ErrorBag): number |
  * `items` come newest first; with the list order `oldest-first` (`Emulator.setListOrder`) they are
  * paged in reverse.
  * `next` / `previous` are absolute URLs: the same query with another page (no `page` for page 1).
+ * Only the page's items are rendered (`render`), so a page of a long list costs its own size.
+ *
+ * List quirks (`Emulator.setListQuirks`, "not shown" in §v0-2.5 / §v0-8 / §unversioned-2.4 /
+ * §unversioned-8): `pageSize` replaces the page size whatever `size` asks (`size` is still
+ * validated); `countCap` caps the envelope's `count` while the pages, `next` and `previous` follow the
+ * real list.
  */
 export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T) => R, errors = new ErrorBag()): Page<R> {
 	const page = readPositiveInt(req.query, 'page', errors) ?? 1;
-	const size = Math.min(readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE, req.maxPageSize);
+	const asked = Math.min(readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE, req.maxPageSize);
 	errors.throwIfAny();
-	// Routes order items newest first; the emulator's list order may reverse that (§v0-8, not shown).
-	const ordered = req.listOrder === 'oldest-first' ? [...items].reverse() : items;
-	const pages = Math.max(1, Math.ceil(ordered.length / size));
+	const quirks = req.listQuirks;
+	const size = quirks.pageSize ?? asked;
+	const total = items.length;
+	const pages = Math.max(1, Math.ceil(total / size));
 	if (page > pages) throw new HttpError(404, { detail: 'Invalid page.' });
 	const link = (n: number): string => {
 		const params = new URLSearchParams();
@@ -55,17 +62,28 @@ export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T
 		const qs = params.toString();
 		return `${req.baseUrl}${req.path}${qs ? `?${qs}` : ''}`;
 	};
+	// Routes order items newest first; the emulator's list order may reverse that (§v0-8, not shown).
+	const reversed = req.listOrder === 'oldest-first';
+	const results: R[] = [];
+	for (let k = (page - 1) * size, end = Math.min(page * size, total); k < end; k++) results.push(render(items[reversed ? total - 1 - k : k]));
+	const count = quirks.countCap !== undefined ? Math.min(total, quirks.countCap) : total;
 	return {
-		count: ordered.length,
+		count,
 		next: page < pages ? link(page + 1) : null,
 		previous: page > 1 ? link(page - 1) : null,
-		results: ordered.slice((page - 1) * size, page * size).map(render),
+		results,
 	};
 }
 
-/** Newest first (creation order, which also breaks ties between equal timestamps). */
+/**
+ * Newest first: by creation sequence (`seq`), never by `created_at`, so ties cannot occur and a
+ * record keeps its place whatever the clocks say (as a service ordering by primary key). The stores'
+ * maps hold records in creation order, so this is a reversal unless a record is out of place.
+ */
 export function newestFirst<T extends { seq: number }>(items: Iterable<T>): T[] {
-	return [...items].sort((a, b) => b.seq - a.seq);
+	const out = Array.from(items);
+	for (let i = 1; i < out.length; i++) if (out[i - 1].seq > out[i].seq) return out.sort((a, b) => b.seq - a.seq);
+	return out.reverse();
 }
 
 /** Case-insensitive substring match of `needle` in any of `haystack` (the `search` parameter). */
@@ -85,8 +103,11 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9}
 /**
  * `created_at_after` / `created_at_before` (§v0-4.2, §v0-4.6): ISO 8601 date-times, inclusive
  * bounds; a value without a time zone is read as UTC; invalid → 400 "Enter a valid date/time.".
+ * Returns a test of a record's `created_at` (epoch ms, the service's clock), or `undefined` when no
+ * bound is given or the list quirk `ignoreDateFilter` is on (the bounds are still validated).
  */
-export function readCreatedRange(query: Query, errors: ErrorBag): (createdAt: number) => boolean {
+export function readCreatedRange(req: RequestContext, errors: ErrorBag): ((createdAt: number) => boolean) | undefined {
+	const query = req.query;
 	const bound = (name: string): number | undefined => {
 		const raw = queryValue(query, name);
 		if (raw === undefined || raw === '') return undefined;
@@ -98,5 +119,6 @@ export function readCreatedRange(query: Query, errors: ErrorBag): (createdAt: nu
 	};
 	const after = bound('created_at_after');
 	const before = bound('created_at_before');
+	if (req.listQuirks.ignoreDateFilter || (after === undefined && before === undefined)) return undefined;
 	return (createdAt) => (after === undefined || createdAt >= after) && (before === undefined || createdAt <= before);
 }

@@ -8,6 +8,12 @@
  * (`IN_PROGRESS`) until t0 + P, and final once t0 + P has passed AND the text extraction of its file
  * has completed. A job that depends on another one (the extract created from a document) mirrors the
  * state of that job while it runs, then runs for its own P and has no queued phase of its own.
+ *
+ * All times here are on the base clock (`AppContext.clock`, which never goes back), so a job's phase
+ * only moves forward and a clock offset of the service (`Emulator.setClockOffset`) neither finishes
+ * nor stalls it; a job's `shift` turns them into the service's times when they are shown.
+ * A held seeded job (`Emulator.seedJobs` with `hold`) is `IN_PROGRESS` until released, final from
+ * its release on.
  */
 import type { FinalStatus, Job } from './store';
 import type { PageContent } from './pdf';
@@ -34,8 +40,15 @@ export interface JobState {
 /** Share of the processing time spent queued. */
 const QUEUED_SHARE = 0.2;
 
-/** The state of `job` at `now`. */
+/** The state of `job` at `now` (base clock, epoch ms; all times of the state are on the base clock). */
 export function jobState(job: Job, now: number): JobState {
+	if (job.held || (job.releasedAt !== undefined && now < job.releasedAt)) {
+		return { phase: 'running', updatedAt: job.createdAt, runningFrom: job.createdAt, plannedEnd: Number.POSITIVE_INFINITY };
+	}
+	if (job.releasedAt !== undefined) {
+		const at = job.releasedAt;
+		return { phase: 'final', updatedAt: at, runningFrom: job.createdAt, plannedEnd: at, finalAt: at, outcome: jobOutcome(job) };
+	}
 	if (!job.after) return timeline(job, job.createdAt, job.createdAt + QUEUED_SHARE * job.durationMs, now);
 	const dep = jobState(job.after, now);
 	if (dep.phase !== 'final') return { ...dep, plannedEnd: dep.plannedEnd + job.durationMs, finalAt: undefined, outcome: undefined };
@@ -71,7 +84,7 @@ export const PARTIAL_ERROR = '1 page(s) could not be processed';
 /** The final status of a job (meaningful once final). */
 export function jobOutcome(job: Job): Outcome {
 	const { controls, source } = job;
-	if (controls.outcome === 'ERROR') return { status: 'ERROR', error: `Emulated processing failure: ${controls.reason ?? 'emulator_outcome is ERROR'}` };
+	if (controls.outcome === 'ERROR') return { status: 'ERROR', error: controls.message ?? `Emulated processing failure: ${controls.reason ?? 'emulator_outcome is ERROR'}` };
 	if (source.kind === 'other') return { status: 'ERROR', error: 'Unsupported file type' };
 	if (source.analysisError) return { status: 'ERROR', error: `The document could not be read: ${source.analysisError}` };
 	if (controls.outcome === 'PARTIAL_FINISHED' && job.allowPartial) return { status: 'PARTIAL_FINISHED', error: PARTIAL_ERROR };

@@ -20,7 +20,7 @@ export interface FileRecord {
 	/** Set once the analysis is done (text extraction for PDFs; immediately for other files). */
 	pages?: PageContent[];
 	analysisError?: string;
-	/** Date.now() when the analysis finished; a job cannot be final before that. */
+	/** Base clock (`AppContext.clock`, epoch ms) when the analysis finished; a job cannot be final before that. */
 	analyzedAt?: number;
 }
 
@@ -33,11 +33,20 @@ export interface EmulatorControls {
 	/** File names whose jobs end ERROR whatever `outcome` says (one failing attachment among several). */
 	failFiles?: string[];
 	processingMs?: number;
+	/** The whole error message of an ERROR outcome, instead of "Emulated processing failure: <reason>" (seeded jobs: "Seeded failure"). */
+	message?: string;
 }
 
 /** One asynchronous job (a parsing, an extract or an extraction); its state is derived from time (see state.ts). */
 export interface Job {
+	/** Base clock (`AppContext.clock`, epoch ms) when the job was created: the start of its timeline. */
 	createdAt: number;
+	/**
+	 * The service's clock minus the base clock when the job was created (ms; the clock offset of
+	 * `Emulator.setClockOffset`): added to the job's times when they are shown (`updated_at`), so that
+	 * they read on the same clock as the record's `created_at`.
+	 */
+	shift: number;
 	durationMs: number;
 	source: FileRecord;
 	controls: EmulatorControls;
@@ -45,6 +54,10 @@ export interface Job {
 	allowPartial: boolean;
 	/** A job that must be final before this one starts (the parsing of an extract created from a document). */
 	after?: Job;
+	/** Seeded with `hold` (`Emulator.seedJobs`): `IN_PROGRESS` until released (`Emulator.releaseJobs`). */
+	held?: boolean;
+	/** Base clock (epoch ms) when a held job was released: final from then on. */
+	releasedAt?: number;
 }
 
 export interface SchemaRecord {
@@ -147,6 +160,8 @@ export class Store {
 	readonly pictures = new Map<string, string>();
 	/** Download signature → document id (§v0-4.4). */
 	readonly signatures = new Map<string, string>();
+	/** Record id (parsing or extraction) → its job, for the seeded jobs still held (`Emulator.releaseJobs`). */
+	readonly held = new Map<string, Job>();
 	private seq = 0;
 	private workflowSession = 0;
 
@@ -178,10 +193,9 @@ export class Store {
 		return ++this.workflowSession;
 	}
 
-	/** Loads schemas and workflows from the seed JSON file. */
-	loadSeed(file: string): void {
+	/** Loads schemas and workflows from the seed JSON file; the schemas' created_at / updated_at are `now` (epoch ms, the service's clock). */
+	loadSeed(file: string, now: number): void {
 		const seed = JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
-		const now = Date.now();
 		for (const s of seed.schemas ?? []) {
 			this.schemas.set(s.id, {
 				id: s.id,

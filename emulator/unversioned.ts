@@ -12,7 +12,7 @@ import { queryValue } from './context';
 import { attachment, fileReply } from './files';
 import { Input, readChoice, readControls, readFile, readMetadata, readOptionalString, readPageRange, REQUIRED, type PageRange } from './fields';
 import { ErrorBag, fieldError, isoTimestamp, isUuid, json, lookup, notFound, Router, type Reply } from './http';
-import { ingestFile, newJob } from './ingest';
+import { ingestFile, newJob, serviceCreatedAt } from './ingest';
 import { matchesSearch, newestFirst, paginate } from './listing';
 import { sniffKind } from './pdf';
 import { TINY_PNG } from './png';
@@ -88,7 +88,7 @@ function renderExtraction(e: ExtractionRecord, now: number): Record<string, unkn
 		workflow_session_id: e.workflowSessionId,
 		status: statusLabel(state, 'CREATED'),
 		extraction_step: stepOf(e, state, now),
-		extraction_time: state.finalAt === undefined ? null : Math.round(state.finalAt - e.createdAt) / 1000,
+		extraction_time: state.finalAt === undefined ? null : Math.round(state.finalAt - e.job.createdAt) / 1000,
 		credit_used: state.phase === 'final' ? e.cost : null,
 		metadata: e.metadata,
 		created_at: isoTimestamp(e.createdAt),
@@ -166,7 +166,7 @@ async function createExtractions(app: AppContext, req: RequestContext, uploads: 
 			metadata: settings.metadata,
 			job,
 			cost: Math.max(1, source.pageCount),
-			createdAt: job.createdAt,
+			createdAt: serviceCreatedAt(job),
 		};
 		app.store.extractions.set(record.id, record);
 		return record;
@@ -201,7 +201,7 @@ async function createExtraction(app: AppContext, req: RequestContext): Promise<R
 		controls,
 		range,
 	});
-	return json(201, renderExtraction(record, Date.now()));
+	return json(201, renderExtraction(record, app.clock()));
 }
 
 /** GET /extract/ (§unversioned-4.1). `meta_key` + `meta_value` together match that key having that value. */
@@ -218,18 +218,23 @@ async function listExtractions(app: AppContext, req: RequestContext): Promise<Re
 		else errors.add('workflow_session_id', 'Enter a number.');
 	}
 	const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
-	const items = newestFirst(app.store.extractions.values()).filter((e) => {
-		const meta = e.metadata ?? {};
-		if (!matchesSearch(search, [e.documentName, e.schema && app.store.schemas.get(e.schema.id)?.name])) return false;
-		if (workflowId && e.workflowId !== workflowId) return false;
-		if (session !== undefined && e.workflowSessionId !== session) return false;
-		if (metaKey && !(metaKey in meta)) return false;
-		if (metaValue !== undefined && metaValue !== '') {
-			const values = metaKey ? [meta[metaKey]] : Object.values(meta);
-			if (!values.some((v) => v !== undefined && asText(v) === metaValue)) return false;
-		}
-		return true;
-	});
+	const all = newestFirst(app.store.extractions.values());
+	const filtered = Boolean(search || workflowId || session !== undefined || metaKey || metaValue);
+	// Filters first (cheap tests, no rendering); only the page's items are rendered (paginate).
+	const items = !filtered
+		? all
+		: all.filter((e) => {
+				const meta = e.metadata ?? {};
+				if (search && !matchesSearch(search, [e.documentName, e.schema && app.store.schemas.get(e.schema.id)?.name])) return false;
+				if (workflowId && e.workflowId !== workflowId) return false;
+				if (session !== undefined && e.workflowSessionId !== session) return false;
+				if (metaKey && !(metaKey in meta)) return false;
+				if (metaValue !== undefined && metaValue !== '') {
+					const values = metaKey ? [meta[metaKey]] : Object.values(meta);
+					if (!values.some((v) => v !== undefined && asText(v) === metaValue)) return false;
+				}
+				return true;
+			});
 	return json(200, paginate(req, items, (e) => renderListItem(app, e, req.now), errors));
 }
 
@@ -336,7 +341,7 @@ function readSchemaFields(input: Input): SchemaFields {
 
 async function createSchema(app: AppContext, req: RequestContext): Promise<Reply> {
 	const fields = readSchemaFields(Input.from(await req.body.read(['json'])));
-	const now = Date.now();
+	const now = app.serviceNow();
 	const record: SchemaRecord = { id: randomUUID(), seq: app.store.nextSeq(), ...fields, completionMode: 'CLASSIC', createdAt: now, updatedAt: now };
 	app.store.schemas.set(record.id, record);
 	return json(201, renderSchema(record));
@@ -345,7 +350,7 @@ async function createSchema(app: AppContext, req: RequestContext): Promise<Reply
 async function updateSchema(app: AppContext, req: RequestContext, id: string): Promise<Reply> {
 	const record = lookupSchema(app, id);
 	const fields = readSchemaFields(Input.from(await req.body.read(['json', 'form', 'multipart'])));
-	Object.assign(record, fields, { updatedAt: Date.now() });
+	Object.assign(record, fields, { updatedAt: app.serviceNow() });
 	return json(200, renderSchema(record));
 }
 
@@ -392,7 +397,8 @@ async function workflowExtract(app: AppContext, req: RequestContext, id: string)
 		controls,
 		range: {},
 	});
-	const rendered = records.map((r) => renderExtraction(r, Date.now()));
+	const now = app.clock();
+	const rendered = records.map((r) => renderExtraction(r, now));
 	return json(201, rendered.length === 1 ? rendered[0] : rendered);
 }
 
@@ -410,6 +416,7 @@ export function unversionedRoutes(router: Router<RouteDef>): void {
 	route('DELETE', '/extract/:id/', async (app, _req, { id }) => {
 		const e = lookupExtraction(app, id);
 		app.store.extractions.delete(e.id);
+		app.store.held.delete(e.id);
 		e.source.file.discard();
 		return { status: 204 };
 	});

@@ -8,7 +8,7 @@ import { queryValue } from './context';
 import { EMPTY_FILE, Input, isBlank, isUploadedFile, readBoolean, readChoice, readControls, readFile, readMetadata, readOptionalString, readPageRange, REQUIRED } from './fields';
 import type { UploadedFile } from './body';
 import { ErrorBag, isoTimestamp, isUuid, json, lookup, notFound, Router, type Reply } from './http';
-import { fetchUrl, ingestFile, isHttpUrl, newJob } from './ingest';
+import { fetchUrl, ingestFile, isHttpUrl, newJob, serviceCreatedAt } from './ingest';
 import { matchesSearch, metadataValues, newestFirst, paginate, readCreatedRange } from './listing';
 import { TINY_PNG } from './png';
 import { computeResult } from './schema-result';
@@ -60,7 +60,7 @@ function renderParsing(app: AppContext, p: ParsingRecord, now: number): Record<s
 		metadata: p.metadata,
 		error: null,
 		created_at: isoTimestamp(p.createdAt),
-		updated_at: isoTimestamp(state.updatedAt),
+		updated_at: isoTimestamp(state.updatedAt + p.job.shift),
 	};
 	const outcome = state.outcome;
 	if (!outcome) return out;
@@ -82,7 +82,7 @@ function renderParsing(app: AppContext, p: ParsingRecord, now: number): Record<s
 			page_index: i,
 			bbox: { x: 0, y: 0, width: page.width, height: page.height },
 			description: `Emulated picture of page ${i + 1}`,
-			created_at: isoTimestamp(state.finalAt as number),
+			created_at: isoTimestamp((state.finalAt as number) + p.job.shift),
 		}));
 	}
 	return out;
@@ -106,7 +106,7 @@ function renderExtract(app: AppContext, e: ExtractRecord, now: number): Record<s
 		status: statusLabel(state, 'IN_QUEUE'),
 		error: state.outcome?.error ?? null,
 		created_at: isoTimestamp(e.createdAt),
-		updated_at: isoTimestamp(state.updatedAt),
+		updated_at: isoTimestamp(state.updatedAt + e.job.shift),
 	};
 }
 
@@ -144,7 +144,7 @@ function readDocumentInput(app: AppContext, input: Input, errors: ErrorBag, allo
 
 function createDocument(app: AppContext, req: RequestContext, filename: string, source: FileRecord, metadata: Record<string, unknown>): DocumentRecord {
 	req.body.retain(source.file);
-	const doc: DocumentRecord = { id: randomUUID(), seq: app.store.nextSeq(), filename, source, metadata, createdAt: Date.now() };
+	const doc: DocumentRecord = { id: randomUUID(), seq: app.store.nextSeq(), filename, source, metadata, createdAt: app.serviceNow() };
 	app.store.documents.set(doc.id, doc);
 	return doc;
 }
@@ -192,7 +192,7 @@ function createParsing(app: AppContext, doc: DocumentRecord, opts: ParsingOption
 		metadata: opts.metadata,
 		job,
 		pictureIds: opts.pictureDescriptionEnabled ? Array.from({ length: Math.max(1, doc.source.pageCount) }, () => randomUUID()) : [],
-		createdAt: job.createdAt,
+		createdAt: serviceCreatedAt(job),
 	};
 	for (const pictureId of parsing.pictureIds) app.store.pictures.set(pictureId, parsing.id);
 	app.store.parsings.set(parsing.id, parsing);
@@ -221,11 +221,10 @@ async function uploadDocument(app: AppContext, req: RequestContext): Promise<Rep
 /** GET /v0/documents (§v0-4.2). */
 async function listDocuments(app: AppContext, req: RequestContext): Promise<Reply> {
 	const errors = new ErrorBag();
-	const inRange = readCreatedRange(req.query, errors);
+	const inRange = readCreatedRange(req, errors);
 	const search = queryValue(req.query, 'search');
-	const docs = newestFirst(app.store.documents.values()).filter(
-		(d) => inRange(d.createdAt) && matchesSearch(search, [d.filename, ...metadataValues(d.metadata)]),
-	);
+	let docs = newestFirst(app.store.documents.values());
+	if (inRange || search) docs = docs.filter((d) => (!inRange || inRange(d.createdAt)) && (!search || matchesSearch(search, [d.filename, ...metadataValues(d.metadata)])));
 	return json(200, paginate(req, docs, renderDocument, errors));
 }
 
@@ -249,25 +248,31 @@ async function createParsings(app: AppContext, req: RequestContext): Promise<Rep
 	errors.throwIfAny();
 	const docInput = document as DocumentInput;
 	const parsings = (await resolveDocuments(app, req, docInput)).map((doc) => createParsing(app, doc, opts));
-	const rendered = parsings.map((p) => renderParsing(app, p, Date.now()));
+	const now = app.clock();
+	const rendered = parsings.map((p) => renderParsing(app, p, now));
 	return json(201, docInput.kind === 'urls' ? rendered : rendered[0]);
 }
 
 /** GET /v0/parsing (§v0-4.6). List items are full Parsings (fields beyond id and status: "not shown"). */
 async function listParsings(app: AppContext, req: RequestContext): Promise<Reply> {
 	const errors = new ErrorBag();
-	const inRange = readCreatedRange(req.query, errors);
+	const inRange = readCreatedRange(req, errors);
 	const search = queryValue(req.query, 'search');
 	const status = queryValue(req.query, 'status');
 	if (status !== undefined && status !== '' && !(PARSING_STATUSES as readonly string[]).includes(status)) {
 		errors.add('status', `Select a valid choice. ${status} is not one of the available choices.`);
 	}
-	const items = newestFirst(app.store.parsings.values())
-		.filter((p) => inRange(p.createdAt))
-		.filter((p) => matchesSearch(search, [app.store.documents.get(p.documentId)?.filename, ...metadataValues(p.metadata)]))
-		.map((p) => renderParsing(app, p, req.now))
-		.filter((p) => !status || p.status === status);
-	return json(200, paginate(req, items, (p) => p, errors));
+	// Filters first (no rendering: the status from the job's state); only the page's items are rendered.
+	let items = newestFirst(app.store.parsings.values());
+	if (inRange || search || status) {
+		items = items.filter(
+			(p) =>
+				(!inRange || inRange(p.createdAt)) &&
+				(!search || matchesSearch(search, [app.store.documents.get(p.documentId)?.filename, ...metadataValues(p.metadata)])) &&
+				(!status || statusLabel(jobState(p.job, req.now), 'IN_QUEUE') === status),
+		);
+	}
+	return json(200, paginate(req, items, (p) => renderParsing(app, p, req.now), errors));
 }
 
 /**
@@ -314,9 +319,9 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 		parsing = parsing as ParsingRecord;
 		job = newJob(app, parsing.job.source, opts.controls, { allowPartial: false });
 	}
-	const extract: ExtractRecord = { id: randomUUID(), seq: app.store.nextSeq(), schema: schema as SchemaSnapshot, parsingId: parsing.id, job, createdAt: job.createdAt };
+	const extract: ExtractRecord = { id: randomUUID(), seq: app.store.nextSeq(), schema: schema as SchemaSnapshot, parsingId: parsing.id, job, createdAt: serviceCreatedAt(job) };
 	app.store.extracts.set(extract.id, extract);
-	return json(201, renderExtract(app, extract, Date.now()));
+	return json(201, renderExtract(app, extract, app.clock()));
 }
 
 /** Routes of the v0 family. */

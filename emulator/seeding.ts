@@ -1,0 +1,169 @@
+/**
+ * Bulk creation of records for scale tests and benchmarks (`Emulator.seedJobs`, `seedDocuments`,
+ * `releaseJobs`): real records of each family — listed, read by id, filtered and (extractions)
+ * deleted like uploaded ones — made without uploads or PDF work. Each has its own tiny one-page PDF,
+ * already analysed (empty text), so a seeded job's state depends only on the clock (§v0-3,
+ * §unversioned-3) or on its release.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from './context';
+import { serviceCreatedAt } from './ingest';
+import type { PageContent } from './pdf';
+import { StoredFile } from './storage';
+import type { DocumentRecord, EmulatorControls, ExtractionRecord, FileRecord, FinalStatus, Job, ParsingRecord } from './store';
+
+/** Options of `Emulator.seedJobs`. */
+export interface SeedJobOptions {
+	/** The jobs stay unfinished (`IN_PROGRESS`) until `Emulator.releaseJobs`. Default false. */
+	hold?: boolean;
+	/** Final status (default FINISHED; ERROR gives the error text "Seeded failure"; PARTIAL_FINISHED: parsings only, else FINISHED). */
+	outcome?: FinalStatus;
+	/** ms from creation (base clock) to the final state when not held; default 0: final at once. */
+	processingMs?: number;
+	/** `metadata` of each parsing / extraction (default null, as a create request without it). */
+	metadata?: Record<string, unknown>;
+	/** File names are `${namePrefix}-${i}.pdf`, i from 0 (the index in the returned ids); default 'seed'. */
+	namePrefix?: string;
+}
+
+/** The error text of a seeded job that ends ERROR. */
+export const SEEDED_FAILURE = 'Seeded failure';
+
+/** Page size of the seeded PDFs (US Letter, PDF points). */
+const PAGE = { width: 612, height: 792 };
+
+/** A minimal valid one-page PDF (blank page), built once: every seeded file shares these bytes. */
+const TINY_PDF: Buffer = (() => {
+	const objects = [
+		'<< /Type /Catalog /Pages 2 0 R >>',
+		'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+		`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${PAGE.width} ${PAGE.height}] >>`,
+	];
+	let text = '%PDF-1.4\n';
+	const offsets: number[] = [];
+	objects.forEach((body, i) => {
+		offsets.push(text.length);
+		text += `${i + 1} 0 obj\n${body}\nendobj\n`;
+	});
+	const xref = text.length;
+	text += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+	for (const offset of offsets) text += `${String(offset).padStart(10, '0')} 00000 n \n`;
+	text += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+	return Buffer.from(text, 'latin1');
+})();
+
+/** The analysed pages of every seeded file (one blank page; shared, never modified). */
+const SEEDED_PAGES: PageContent[] = [{ text: '', ...PAGE }];
+
+/** A seeded file: its own record (deleting one discards only its own), the shared bytes, analysed at `now` (base clock). */
+function seededFile(name: string, now: number): FileRecord {
+	return { name, file: StoredFile.fromBuffer(TINY_PDF), kind: 'pdf', pageCount: 1, pages: SEEDED_PAGES, analyzedAt: now };
+}
+
+/**
+ * Creates `n` parsings (each with its own document) or extractions at once; returns their ids, oldest
+ * first. Each is created at the current clocks, read once per record (base clock for its timeline,
+ * service clock for its `created_at`), and listed after every record made before it. Seeded
+ * extractions report `credit_used` 1 once final but take nothing from the credit balance
+ * (§unversioned-8.3 is about uploads; bulk seeds must not run out of credits).
+ */
+export function seedJobs(app: AppContext, kind: 'extraction' | 'parsing', n: number, options: SeedJobOptions = {}): string[] {
+	const count = wholeCount(n);
+	const prefix = options.namePrefix ?? 'seed';
+	const controls: EmulatorControls = { outcome: options.outcome ?? 'FINISHED', ...(options.outcome === 'ERROR' ? { message: SEEDED_FAILURE } : {}) };
+	const durationMs = Math.max(0, options.processingMs ?? 0);
+	const metadata = options.metadata ?? null;
+	const { store } = app;
+	const ids: string[] = [];
+	for (let i = 0; i < count; i++) {
+		// One clock reading per record, as for uploads one after the other (a clock that ticks on each
+		// reading gives each record its own created_at).
+		const { base, service } = app.readClocks();
+		const name = `${prefix}-${i}.pdf`;
+		const source = seededFile(name, base);
+		const job: Job = { createdAt: base, shift: service - base, durationMs, source, controls, allowPartial: kind === 'parsing' };
+		if (options.hold) job.held = true;
+		const id = randomUUID();
+		if (kind === 'extraction') {
+			const record: ExtractionRecord = {
+				id,
+				seq: store.nextSeq(),
+				documentName: name,
+				source,
+				server: 'EU-1',
+				schema: null,
+				classifier: null,
+				workflowId: null,
+				workflowSessionId: null,
+				metadata: metadata && { ...metadata },
+				job,
+				cost: 1,
+				createdAt: serviceCreatedAt(job),
+			};
+			store.extractions.set(id, record);
+		} else {
+			const doc: DocumentRecord = { id: randomUUID(), seq: store.nextSeq(), filename: name, source, metadata: {}, createdAt: serviceCreatedAt(job) };
+			store.documents.set(doc.id, doc);
+			const parsing: ParsingRecord = {
+				id,
+				seq: store.nextSeq(),
+				documentId: doc.id,
+				pictureDescriptionEnabled: false,
+				tableVerificationEnabled: false,
+				model: 'PIGALLE',
+				metadata: metadata && { ...metadata },
+				job,
+				pictureIds: [],
+				createdAt: serviceCreatedAt(job),
+			};
+			store.parsings.set(id, parsing);
+		}
+		if (options.hold) store.held.set(id, job);
+		ids.push(id);
+	}
+	return ids;
+}
+
+/** Creates `n` documents at once, as `POST /v0/documents` would (§v0-4.1), named `${namePrefix}-${i}.pdf` (i from 0); ids oldest first. */
+export function seedDocuments(app: AppContext, n: number, options: { namePrefix?: string; metadata?: Record<string, unknown> } = {}): string[] {
+	const count = wholeCount(n);
+	const prefix = options.namePrefix ?? 'seed';
+	const ids: string[] = [];
+	for (let i = 0; i < count; i++) {
+		const { base, service } = app.readClocks();
+		const name = `${prefix}-${i}.pdf`;
+		const doc: DocumentRecord = { id: randomUUID(), seq: app.store.nextSeq(), filename: name, source: seededFile(name, base), metadata: { ...(options.metadata ?? {}) }, createdAt: service };
+		app.store.documents.set(doc.id, doc);
+		ids.push(doc.id);
+	}
+	return ids;
+}
+
+/**
+ * Makes held seeded jobs final now (base clock): those of `ids` (parsing or extraction ids), or all
+ * held ones when `ids` is omitted, with `outcome` (default: the seed's outcome). An id of a job that
+ * is not held (any more) is left as it is; an id the emulator does not know throws.
+ */
+export function releaseJobs(app: AppContext, ids?: string[], outcome?: FinalStatus): void {
+	const { store } = app;
+	const targets = ids ?? [...store.held.keys()];
+	for (const id of targets) {
+		if (!store.held.has(id) && !store.parsings.has(id) && !store.extractions.has(id) && !store.extracts.has(id)) {
+			throw new Error(`The emulator has no parsing, extract or extraction ${id}`);
+		}
+	}
+	const now = app.clock();
+	for (const id of targets) {
+		const job = store.held.get(id);
+		if (!job) continue;
+		store.held.delete(id);
+		if (outcome) job.controls = { ...job.controls, outcome, message: outcome === 'ERROR' ? SEEDED_FAILURE : undefined };
+		job.held = false;
+		job.releasedAt = now;
+	}
+}
+
+function wholeCount(n: number): number {
+	if (!Number.isInteger(n) || n < 0) throw new Error(`The number of records to seed must be a whole number ≥ 0, not ${n}`);
+	return n;
+}
