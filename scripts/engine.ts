@@ -657,22 +657,17 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		},
 		async (poll) => {
 			if (!durable) return await poll();
-			// n8n saves the static data with the workflow on activation: the activation poll's copy is kept.
-			return await staging.run({ data: JSON.parse(JSON.stringify(shared())) as IDataObject }, async () => {
-				const result = await poll();
-				if (activating) commit();
-				return result;
-			});
+			// As n8n 2.41: the activation poll (testingTrigger) that returns nothing commits nothing, so
+			// the first scheduled poll starts from the static data saved before the activation.
+			return await staging.run({ data: JSON.parse(JSON.stringify(shared())) as IDataObject }, poll);
 		},
 		() => (durable ? (staging.getStore()?.data ?? shared()) : shared()),
 	);
 	const executePollTrigger = Container.get(PollTriggerExecutor).create(workflow, node, context as IPollFunctions, () => true);
 
-	let activating = false;
 	const scheduled = async (testingTrigger: boolean): Promise<PollRun> => {
 		const run: PollRun = { items: [], emitted: false };
 		current = run;
-		activating = testingTrigger;
 		try {
 			await executePollTrigger(testingTrigger);
 		} catch (error) {
