@@ -113,7 +113,9 @@ export function readCreatedRange(req: RequestContext, errors: ErrorBag): ((creat
 		if (raw === undefined || raw === '') return undefined;
 		const text = raw.trim();
 		const utc = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) || !text.includes(':') ? text : `${text}Z`;
-		const ms = ISO_DATE_TIME.test(text) ? Date.parse(utc.replace(' ', 'T')) : NaN;
+		// Date.parse keeps milliseconds: the microseconds of a six-digit fraction are added back.
+		const micros = /\.\d{3}(\d{1,3})/.exec(text)?.[1] ?? '';
+		const ms = ISO_DATE_TIME.test(text) ? Date.parse(utc.replace(' ', 'T')) + (micros ? Number(micros.padEnd(3, '0')) / 1000 : 0) : NaN;
 		if (Number.isNaN(ms)) errors.add(name, 'Enter a valid date/time.');
 		return Number.isNaN(ms) ? undefined : ms;
 	};

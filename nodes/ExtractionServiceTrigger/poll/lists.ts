@@ -15,6 +15,14 @@ export const PAGE_SIZE = 100;
 export const MAX_POLL_PAGES = 20;
 
 /**
+ * Most list pages a poll reads for the items of one `created_at` (a service that stamps a batch
+ * with one time) or for the time ranges of followed jobs: such items cannot be split by date, so
+ * they are read whole, within the poll's time share (`SOFT_BUDGET_SHARE`); beyond it the poll fails
+ * with an error that says so.
+ */
+export const MAX_TIE_PAGES = 100;
+
+/**
  * Most jobs a poll fires (each is read by id for its output): the poll handles new items oldest
  * first and stops there; the next poll goes on from that point.
  */

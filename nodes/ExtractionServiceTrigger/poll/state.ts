@@ -34,7 +34,7 @@ export interface WindowState {
 	/** Marks (key: `created_at` in epoch ms) of the items created at or after `from` already handled. */
 	tail: string;
 	/**
-	 * How many items the list held created at or before `from` (`created_at_before`), as counted at
+	 * How many items the list held created before `from` (`created_at_before`), as counted at
 	 * the end of the last poll: more of them at the next poll means items appeared behind the cursor
 	 * (a service clock that went back). Absent when the service does not apply the filter.
 	 */

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { fires, isFinal } from './events';
-import { EventList, MAX_FIRING_PER_POLL, MAX_POLL_PAGES, PAGE_SIZE, byCreation, idOf, isoTime, outOfTime, searchBound, timestampMs, type PollEnv } from './lists';
+import { EventList, MAX_FIRING_PER_POLL, MAX_POLL_PAGES, MAX_TIE_PAGES, PAGE_SIZE, byCreation, idOf, isoTime, outOfTime, searchBound, timestampMs, type PollEnv } from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
 import { Sketch, keyOf } from './sketch';
 import { STATE_VERSION, type WindowState } from './state';
@@ -81,8 +81,8 @@ interface RangeRead {
  *   (`created_at_before`) and compares with the count it saved; more of them means items appeared
  *   behind the cursor. The poll then fails with an error that says how many and from when, and the
  *   next poll goes on (items the clock put inside the remembered tail are still new, and fire).
- * - Activation: the cursor starts at the newest item's `created_at` (from the end of the list where
- *   the newest items are), and the unfinished parsings (`status=IN_QUEUE`, `IN_PROGRESS`) are
+ * - Activation: the cursor starts one ms after the newest item's `created_at` (from the end of the
+ *   list where the newest items are), and the unfinished parsings (`status=IN_QUEUE`, `IN_PROGRESS`) are
  *   followed, so they fire when they finish; with Include Existing Since, the cursor starts there.
  *
  * @param state the previous state, or undefined at activation (or after a configuration change)
@@ -118,6 +118,8 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	const resources: IDataObject[] = [];
 	let openFrom = window.openFrom;
 	const metTail = new Set<Mark>();
+	/** `created_at`s (epoch ms) of the followed jobs the window met: the cursor may pass them (they are followed). */
+	const following: number[] = [];
 	/** Sorts out one new item; returns false when the poll has no room left for it. */
 	const sortOut = (entry: Listed, ms: number, followed: Mark | undefined, force = false): boolean => {
 		const status = entry.item.status;
@@ -126,6 +128,7 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 			handled.push(markOf(entry.id, ms));
 		} else if (!isFinal(spec, status) && entry.ms !== undefined) {
 			if (!followed) pending.add(markOf(entry.id, ms));
+			following.push(ms);
 		} else if (isFinal(spec, status) && !fires(spec, status) && entry.ms !== undefined) {
 			if (followed) pending.delete(followed);
 			handled.push(markOf(entry.id, ms));
@@ -149,7 +152,10 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 			continue;
 		}
 		const followed = pending.find(entry.id, (key) => key === ms);
-		if (followed && !isFinal(spec, entry.item.status)) continue; // still running
+		if (followed && !isFinal(spec, entry.item.status)) {
+			following.push(ms); // still running
+			continue;
+		}
 		if (!sortOut(entry, ms, followed)) {
 			openFrom = ms; // the rest waits for the next poll (items are in creation order)
 			break;
@@ -185,10 +191,11 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	// the newest handled, so that the next poll gets further.
 	const sorted = handled.sort((a, b) => a.key - b.key);
 	const tailSize = Math.max(1, Math.min(TAIL_SIZE, Math.floor(window.pageSize / 2)));
-	const target = openFrom !== Infinity ? (sorted.at(-1)?.key ?? from) : sorted.length > tailSize ? sorted[sorted.length - tailSize].key : from;
-	const next = window.hold ? from : Math.max(from, Math.min(target, openFrom));
+	const keys = [...sorted.map((mark) => mark.key), ...following.filter((ms) => ms < openFrom)].sort((a, b) => a - b);
+	const next = window.hold ? from : nextCursor(keys, from, openFrom, tailSize);
 	const nextTail = sorted.filter((mark) => mark.key >= next);
-	const older = next === from && olderNow !== undefined ? olderNow : await countUpTo(list, next);
+	// The start of the poll checked that the service applies the filter: one request suffices here.
+	const older = next === from && olderNow !== undefined ? olderNow : await countUpTo(list, next, olderNow !== undefined);
 	margin.moveTo(next);
 	const nextState: WindowState = {
 		v: STATE_VERSION,
@@ -203,6 +210,40 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	if (late.missing === 0) return { resources: byCreation(resources), state: nextState };
 	// Reported once: the next poll counts the reported ones as known, and finds the others again.
 	return { resources: [], state: { ...state, older: (state.older as number) + late.missing }, error: clockError(env, late.missing, state.from) };
+}
+
+/**
+ * The next cursor (epoch ms) from the `created_at`s (epoch ms, sorted) of the items this poll
+ * handled or followed at or after the cursor: up to the
+ * `tailSize`-th newest (so that the next poll reads them again in one page and finds items listed
+ * a little late), never past `openFrom` (items there were not handled); after a read cut short, up
+ * to the newest handled, so that the next poll gets further. Items sharing one `created_at` are
+ * kept together: when they would make the tail longer than `tailSize`, the cursor moves past them
+ * (one ms after) if everything there was handled — anything listed there later appears behind the
+ * cursor and is found in the margin.
+ */
+export function nextCursor(sorted: number[], from: number, openFrom: number, tailSize: number): number {
+	const target = openFrom !== Infinity ? (sorted.at(-1) ?? from) : sorted.length > tailSize ? sorted[sorted.length - tailSize] : from;
+	let next = Math.max(from, Math.min(target, openFrom));
+	const atOrAfter = (key: number) => sorted.length - lowerBound(sorted, key);
+	while (atOrAfter(next) > tailSize) {
+		const later = sorted[lowerBound(sorted, next + 1)] ?? next + 1;
+		if (later > openFrom) break;
+		next = later;
+	}
+	return next;
+}
+
+/** Index of the first value ≥ `key` in values sorted ascending. */
+function lowerBound(sorted: number[], key: number): number {
+	let lo = 0;
+	let hi = sorted.length;
+	while (lo < hi) {
+		const mid = (lo + hi) >> 1;
+		if (sorted[mid] < key) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
 }
 
 /**
@@ -246,7 +287,8 @@ class Margin {
 		const listed = new Map<number, Sketch>();
 		const byKey = new Map<string, Listed>();
 		for (const entry of read.items) {
-			if (entry.ms === undefined || entry.ms < start) continue;
+			// At the cursor itself: read as new by the window, not late.
+			if (entry.ms === undefined || entry.ms < start || entry.ms >= cursor) continue;
 			const minute = Math.floor(entry.ms / BUCKET_MS);
 			let sketch = listed.get(minute);
 			if (!sketch) listed.set(minute, (sketch = new Sketch()));
@@ -307,12 +349,43 @@ async function readWindow(env: PollEnv, list: EventList, from: number): Promise<
 		const beyond = await list.pageOrEmpty({ created_at_after: isoTime(from), created_at_before: isoTime(bound) }, MAX_POLL_PAGES + 1, PAGE_SIZE);
 		return beyond.results.length === 0 ? 'fits' : 'tooMany';
 	};
-	const bound = (await fits(newest)) === 'fits' ? newest : await searchBound(from, newest, fits);
-	const cut = await readRange(env, list, from, bound, MAX_POLL_PAGES);
-	// Items dated at the bound may continue past it at a finer precision than ms: left for the next poll.
-	if (cut.complete) return { items: cut.items, openFrom: bound, hold: false, pageSize };
-	if (cut.upTo !== undefined) return { items: cut.items, openFrom: cut.upTo, hold: false, pageSize };
-	return { items: cut.items, openFrom: Infinity, hold: true, pageSize };
+	// From the newest end back, doubling the step (crowded times are usually recent), then halving.
+	let good = from - 1; // [from, from - 1] is empty: it fits
+	let bad = newest;
+	if ((await fits(newest)) === 'fits') good = newest;
+	for (let step = 1; bad - good > 1 && !outOfTime(env); step *= 2) {
+		const probe = newest - step;
+		if (probe <= good) break;
+		if ((await fits(probe)) === 'fits') {
+			good = probe;
+			break;
+		}
+		bad = probe;
+	}
+	const bound = await searchBound(good, bad, fits);
+	const cut = bound < from ? undefined : await readRange(env, list, from, bound, MAX_POLL_PAGES);
+	if (cut && !cut.complete) {
+		if (cut.upTo !== undefined) return { items: cut.items, openFrom: cut.upTo, hold: false, pageSize };
+		return { items: cut.items, openFrom: Infinity, hold: true, pageSize };
+	}
+	// Items dated at the bound may continue past it at a finer precision than ms: left for the next
+	// poll — unless the cut brought less than a page: then the next ms holds more items than a poll's
+	// pages (one `created_at` for a batch), which cannot be cut by date and is read whole.
+	if (cut && cut.items.length >= pageSize) return { items: cut.items, openFrom: bound, hold: false, pageSize };
+	// The crowded time is just after the bound: at its ms (finer times) or the next.
+	const at = Math.max(from, bound);
+	const tie = await readRange(env, list, at, at + 2, MAX_TIE_PAGES, true);
+	if (!tie.complete) throw tieError(env, at, tie.items.length);
+	const items = new Map([...(cut?.items ?? []), ...tie.items].map((entry) => [entry.id, entry]));
+	return { items: [...items.values()], openFrom: at + 2, hold: false, pageSize };
+}
+
+/** The error of a poll that met more items of one `created_at` than it can read (`MAX_TIE_PAGES`, its time share). */
+function tieError(env: PollEnv, at: number, read: number): NodeOperationError {
+	const what = env.spec.listName.toLowerCase();
+	return new NodeOperationError(env.node, `More ${what} share one created_at (${isoTime(at)}) than a poll can read (${read} read)`, {
+		description: `The service lists them with the same time, so the trigger cannot read them in parts by date. The next poll tries again from the same place; nothing after them is output until they are read.`,
+	});
 }
 
 /**
@@ -320,11 +393,12 @@ async function readWindow(env: PollEnv, list: EventList, from: number): Promise<
  * inclusive), checking each: an item dated outside the range is not in it (a service that ignores
  * the filter), and when page 1 shows that, the pages are read from the end of the list where the
  * range lies, as the page's own dates show the order. At most `maxPages` pages, and none started
- * after the poll's time share.
+ * after the poll's time share. With `beforeExcluded`, the range ends just before `before` (one
+ * microsecond earlier).
  */
-async function readRange(env: PollEnv, list: EventList, after: number, before: number | undefined, maxPages: number): Promise<RangeRead> {
-	const qs: IDataObject = { created_at_after: isoTime(after), ...(before === undefined ? {} : { created_at_before: isoTime(before) }) };
-	const inside = (ms: number | undefined) => ms === undefined || (ms >= after && (before === undefined || ms <= before));
+async function readRange(env: PollEnv, list: EventList, after: number, before: number | undefined, maxPages: number, beforeExcluded = false): Promise<RangeRead> {
+	const qs: IDataObject = { created_at_after: isoTime(after), ...(before === undefined ? {} : { created_at_before: beforeExcluded ? justBefore(before) : isoTime(before) }) };
+	const inside = (ms: number | undefined) => ms === undefined || (ms >= after && (before === undefined || ms < before || (ms === before && !beforeExcluded)));
 	const found = new Map<string, Listed>();
 	/** Takes a page's items; returns its dated items in page order and how many ids were new. */
 	const take = (results: IDataObject[]): { dated: number[]; fresh: number; outside: number } => {
@@ -375,7 +449,10 @@ async function readRange(env: PollEnv, list: EventList, after: number, before: n
 	let page = first;
 	let taken = firstTaken;
 	let pages = 1;
-	let ascending = order !== 'newest-first';
+	// Oldest first only when the dates read so far go up somewhere and never down (one date shared by
+	// every item shows no order).
+	let up = order === 'oldest-first';
+	let down = order === 'newest-first';
 	let lastMs = taken.dated.at(-1);
 	for (let n = 2; ; n++) {
 		// A service that ignores the filter, listing newest first: the range ends at the first item before it.
@@ -383,14 +460,16 @@ async function readRange(env: PollEnv, list: EventList, after: number, before: n
 		if (!page.next || page.results.length === 0 || taken.fresh === 0) return done(true);
 		if (pages >= maxPages || outOfTime(env)) {
 			// In a list sorted oldest first, everything before the last date read has been read.
-			return ascending && lastMs !== undefined && lastMs > after ? done(false, lastMs) : done(false);
+			return up && !down && lastMs !== undefined && lastMs > after ? done(false, lastMs) : done(false);
 		}
 		page = await list.pageOrEmpty(qs, n, PAGE_SIZE);
 		pages++;
 		taken = take(page.results);
 		if (taken.dated.length > 0) {
-			if (lastMs !== undefined && taken.dated[0] < lastMs) ascending = false;
-			if (orderOf(taken.dated) === 'newest-first') ascending = false;
+			const seen = orderOf(lastMs === undefined ? taken.dated : [lastMs, ...taken.dated]);
+			if (seen === 'oldest-first') up = true;
+			else if (seen === 'newest-first') down = true;
+			else if (seen === undefined && new Set(taken.dated).size > 1) up = down = true;
 			lastMs = taken.dated.at(-1);
 		}
 	}
@@ -421,7 +500,7 @@ async function checkFollowed(env: PollEnv, list: EventList, pending: MarkSet, fr
 	const { spec } = env;
 	const behind = pending.values().filter((mark) => mark.key < from).sort((a, b) => a.key - b.key);
 	const finished: Listed[] = [];
-	let pagesLeft = MAX_POLL_PAGES;
+	let pagesLeft = MAX_TIE_PAGES;
 	for (let start = 0; start < behind.length && pagesLeft > 0 && room > finished.length && !outOfTime(env); ) {
 		let end = start;
 		while (end + 1 < behind.length && behind[end + 1].key - behind[end].key <= CLUSTER_GAP_MS) end++;
@@ -445,20 +524,29 @@ async function checkFollowed(env: PollEnv, list: EventList, pending: MarkSet, fr
 }
 
 /**
- * How many items the list holds created at or before `at` (`created_at_before`): the `count` of a
- * one-item page.
+ * How many items the list holds created before `at` (`created_at_before` one microsecond earlier,
+ * the precision of the service's times, `§v0-1 rule 2`): the `count` of a one-item page. Items at
+ * `at` itself are not counted: they are at or after the cursor, read as new.
  *
+ * @param filterChecked whether this poll already saw the service apply `created_at_before` (a
+ *   count at another time, checked at both ends): then one request
  * @returns undefined when the service sends no count or ignores the filter (the item it shows is
  *   dated after `at`)
  */
-async function countUpTo(list: EventList, at: number): Promise<number | undefined> {
-	const qs = { created_at_before: isoTime(at) };
+async function countUpTo(list: EventList, at: number, filterChecked = false): Promise<number | undefined> {
+	const qs = { created_at_before: justBefore(at) };
 	const page = await list.page(qs, 1, 1);
-	const after = (items: IDataObject[]) => items.some((item) => (timestampMs(item.created_at) ?? -Infinity) > at);
+	const after = (items: IDataObject[]) => items.some((item) => (timestampMs(item.created_at) ?? -Infinity) >= at);
 	if (page.count === undefined || after(page.results)) return undefined;
-	// The other end of the list too: a service that ignores the filter shows newer items at one end.
-	if (page.count > 1 && after((await list.pageOrEmpty(qs, page.count, 1)).results)) return undefined;
+	// The other end of the list too (unless this poll already saw the service apply the filter): a
+	// service that ignores the filter shows newer items at one end.
+	if (!filterChecked && page.count > 1 && after((await list.pageOrEmpty(qs, page.count, 1)).results)) return undefined;
 	return page.count;
+}
+
+/** The ISO 8601 time one microsecond before `ms` (epoch ms), with six fractional digits. */
+export function justBefore(ms: number): string {
+	return new Date(ms - 1).toISOString().replace(/Z$/, '999Z');
 }
 
 /** The error of a poll that saw items appear behind its cursor (see `pollWindow`). */
@@ -482,8 +570,7 @@ function dedupeMarks(marks: Mark[]): Mark[] {
 
 /**
  * The state at activation.
- * - Without Include Existing Since: the cursor at the newest item's `created_at`, the items dated
- *   there as handled; the list's end holding the newest items is found from the page's dates (the
+ * - Without Include Existing Since: the cursor one ms after the newest item's `created_at`; the list's end holding the newest items is found from the page's dates (the
  *   last page by `count`, then on while `next` is set, when the list is oldest first).
  * - With it: the cursor at that date, nothing handled (the first poll fires what exists since).
  * - Parsings: the unfinished ones (`status=IN_QUEUE`, `IN_PROGRESS`, `MAX_POLL_PAGES` pages each)
@@ -504,13 +591,14 @@ async function activate(env: PollEnv, list: EventList, since: number | undefined
 		}
 	}
 	let from = since ?? 0;
-	let tail: Mark[] = [];
 	if (since === undefined) {
 		const newestEnd = await newestItems(list);
 		const dated = newestEnd.filter((item) => timestampMs(item.created_at) !== undefined);
 		if (dated.length > 0) {
-			from = Math.max(...dated.map((item) => timestampMs(item.created_at) as number));
-			tail = dated.filter((item) => timestampMs(item.created_at) === from && idOf(item) !== undefined && (!spec.kind || isFinal(spec, item.status))).map((item) => markOf(idOf(item) as string, from));
+			// Past the newest: the items sharing its `created_at` may be more than a page (a batch
+			// stamped with one time); one listed there later appears behind the cursor and is found
+			// in the margin.
+			from = Math.max(...dated.map((item) => timestampMs(item.created_at) as number)) + 1;
 		}
 	}
 	// The margin behind the cursor, summarised, so that items appearing there later are found.
@@ -521,7 +609,7 @@ async function activate(env: PollEnv, list: EventList, since: number | undefined
 		if (read.complete) margin.extendTo(from - MARGIN_MS);
 	}
 	const older = await countUpTo(list, from);
-	return { v: STATE_VERSION, strategy: 'window', fingerprint, from: isoTime(from), tail: packMarks(tail), pending: packMarks(pending.values()), ...margin.toState(), ...(older === undefined ? {} : { older }) };
+	return { v: STATE_VERSION, strategy: 'window', fingerprint, from: isoTime(from), tail: '', pending: packMarks(pending.values()), ...margin.toState(), ...(older === undefined ? {} : { older }) };
 }
 
 /** The items at the end of the list where the newest are (both ends when the dates do not tell). */
