@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { ListPage } from '../../ExtractionService/v1/transport';
 import { fires, isFinal } from './events';
-import { EventList, MAX_FIRING_PER_POLL, MAX_POLL_PAGES, PAGE_SIZE, byCreation, idOf, outOfTime, timestampMs, type PollEnv } from './lists';
+import { EventList, MAX_FIRING_PER_POLL, MAX_POLL_PAGES, MAX_TIE_PAGES, PAGE_SIZE, byCreation, idOf, outOfTime, timestampMs, type PollEnv } from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
 import { STATE_VERSION, type ListOrder, type ScanState } from './state';
 import type { PollOutcome } from './window';
@@ -108,7 +108,19 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 	const { spec } = env;
 	const first = await pages.get(1);
 	const size = pages.size;
-	const pending = new MarkSet(unpackMarks(state.pending));
+	let pending = new MarkSet(unpackMarks(state.pending));
+
+	// 0. An order not known yet (every date the same): the end where new extractions appeared tells it.
+	if (state.front && state.back) {
+		const order = await newEnd(env, pages, state);
+		if (!order) return await quietUnknown(env, list, pages, state, pending);
+		const at = state.at;
+		pending = new MarkSet(pending.values().map((mark) => ({ ...mark, key: order === 'oldest-first' ? mark.key : at - 1 - mark.key })));
+		state = { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: order === 'oldest-first' ? state.back : [...state.front].reverse(), at, order, pending: packMarks(pending.values()) };
+	} else if (state.edge.length === 0 && first.results.length > 0 && !(await orderFromDates(list, pages)) && !state.order) {
+		// The list was empty and what it lists now does not show its order: everything listed is new.
+		return await activate(env, list, pages, -Infinity, fingerprint, pending);
+	}
 
 	// 1. Where the last poll stopped, and the list's order.
 	const found = await findEdge(env, list, pages, state);
@@ -498,6 +510,7 @@ async function activate(env: PollEnv, list: EventList, pages: Pages, since: numb
 	if (first.results.length === 0) return { resources: [], state: { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [], at: 0, pending: packMarks(pending.values()) } };
 
 	const order = await orderFromDates(list, pages);
+	if (!order && (first.next || first.results.length > 1)) return await activateUnknown(env, list, pages, since, fingerprint, pending);
 	// The newest end: page 1 (newest first), else the last page by `count`, then on while `next` is set.
 	const newestEnd: Array<{ item: IDataObject; pos: number }> = [];
 	const count = first.count ?? first.results.length;
@@ -561,6 +574,115 @@ async function orderFromDates(list: EventList, pages: Pages): Promise<ListOrder 
 	}
 	if (a === undefined || b === undefined || a === b) return undefined;
 	return a > b ? 'newest-first' : 'oldest-first';
+}
+
+/**
+ * Activation when the list's order cannot be told (every date read the same, e.g. extractions
+ * created in one batch): the state names both ends as listed (`front`, `back`) and how many were
+ * listed (`at`); unfinished extractions are followed by their place as listed. The next poll that
+ * finds new extractions at one end learns the order from it (`newEnd`). With Include Existing Since
+ * (or `-Infinity`: a list that was empty, everything listed is new), every page is read and the
+ * final extractions created since then fire.
+ *
+ * @throws NodeOperationError when everything must be read and the list has more than
+ *   `MAX_TIE_PAGES` pages
+ */
+async function activateUnknown(env: PollEnv, list: EventList, pages: Pages, since: number | undefined, fingerprint: string, pending: MarkSet): Promise<PollOutcome<ScanState>> {
+	const { spec } = env;
+	const first = await pages.get(1);
+	const size = pages.size;
+	const listed: Array<{ item: IDataObject; index: number }> = first.results.map((item, index) => ({ item, index }));
+	let lastN = 1;
+	let last = first;
+	if (since !== undefined) {
+		for (let n = 2; last.next && last.results.length > 0; n++) {
+			if (n > MAX_TIE_PAGES) throw new NodeOperationError(env.node, `The ${spec.listName.toLowerCase()} list has more than ${MAX_TIE_PAGES} pages of extractions in no order the trigger can tell`, { description: 'Every extraction listed has the same created_at. Narrow the trigger with a filter, or remove Include Existing Since.' });
+			const page = await pages.get(n);
+			if (page.results.length === 0) break;
+			lastN = n;
+			last = page;
+			page.results.forEach((item, index) => listed.push({ item, index: (n - 1) * size + index }));
+		}
+	} else if (first.next) {
+		let n = Math.max(2, Math.ceil((first.count ?? 0) / size));
+		let page = await pages.get(n);
+		for (let read = 0; page.next && page.results.length > 0 && read < MAX_POLL_PAGES; read++) page = await pages.get(++n);
+		while (page.results.length === 0 && n > 2) page = await pages.get(--n);
+		lastN = n;
+		last = page;
+		page.results.forEach((item, index) => listed.push({ item, index: (n - 1) * size + index }));
+	}
+	const ids = (items: IDataObject[]) => items.map(idOf).filter((id): id is string => id !== undefined);
+	for (const { item, index } of listed) if (idOf(item) !== undefined && !isFinal(spec, item.status)) pending.add(markOf(idOf(item) as string, index));
+	const resources: IDataObject[] = [];
+	if (since !== undefined) {
+		const final = [...new Map(listed.filter(({ item }) => idOf(item) !== undefined && isFinal(spec, item.status) && fires(spec, item.status)).map(({ item, index }) => [idOf(item) as string, index])).entries()];
+		// Within the poll's room; a list that was empty (everything new): the rest is followed by
+		// its place as listed and fires from the next poll on.
+		const candidates = (since === -Infinity ? final.slice(0, MAX_FIRING_PER_POLL) : final.slice(-MAX_FIRING_PER_POLL)).map(([id]) => id);
+		if (since === -Infinity) for (const [id, index] of final.slice(MAX_FIRING_PER_POLL)) pending.add(markOf(id, index));
+		const read = await list.jobs(candidates);
+		for (const job of read.values()) if (job && fires(spec, job.status) && (since === -Infinity || (timestampMs(job.created_at) ?? -Infinity) >= since)) resources.push(job);
+	}
+	return {
+		resources: byCreation(resources),
+		state: { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [], front: ids(first.results).slice(0, EDGE_SIZE), back: ids(last.results).slice(-EDGE_SIZE), at: (lastN - 1) * size + last.results.length, pending: packMarks(pending.values()) },
+	};
+}
+
+/**
+ * For a state whose order is not known yet: the end of the list where new extractions appeared —
+ * in front of `front` (newest first; `front` is looked for on the first pages) or after `back`
+ * (oldest first; from the page of the last place listed, `at`, on while `next` is set).
+ *
+ * @returns the order, or undefined when nothing new is listed at either end
+ */
+async function newEnd(env: PollEnv, pages: Pages, state: ScanState): Promise<ListOrder | undefined> {
+	const front = state.front ?? [];
+	const back = state.back ?? [];
+	let frontFound = false;
+	for (let n = 1; n <= 2 && !frontFound; n++) {
+		const page = await pages.get(n);
+		for (let j = 0; j < front.length && !frontFound; j++) {
+			const k = page.results.findIndex((item) => idOf(item) === front[j]);
+			if (k < 0) continue;
+			frontFound = true;
+			if ((n - 1) * pages.size + k - j > 0) return 'newest-first';
+		}
+		if (!page.next) break;
+	}
+	let n = pages.pageOf(Math.max(0, state.at - 1));
+	let page = await pages.get(n);
+	while (page.results.length === 0 && n > 1) page = await pages.get(--n);
+	let after: number | undefined;
+	for (let read = 0; read <= MAX_POLL_PAGES && !outOfTime(env); read++) {
+		let lastBack = -1;
+		page.results.forEach((item, index) => {
+			if (back.includes(idOf(item) ?? '')) lastBack = index;
+		});
+		if (lastBack >= 0) after = page.results.length - 1 - lastBack;
+		else if (after !== undefined) after += page.results.length;
+		if (!page.next || page.results.length === 0) break;
+		page = await pages.get(++n);
+		if (page.results.length === 0) break;
+	}
+	if (after !== undefined && after > 0) return 'oldest-first';
+	// Nothing after the back; the front moved on or was deleted: new ones are in front.
+	return frontFound ? undefined : 'newest-first';
+}
+
+/** A poll of a state whose order is not known yet that found nothing new: the followed extractions, by their place as listed. */
+async function quietUnknown(env: PollEnv, list: EventList, pages: Pages, state: ScanState, pending: MarkSet): Promise<PollOutcome<ScanState>> {
+	const frame: Frame = { oldestFirst: true, posOf: (n, index) => (n - 1) * pages.size + index, pageOf: (pos) => pages.pageOf(Math.max(0, pos)) };
+	const resolved = await checkFollowed(env, pages, pending, frame, new Set());
+	const read = await list.jobs(resolved.map((entry) => entry.id));
+	const resources: IDataObject[] = [];
+	for (const entry of resolved) {
+		const job = read.get(entry.id);
+		if (job && !isFinal(env.spec, job.status)) pending.add(markOf(entry.id, entry.pos));
+		else if (job && fires(env.spec, job.status)) resources.push(job);
+	}
+	return { resources: byCreation(resources), state: { ...state, pending: packMarks(pending.values()) } };
 }
 
 /** The error of a poll that could not find where the last one stopped (see `pollScan`). */

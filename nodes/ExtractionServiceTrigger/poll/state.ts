@@ -63,14 +63,21 @@ export interface ScanState {
 	order?: ListOrder;
 	/** `created_at` (epoch ms) of the newest handled extraction, when known (to find the edge by date if every edge id was deleted). */
 	t?: number;
-	/** Marks (key: position from the list's oldest end) of the extractions seen unfinished. */
+	/** Marks (key: position from the list's oldest end; with `front`, the place as listed) of the extractions seen unfinished. */
 	pending: string;
+	/**
+	 * While the order cannot be told (every date the same): the first ids listed (page 1) and the
+	 * last ones, as listed; `at` is then how many were listed. The poll that finds new extractions at
+	 * one end learns the order from it.
+	 */
+	front?: string[];
+	back?: string[];
 }
 
 export type TriggerState = WindowState | ScanState;
 
 /** The keys the trigger writes into its static data (and those of version 1, removed on save). */
-const KEYS = ['v', 'strategy', 'fingerprint', 'from', 'tail', 'older', 'pending', 'marginFrom', 'sketches', 'edge', 'at', 'order', 't', 'after', 'seen', 'count', 'known', 'pendingFrom'] as const;
+const KEYS = ['v', 'strategy', 'fingerprint', 'from', 'tail', 'older', 'pending', 'marginFrom', 'sketches', 'edge', 'at', 'order', 't', 'front', 'back', 'after', 'seen', 'count', 'known', 'pendingFrom'] as const;
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -109,7 +116,8 @@ export function loadState(data: IDataObject, fingerprint: string): TriggerState 
 		if (!isStringArray(data.edge) || !isCount(data.at)) return undefined;
 		const order = data.order === 'newest-first' || data.order === 'oldest-first' ? data.order : undefined;
 		const t = typeof data.t === 'number' && Number.isFinite(data.t) ? data.t : undefined;
-		return { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [...data.edge], at: data.at, pending, ...(order ? { order } : {}), ...(t === undefined ? {} : { t }) };
+		const ends = isStringArray(data.front) && isStringArray(data.back) ? { front: [...data.front], back: [...data.back] } : {};
+		return { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [...data.edge], at: data.at, pending, ...(order ? { order } : {}), ...(t === undefined ? {} : { t }), ...ends };
 	}
 	return undefined;
 }
