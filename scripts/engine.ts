@@ -50,7 +50,7 @@ import type {
 import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 // The trigger harness (`createTriggerHarness`, at the end): n8n-core's poll path.
 import { PollContext, PollTriggerExecutor } from 'n8n-core';
-import type { IPollFunctions } from 'n8n-workflow';
+import type { IPollFunctions, WorkflowActivateMode } from 'n8n-workflow';
 
 export const NODE_TYPE = 'n8n-nodes-extraction-service.extractionService';
 
@@ -580,7 +580,9 @@ export interface TriggerHarnessOptions {
  * `PollTriggerExecutor` function for the active workflow, as `ActiveWorkflows.activatePollTrigger`
  * makes them — called with `testingTrigger` at activation (`activate()`), then once per poll time
  * (`poll()`): the poll runs in n8n's staging scope, then `__emit` gets the data, or `__emitError`
- * the error, or the cursor is committed when nothing was emitted. The workflow object persists
+ * the error, or the cursor is committed when nothing was emitted. With `durableCursors`, each
+ * scheduled poll gets a poll context of its own in activation mode `update`, as n8n 2.41's scheduler
+ * makes them. The workflow object persists
  * between polls, and with it the node's static data (`workflow.staticData`), as in an n8n server
  * where the active workflow stays in memory. Manual mode is `WorkflowExecute.executePollNode`'s
  * call: a `PollContext` in mode and activation `manual`, and `poll()` called on it.
@@ -637,12 +639,12 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		Object.assign(target, JSON.parse(JSON.stringify(staged)) as IDataObject);
 	};
 	const durable = options.durableCursors === true;
-	const context = new PollContext(
+	const contextFor = (activation: WorkflowActivateMode): PollContext => new PollContext(
 		workflow,
 		node,
 		additionalData,
 		'trigger',
-		'activate',
+		activation,
 		(data) => {
 			current.emitted = true;
 			current.items = data[0] ?? [];
@@ -663,7 +665,12 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		},
 		() => (durable ? (staging.getStore()?.data ?? shared()) : shared()),
 	);
-	const executePollTrigger = Container.get(PollTriggerExecutor).create(workflow, node, context as IPollFunctions, () => true);
+	const executorFor = (activation: WorkflowActivateMode) => Container.get(PollTriggerExecutor).create(workflow, node, contextFor(activation) as IPollFunctions, () => true);
+	const activeExecutor = executorFor('activate');
+	// With durable cursors, n8n 2.41's scheduler runs each scheduled poll on a poll context of its own,
+	// activation mode `update` (TriggerExecutionContextFactory.createPollExecutionContext); the
+	// activation poll runs on the one ActiveWorkflows made.
+	const executePollTrigger = async (testingTrigger: boolean) => await (durable && !testingTrigger ? executorFor('update') : activeExecutor)(testingTrigger);
 
 	const scheduled = async (testingTrigger: boolean): Promise<PollRun> => {
 		const run: PollRun = { items: [], emitted: false };

@@ -78,11 +78,13 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	try {
 		const fingerprint = JSON.stringify({ event: spec.value, filters: env.filters, since: sinceText ?? null, baseUrl });
 		let state = loadState(data, fingerprint);
-		// n8n's durable cursors do not save the activation poll's state when it outputs nothing: the
-		// first scheduled poll of the same activation (the same poll functions) goes on from it.
-		const activation = ACTIVATIONS.get(this);
-		if (state) ACTIVATIONS.delete(this);
-		else if (activation?.fingerprint === fingerprint) state = activation.state;
+		// n8n's durable cursors do not save the activation poll's state when it outputs nothing, and
+		// run each scheduled poll on poll functions of their own (activation mode `update`): a
+		// scheduled poll that finds no saved state goes on from the activation's, kept in this process.
+		const activationKey = `${key}:${fingerprint}`;
+		if (state) ACTIVATIONS.delete(activationKey);
+		else if (!FRESH_START_MODES.has(this.getActivationMode())) state = ACTIVATIONS.get(activationKey);
+		const startedFresh = !state;
 		// A poll that reported an error saved the state to go on from, but n8n's durable cursors
 		// commit a poll's state only with an execution: go on from it anyway (once reported, in this process).
 		const reported = REPORTED.get(key);
@@ -93,7 +95,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 				: await pollScan(env, state as ScanState | undefined, since, fingerprint);
 		const items = await outputItems(this, env, outcome.resources);
 		saveState(data, outcome.state);
-		if (!state) ACTIVATIONS.set(this, { fingerprint, state: outcome.state });
+		if (startedFresh) ACTIVATIONS.set(activationKey, outcome.state);
 		if (outcome.error) {
 			if (state) REPORTED.set(key, { before: JSON.stringify(state), after: outcome.state });
 			throw outcome.error;
@@ -107,11 +109,14 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 }
 
 /**
- * The state each activation's first poll started from, by poll functions (n8n makes one per
- * activation and calls every poll of it on that object): until a poll finds a saved state, polls of
- * that activation go on from it (see `pollTrigger`). A new activation has new poll functions.
+ * The state of the last poll that started afresh (an activation), by workflow, node and
+ * configuration: until a poll finds a saved state, a scheduled poll that finds none goes on from it
+ * (see `pollTrigger`). An activation replaces it.
  */
-const ACTIVATIONS = new WeakMap<object, { fingerprint: string; state: TriggerState }>();
+const ACTIVATIONS = new Map<string, TriggerState>();
+
+/** Activation modes of a poll that starts afresh when it finds no saved state (n8n's `WorkflowActivateMode`). */
+const FRESH_START_MODES = new Set<string>(['activate', 'init', 'leadershipChange', 'manual']);
 
 /** Polls running in this process: start (epoch ms) by workflow and node (see the overlap guard in `pollTrigger`). */
 const RUNNING = new Map<string, number>();
