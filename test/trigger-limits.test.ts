@@ -466,3 +466,24 @@ describe('8. More documents share one created_at than a poll reads (bulk created
 		expectEachOnce('the poll with pages of 100', (await okPoll(harness, 'the poll with pages of 100')).ids, crowd);
 	});
 });
+
+// ---------------------------------------------------------------------------------------------------
+// 9. An extraction first seen unfinished is followed from where it is, not counted as missed
+
+describe.each(ORDERS)('9. Extractions first seen unfinished (list %s)', (order) => {
+	ownEmulator('own created_at');
+	beforeEach(() => emulator().setListOrder(order));
+
+	it('the poll that finds them records no miss (a followed extraction is forgotten after 3 misses in a row), and each fires once when it finishes', async () => {
+		seedJobs('extraction', 3);
+		const harness = trigger('extractionFinished');
+		await activate(harness);
+		const held = seedJobs('extraction', 2, { hold: true });
+		const done = seedJobs('extraction', 1);
+		expectEachOnce('the poll that finds them', (await okPoll(harness, 'the poll that finds them')).ids, done);
+		const pending = String(harness.staticData().pending);
+		expect({ followed: pending.split(',').filter(Boolean).length, missed: pending.includes('~') }).toEqual({ followed: 2, missed: false });
+		emulator().releaseJobs(held);
+		expectEachOnce('the poll after they finished', (await okPoll(harness, 'the poll after they finished')).ids, held);
+	});
+});

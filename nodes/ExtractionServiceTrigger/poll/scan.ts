@@ -445,8 +445,14 @@ async function checkFollowed(env: PollEnv, pages: Pages, pending: MarkSet, frame
 		looked.add(n);
 		page.results.forEach((item, index) => {
 			const id = idOf(item);
-			if (id === undefined || handledNow.has(id)) return;
+			if (id === undefined) return;
 			const pos = frame.posOf(n, index);
+			if (handledNow.has(id)) {
+				// Followed from this poll on: met where it is.
+				const added = pending.find(id, (key) => key === pos);
+				if (added) met.add(added);
+				return;
+			}
 			// Deletions move a followed extraction only one way from where it was listed: towards the
 			// oldest end (oldest first), towards the edge (newest first, positions counted from it).
 			const mark = pending.find(id, (key) => (frame.oldestFirst ? pos <= key + size : pos >= key - size));
