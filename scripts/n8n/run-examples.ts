@@ -11,9 +11,10 @@
  * --examples DIR (a folder with workflows/ and files/ instead of examples/, to try the runner),
  * --keep (keep the throwaway n8n user folders, each run's output in runs/), --processing-ms N
  * (emulator job time, default 2000), --timeout S (per `n8n execute`, default 300), --verbose
- * (print n8n's output), --no-trigger (skip the activated trigger run), --trigger-poll S (its poll
- * interval, default 10; 60 = Every Minute), --trigger-timeout S (its bound, default 150 + 6 × poll),
- * --trigger-slow-poll (opt-in: also one poll slower than the interval; see the README).
+ * (print n8n's output), --no-trigger (skip the activated trigger runs), --trigger-poll S (their poll
+ * interval, default 10; 60 = Every Minute), --trigger-timeout S (each one's bound, default 150 + 6 × poll),
+ * --trigger-slow-poll (opt-in: also one poll slower than the interval; see the README),
+ * --no-trigger-durable (skip the second one, with n8n's durable poll cursors on).
  *
  * Per line: scripts/n8n/install.sh LINE (cached) → throwaway N8N_USER_FOLDER → the package, packed
  * with `npm pack` and unpacked into .n8n/nodes/node_modules/ as n8n's community package installer
@@ -21,7 +22,9 @@
  * `n8n export:nodes` → workflows imported (`n8n import:workflow`) → each workflow run with
  * `n8n execute --id=… --rawOutput` → the last JSON document of stdout (the IRun) goes to its check.
  * After line 2: trigger-finished-extractions.json ACTIVATED in a running `n8n start` of line 2
- * (trigger-run.ts), counted as one more result of that line.
+ * (trigger-run.ts), counted as one more result of that line; then the same once more in another
+ * `n8n start` with n8n's durable poll cursors on (trigger-run.ts's DURABLE_CURSORS_ENV), one more
+ * result again.
  * See scripts/n8n/README.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -76,6 +79,8 @@ interface Options {
 	triggerTimeoutS: number;
 	/** Opt-in: a poll slower than the interval (fails with n8n 2.41 today, see the README). */
 	triggerSlowPoll: boolean;
+	/** The activated trigger run once more with n8n's durable poll cursors on (default; --no-trigger-durable skips it). */
+	triggerDurable: boolean;
 }
 
 /** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
@@ -97,6 +102,7 @@ function parseArgs(argv: string[]): Options {
 			'trigger-poll': { type: 'string' },
 			'trigger-timeout': { type: 'string' },
 			'trigger-slow-poll': { type: 'boolean' },
+			'no-trigger-durable': { type: 'boolean' },
 			help: { type: 'boolean', short: 'h' },
 		},
 	});
@@ -121,6 +127,7 @@ function parseArgs(argv: string[]): Options {
 		triggerPollS: v['trigger-poll'] !== undefined ? Number(v['trigger-poll']) : 10,
 		triggerTimeoutS: 0,
 		triggerSlowPoll: v['trigger-slow-poll'] === true,
+		triggerDurable: !v['no-trigger-durable'],
 	};
 	// the trigger run waits for about six polls (activation, outage, firing, two more) plus setup
 	pollTimesEvery(o.triggerPollS); // throws for an interval that does not divide a minute
@@ -340,8 +347,8 @@ interface LineResult {
 	workflows: WorkflowResult[];
 	/** The installed line, once install.sh described it. */
 	info?: LineInfo;
-	/** The activated trigger run's `trigger: …` line (line 2). */
-	triggerLine?: string;
+	/** The activated trigger runs' `trigger: …` lines (line 2; the durable run's says `durable cursors`). */
+	triggerLines: string[];
 }
 
 const LABELS: Record<string, string> = { '1': 'n8n 1.x on Node 20 (this machine)', '2': 'n8n 2.x on Node 24 (npm package `node`)' };
@@ -646,7 +653,7 @@ async function executeAndCheck(ctx: LineContext, example: Example, runInfo: RunI
  * the line with its reason; the user folder is removed at the end unless --keep.
  */
 async function runLine(line: string, opts: Options, examples: Example[], tarball: string, emulator: EmulatorProcess): Promise<LineResult> {
-	const result: LineResult = { line, label: LABELS[line], ok: false, timings: {}, workflows: [] };
+	const result: LineResult = { line, label: LABELS[line], ok: false, timings: {}, workflows: [], triggerLines: [] };
 	let info: LineInfo;
 	try {
 		info = await installAndDescribeLine(line, opts, result);
@@ -687,15 +694,18 @@ function wantsTrigger(opts: Options): boolean {
 	return existsSync(path.join(SOURCE.workflowsDir, TRIGGER_FILE)) && existsSync(path.join(SOURCE.workflowsDir, UPLOAD_FILE));
 }
 
-/** The trigger run after line 2, added to that line's results as one more workflow. */
-async function addTriggerRun(r: LineResult, opts: Options, tarball: string): Promise<void> {
-	const file = `${TRIGGER_FILE} (activated in n8n start)`;
+/**
+ * A trigger run after line 2, added to that line's results as one more workflow: with n8n's default
+ * settings, or (`durable`) with its durable poll cursors on.
+ */
+async function addTriggerRun(r: LineResult, opts: Options, tarball: string, durable: boolean): Promise<void> {
+	const file = `${TRIGGER_FILE} (activated in n8n start${durable ? ', durable cursors' : ''})`;
 	if (!r.info) {
 		r.workflows.push({ file, ok: false, message: `line 2 is not installed: ${r.why?.split('\n')[0] ?? ''}` });
 		r.ok = false;
 		return;
 	}
-	console.log(`[line 2] activated trigger: ${TRIGGER_FILE} in \`n8n start\`, jobs from ${UPLOAD_FILE} and the emulator`);
+	console.log(`[line 2] activated trigger${durable ? ', durable poll cursors on' : ''}: ${TRIGGER_FILE} in \`n8n start\`, jobs from ${UPLOAD_FILE} and the emulator`);
 	const t = await runActivatedTrigger({
 		info: r.info,
 		tarball,
@@ -705,13 +715,16 @@ async function addTriggerRun(r: LineResult, opts: Options, tarball: string): Pro
 		pollSeconds: opts.triggerPollS,
 		faults: true,
 		slowPoll: opts.triggerSlowPoll,
+		durable,
 		timeoutS: opts.triggerTimeoutS,
 		keep: opts.keep,
 		verbose: opts.verbose,
 	});
-	r.timings.trigger = t.ms;
-	r.triggerLine = t.line;
-	if (t.line) console.log(t.line);
+	r.timings[durable ? 'triggerDurable' : 'trigger'] = t.ms;
+	if (t.line) {
+		r.triggerLines.push(t.line);
+		console.log(t.line);
+	}
 	const phases = Object.entries(t.timings).map(([k, v]) => `${k} ${secs(v)}`).join(', ');
 	r.workflows.push({ file, ok: t.ok, ms: t.ms, msLabel: 'run', note: phases, message: t.message });
 	r.ok = r.ok && t.ok;
@@ -749,7 +762,10 @@ async function main(): Promise<number> {
 			console.log(`\n=== line ${line}: ${LABELS[line]} ===`);
 			const lt0 = Date.now();
 			const r = await runLine(line, opts, examples, tarball, emulator);
-			if (line === '2' && wantsTrigger(opts)) await addTriggerRun(r, opts, tarball);
+			if (line === '2' && wantsTrigger(opts)) {
+				await addTriggerRun(r, opts, tarball, false);
+				if (opts.triggerDurable) await addTriggerRun(r, opts, tarball, true);
+			}
 			r.timings.total = Date.now() - lt0;
 			results.push(r);
 			if (r.why) console.log(`[line ${line}] FAILED: ${r.why}`);
@@ -763,7 +779,8 @@ async function main(): Promise<number> {
 			console.log(
 				`[line ${line}] ${r.ok ? 'PASS' : 'FAIL'} — install ${t.install !== undefined ? secs(t.install) : '-'}, ` +
 					`n8n start (db + credentials) ${t.start !== undefined ? secs(t.start) : '-'}, node types ${t.nodeTypes !== undefined ? secs(t.nodeTypes) : '-'}, import ${t.import !== undefined ? secs(t.import) : '-'}, ` +
-					`execute ${t.execute !== undefined ? secs(t.execute) : '-'}${t.trigger !== undefined ? `, activated trigger ${secs(t.trigger)}` : ''}, line total ${secs(t.total)}`,
+					`execute ${t.execute !== undefined ? secs(t.execute) : '-'}${t.trigger !== undefined ? `, activated trigger ${secs(t.trigger)}` : ''}` +
+					`${t.triggerDurable !== undefined ? `, with durable cursors ${secs(t.triggerDurable)}` : ''}, line total ${secs(t.total)}`,
 			);
 		}
 	} finally {
@@ -775,7 +792,7 @@ async function main(): Promise<number> {
 	for (const r of results) {
 		console.log(`line ${r.line} (${r.version ? `n8n ${r.version}, Node ${r.nodeVersion}` : r.label}): ${r.ok ? 'PASS' : 'FAIL'}${r.why ? ` — ${r.why.split('\n')[0]}` : ''}`);
 		for (const w of r.workflows) console.log(`  ${w.ok ? 'PASS' : 'FAIL'} ${w.file}`);
-		if (r.triggerLine) console.log(`  ${r.triggerLine}`);
+		for (const l of r.triggerLines) console.log(`  ${l}`);
 	}
 	const all = results.flatMap((r) => r.workflows);
 	const passed = all.filter((w) => w.ok).length;

@@ -22,6 +22,13 @@
  * 6. Waits (bounded) until every job fired, then two more polls, and reads the executions of the
  *    trigger workflow over REST (each one's "Invoice Row" output, flatted-parsed as the editor does).
  * Server and emulator are always stopped; every wait has a deadline within the run's timeout.
+ *
+ * With `durable` (the runner's second run; `--no-trigger-durable` skips it): the same run in its
+ * own user folder with n8n's durable poll cursors on (DURABLE_CURSORS_ENV): the workflow
+ * published through n8n's publication service (its outbox, at start), polls run by the durable
+ * scheduler, each poll on its own copy of the node's static data (n8n's `poller_state` row),
+ * committed with the poll's execution. The run also checks that the publication reached
+ * "published" and that n8n keeps the trigger's cursor in `poller_state` (so the flags took effect).
  */
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,8 +38,8 @@ import path from 'node:path';
 import { startEmulator, type Emulator, type LoggedRequest } from '../../emulator';
 import { N8nRun, type Json } from '../../test/n8n/run';
 import { evaluateTrigger, triggerLine, type CreatedJob, type FiredExecution, type TriggerCounts } from '../../test/n8n/trigger';
-import { createContext, importFixtures, installPackageInto, OWNER, setupOwner, startServer, type LineInfo } from '../editor/n8n';
-import { removeAtExit, tail, type Service } from '../editor/processes';
+import { createContext, importFixtures, installPackageInto, OWNER, setupOwner, startServer, type LineInfo, type N8nContext } from '../editor/n8n';
+import { removeAtExit, runCommand, tail, type Service } from '../editor/processes';
 import { prepareWorkflow, SEEDED_INVOICE_SCHEMA, type Example, type ExampleSource } from './examples';
 
 export const UPLOAD_FILE = 'upload-without-waiting.json';
@@ -43,6 +50,28 @@ const MANUAL_TRIGGER = "When clicking 'Execute workflow'";
 const UPLOAD_NODE = 'Upload Attachments';
 const ROW_NODE = 'Invoice Row';
 const KEY = 'batch';
+
+/**
+ * n8n 2.41's durable poll cursors (all four needed; read in n8n's compiled code, see the README):
+ * - N8N_SCHEDULER_ENABLED: the durable scheduler (@n8n/scheduler: jobs and tasks in the database,
+ *   on SQLite too, claimed one pass at a time) on the main instance;
+ * - N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: poll triggers run as its tasks instead of in-process crons;
+ * - N8N_USE_WORKFLOW_PUBLICATION_SERVICE: without it the scheduler does not take poll triggers at
+ *   all (n8n logs a warning); workflows are activated through the publication outbox, and a
+ *   workflow published before `n8n start` (`n8n publish:workflow`, activeVersionId set) is enqueued
+ *   by the publication reconciler at start ("published workflows that no publication reported
+ *   trigger statuses for");
+ * - N8N_POLLER_DURABLE_CURSORS_ENABLED: each poll gets its own copy of the node's static data from
+ *   the `poller_state` table, committed with the poll's execution (or alone when the poll returns
+ *   null); without the three others n8n logs that it stays off.
+ * No license and no other database: single main on SQLite is the leader and runs all of it.
+ */
+export const DURABLE_CURSORS_ENV = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+} as const;
 
 /** Processing time of every job at the emulator (the slow one: SLOW_MS). */
 const PROCESSING_MS = 1500;
@@ -65,6 +94,8 @@ export interface TriggerRunOptions {
 	 * two jobs finished just before: they must still fire once (step 5b; opt-in, see the README).
 	 */
 	slowPoll?: boolean;
+	/** Run n8n with its durable poll cursors on (DURABLE_CURSORS_ENV). */
+	durable?: boolean;
 	/** Bound of the whole run. */
 	timeoutS: number;
 	keep: boolean;
@@ -73,7 +104,7 @@ export interface TriggerRunOptions {
 
 export interface TriggerRunResult {
 	ok: boolean;
-	/** The `trigger: N created, …` line, when the run got that far. */
+	/** The `trigger: N created, …` line (`trigger (durable cursors): …`), when the run got that far. */
 	line?: string;
 	counts?: TriggerCounts;
 	message?: string;
@@ -144,6 +175,26 @@ function listRequests(emu: Emulator, since = 0): LoggedRequest[] {
 	return emu.requests.filter((r) => r.origin === 'api' && r.method === 'GET' && r.path === '/extract/' && r.query.meta_key === KEY && r.at >= since);
 }
 
+/**
+ * What the emulator saw, in seconds after `since` (n8n's start), for a failure message: the polls
+ * (list requests less than 3 s apart are one poll, e.g. a request and its retries; with their
+ * statuses) and the extractions created (POST /extract/).
+ */
+function describeTimeline(emu: Emulator, since: number): string {
+	const at = (r: LoggedRequest): string => ((r.at - since) / 1000).toFixed(1);
+	const polls: LoggedRequest[][] = [];
+	for (const r of listRequests(emu, since)) {
+		const last = polls.at(-1);
+		if (last && r.at - last[last.length - 1].at < 3000) last.push(r);
+		else polls.push([r]);
+	}
+	const created = emu.requests.filter((r) => r.origin === 'api' && r.method === 'POST' && r.path === '/extract/' && r.at >= since);
+	return (
+		`  emulator, seconds after n8n start: polls at ${polls.map((p) => `${at(p[0])} (${p.map((r) => r.status).join(' ')})`).join(', ') || 'none'}` +
+		`\n  extractions created at ${created.map((r) => `${at(r)} (${r.status})`).join(', ') || 'none'}`
+	);
+}
+
 /** Creates an extraction (POST /extract/, the token, the seeded Invoice schema) of an example file. */
 async function createExtraction(emu: Emulator, fileBytes: Map<string, Buffer>, file: string, metadata: Json): Promise<string> {
 	const form = new FormData();
@@ -207,19 +258,69 @@ class Rest {
 	async staticData(workflowId: string): Promise<Json> {
 		return ((await this.call('GET', `/rest/workflows/${workflowId}`)).staticData ?? {}) as Json;
 	}
+
+	/** The publication's status (`GET /rest/workflows/:id/publication-status`, only with the publication service on). */
+	async publicationStatus(workflowId: string): Promise<{ status: string; triggers: Json[] }> {
+		const s = await this.call('GET', `/rest/workflows/${workflowId}/publication-status`);
+		return { status: String(s.status), triggers: (s.triggers ?? []) as Json[] };
+	}
+}
+
+/**
+ * One node's state (its static data) in short, whatever the trigger's state format: each key with
+ * its value, a list's length, or a long string's length (`fingerprint` left out).
+ */
+function describeNodeState(v: unknown): string {
+	const entries = Object.entries((v ?? {}) as Json).filter(([k]) => k !== 'fingerprint');
+	if (entries.length === 0) return 'empty';
+	const short = (x: unknown): string => {
+		if (Array.isArray(x)) return `[${x.length}]`;
+		if (typeof x === 'string') return x.length > 24 ? `(${x.length} chars)` : x;
+		if (x !== null && typeof x === 'object') return `{${Object.keys(x).length}}`;
+		return String(x);
+	};
+	return entries.map(([k, x]) => `${k} ${short(x)}`).join(', ');
 }
 
 /** Static data in one line: per node key, the trigger's state in short. */
 function describeStaticData(data: Json): string {
 	const nodes = Object.entries(data).filter(([k]) => k.startsWith('node:'));
 	if (nodes.length === 0) return `${JSON.stringify(data)} (no node state)`;
-	return nodes
-		.map(([k, v]) => {
-			const s = (v ?? {}) as Json;
-			const n = (x: unknown) => (Array.isArray(x) ? x.length : '-');
-			return `${k}: strategy ${String(s.strategy)}, order ${String(s.order)}, boundary ${String(s.count)}, ${n(s.known)} known, ${n(s.pending)} pending`;
-		})
-		.join('; ');
+	return nodes.map(([k, v]) => `${k}: ${describeNodeState(v)}`).join('; ');
+}
+
+/** A row of n8n's `poller_state` table (durable cursors): the node's cursor and its failures in a row. */
+interface PollerState {
+	nodeId: string;
+	cursor: Json;
+	consecutiveErrors: number;
+	backoffUntil: string | null;
+}
+
+/**
+ * The workflow's rows of `poller_state`, where n8n keeps the durable cursors (REST does not show
+ * them), read from the server's SQLite database with line 2's Node (its built-in `node:sqlite`,
+ * read-only) while n8n runs.
+ *
+ * @throws Error when the database cannot be read (no such table: not n8n 2.41's schema)
+ */
+async function readPollerState(ctx: N8nContext, workflowId: string): Promise<PollerState[]> {
+	const script = [
+		"const { DatabaseSync } = require('node:sqlite');",
+		'const db = new DatabaseSync(process.argv[1], { readOnly: true, timeout: 5000 });',
+		'const rows = db.prepare(\'SELECT "nodeId", "cursor", "consecutiveErrors", "backoffUntil" FROM poller_state WHERE "workflowId" = ?\').all(process.argv[2]);',
+		'process.stdout.write(JSON.stringify(rows));',
+	].join('\n');
+	const dbFile = path.join(ctx.userFolder, '.n8n', 'database.sqlite');
+	const r = await runCommand(ctx.info.nodeBin, ['--no-warnings', '-e', script, dbFile, workflowId], { cwd: ctx.userFolder, timeoutMs: 30_000 });
+	if (r.code !== 0) throw new Error(`reading poller_state from ${dbFile} failed (exit ${r.code}): ${tail(r.stderr, 5)}`);
+	return (JSON.parse(r.stdout) as Array<Omit<PollerState, 'cursor'> & { cursor: string }>).map((row) => ({ ...row, cursor: JSON.parse(row.cursor) as Json }));
+}
+
+/** The poller_state rows in one line. */
+function describePollerState(rows: PollerState[]): string {
+	if (rows.length === 0) return 'no row';
+	return rows.map((r) => `node ${r.nodeId}: ${describeNodeState(r.cursor)}; ${r.consecutiveErrors} failed poll(s) in a row${r.backoffUntil ? `, backoff until ${r.backoffUntil}` : ''}`).join('; ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,12 +330,13 @@ export async function runActivatedTrigger(o: TriggerRunOptions): Promise<Trigger
 	const t0 = Date.now();
 	const deadline = t0 + o.timeoutS * 1000;
 	const timings: Record<string, number> = {};
-	const log = (m: string): void => console.log(`[trigger] ${m}`);
-	const echo = o.verbose ? (c: string) => process.stderr.write(c.replace(/^(?=.)/gm, '[trigger] n8n| ')) : undefined;
+	const tag = o.durable ? 'trigger durable' : 'trigger';
+	const log = (m: string): void => console.log(`[${tag}] ${m}`);
+	const echo = o.verbose ? (c: string) => process.stderr.write(c.replace(/^(?=.)/gm, `[${tag}] n8n| `)) : undefined;
 	const pollMs = o.pollSeconds * 1000;
 	let emulator: Emulator | undefined;
 	let server: Service | undefined;
-	const userFolder = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-trigger-'));
+	const userFolder = mkdtempSync(path.join(os.tmpdir(), o.durable ? 'n8n-es-trigger-durable-' : 'n8n-es-trigger-'));
 	if (!o.keep) removeAtExit(userFolder);
 	const result: TriggerRunResult = { ok: false, ms: 0, timings };
 	const mark = (name: string, since: number): void => void (timings[name] = Date.now() - since);
@@ -243,6 +345,8 @@ export async function runActivatedTrigger(o: TriggerRunOptions): Promise<Trigger
 		let t = Date.now();
 		const emu = (emulator = await startEmulatorIn(path.join(userFolder, 'emulator-tmp'), { processingMs: PROCESSING_MS, quiet: !o.verbose }));
 		const ctx = await createContext(o.info, userFolder, echo);
+		// the CLI commands too: the database is the server's, whose mode they must not contradict
+		if (o.durable) Object.assign(ctx.env, DURABLE_CURSORS_ENV);
 		await installPackageInto(userFolder, o.tarball);
 		const filesDir = path.join(userFolder, 'files');
 		const upload = prepareWorkflow(o.upload, o.source, filesDir, emu.filesUrl);
@@ -266,7 +370,7 @@ export async function runActivatedTrigger(o: TriggerRunOptions): Promise<Trigger
 		if (pub.code !== 0) throw new Error(`n8n publish:workflow failed (exit ${pub.code}):\n${tail(`${pub.stdout}\n${pub.stderr}`, 20)}`);
 		timings.import = imported.credentialsMs + imported.workflowMs + pub.ms;
 		mark('setup', t);
-		log(`${before.length} extractions finished before the activation; workflows imported, "${o.trigger.name}" published (${secs(timings.setup)})`);
+		log(`${before.length} extractions finished before the activation; workflows imported, "${o.trigger.name}" published (${secs(timings.setup)})${o.durable ? `; durable poll cursors on (${Object.keys(DURABLE_CURSORS_ENV).join(', ')})` : ''}`);
 
 		// 3. n8n start: the activation (its first poll) happens at start
 		t = Date.now();
@@ -283,6 +387,17 @@ export async function runActivatedTrigger(o: TriggerRunOptions): Promise<Trigger
 		mark('start', t);
 		log(`n8n ${o.info.version} started, trigger activated, polls every ${o.pollSeconds}s (${secs(timings.start)})`);
 		log(`static data in the database after the activation: ${describeStaticData(await rest.staticData(o.trigger.id))}`);
+		const pollerState = async (): Promise<PollerState[]> => await readPollerState(ctx, o.trigger.id);
+		if (o.durable) {
+			// the flags took effect: published through the outbox, the cursor kept in poller_state
+			let publication: Awaited<ReturnType<Rest['publicationStatus']>> | undefined;
+			const published = async (): Promise<boolean> => (publication = await rest.publicationStatus(o.trigger.id)).status === 'published';
+			await waitFor('the publication to be "published"', published, 30_000, deadline, () => `status ${publication?.status ?? '?'}, triggers ${JSON.stringify(publication?.triggers ?? [])}`);
+			const rows = await pollerState();
+			if (!rows.some((r) => r.nodeId === triggerNode.id)) throw new Error(`no poller_state row for the trigger node ${String(triggerNode.id)}: n8n's durable poll cursors are not on (rows: ${describePollerState(rows)})`);
+			log(`publication status: ${publication?.status} (${(publication?.triggers ?? []).map((x) => `${String(x.nodeId)} ${String(x.status)}`).join(', ')})`);
+			log(`durable cursor (poller_state) after the activation: ${describePollerState(rows)}`);
+		}
 
 		// 4. jobs after the activation: the upload workflow run on the server, and some of our own
 		t = Date.now();
@@ -346,6 +461,7 @@ export async function runActivatedTrigger(o: TriggerRunOptions): Promise<Trigger
 			await waitFor('the failing poll (4 × 503 on GET /extract/)', () => served503() >= 4, pollMs + 20_000, deadline, () => `${served503()} served`);
 			await waitFor('n8n to record the failed poll', async () => (await readExecutions(), failedExecutions > 0), 20_000, deadline, () => 'no failed execution of the trigger workflow');
 			log(`one poll failed (4 × 503, Retry-After 1): n8n recorded ${failedExecutions} failed execution(s); the workflow stays active; 2 jobs created during the outage`);
+			if (o.durable) log(`durable cursor (poller_state) after the failed poll: ${await pollerState().then(describePollerState, (e: Error) => `unreadable (${e.message})`)}`);
 		}
 
 		// 5b. a poll slower than the interval: the next poll starts while it still runs
@@ -362,20 +478,30 @@ export async function runActivatedTrigger(o: TriggerRunOptions): Promise<Trigger
 			log(`the next poll's list request is answered after ${secs(delayMs)}: the poll after it starts while it runs; 2 jobs finished just before`);
 		}
 
-		// 6. every job fires; then two more polls to catch a late duplicate
-		await waitFor('every job to fire', allFired, SLOW_MS + 3 * pollMs + 20_000, deadline, notYet, 2000);
+		// 6. every job fires (when not, the counts still say what did); then two more polls to catch a late duplicate
+		const unfired = await waitFor('every job to fire', allFired, SLOW_MS + 3 * pollMs + 20_000, deadline, notYet, 2000).then(
+			() => undefined,
+			(err: unknown) => {
+				if (err instanceof WaitTimeout) return err.message;
+				throw err;
+			},
+		);
 		mark('fire', t);
-		const lastFire = Date.now();
-		await waitFor('two more polls', () => listRequests(emu, lastFire).filter((r) => r.status === 200).length >= 2, 2 * pollMs + 15_000, deadline);
-		await sleep(2000);
+		if (!unfired) {
+			const lastFire = Date.now();
+			await waitFor('two more polls', () => listRequests(emu, lastFire).filter((r) => r.status === 200).length >= 2, 2 * pollMs + 15_000, deadline);
+			await sleep(2000);
+		}
 		await readExecutions();
 		log(`static data in the database at the end: ${describeStaticData(await rest.staticData(o.trigger.id))}`);
+		if (o.durable) log(`durable cursor (poller_state) at the end: ${await pollerState().then(describePollerState, (e: Error) => `unreadable (${e.message})`)}`);
 
 		const { counts, problems } = evaluateTrigger({ before, expected, mustNotFire, executions: [...parsed.values()], failedExecutions, faultInjected: o.faults });
 		result.counts = counts;
-		result.line = triggerLine(counts);
+		result.line = o.durable ? triggerLine(counts).replace(/^trigger:/, 'trigger (durable cursors):') : triggerLine(counts);
 		log(`${parsed.size} successful executions of "${o.trigger.name}", ${failedExecutions} failed (the injected outage)`);
-		if (problems.length > 0) result.message = problems.join('\n');
+		if (unfired) problems.unshift(unfired);
+		if (problems.length > 0) result.message = `${problems.join('\n')}\n${describeTimeline(emu, startedAt)}`;
 		else result.ok = true;
 	} catch (err) {
 		result.message = (err as Error).message;
