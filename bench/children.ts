@@ -18,12 +18,13 @@ export function killChildren(): void {
 }
 
 /**
- * Runs `bench/worker.ts <args>` in a fresh process and returns the JSON of its `RESULT {json}` line.
- * stderr is passed through. Rejects when the worker exits without a result or after `timeoutMs`.
+ * Runs `bench/<script> <args>` (default `worker.ts`) in a fresh process and returns the JSON of its
+ * `RESULT {json}` line. stderr is passed through. Rejects when the worker exits without a result or
+ * after `timeoutMs`.
  */
-export async function runWorker<T>(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<T> {
+export async function runWorker<T>(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, script = 'worker.ts'): Promise<T> {
 	// `node --import tsx`: one process (the tsx CLI would add a parent process).
-	const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'worker.ts'), ...args], {
+	const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', script), ...args], {
 		cwd: ROOT,
 		env,
 		stdio: ['ignore', 'pipe', 'pipe'],

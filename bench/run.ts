@@ -15,10 +15,14 @@
  *      polls of a job (and creation → first poll) ≥ 2 s apart, ≤ 5 s + 0.5 s slack.
  *   3. Peak RSS growth of the node process during a 200 MiB Document → Upload. Target ≤ 64 MiB.
  *   4. CPU time per item of the node process, 500 items, T = 500 ms, minus an empty run.
+ *   5. The Extraction Service Trigger at scale (bench/trigger.ts, a process of its own, simulated
+ *      clock, a poll a minute): requests of a poll with nothing new at backlogs of 100 to 50,000
+ *      (≤ 3); a burst of 3,000 unfinished jobs (each fires once); 500 jobs a minute for 10 minutes
+ *      (each fires at the first poll after it finished); the saved state (≤ 32 KB).
  *
  * Options: --processing-ms <T> (6000) --items <n> (50) --reps <n> (3) --sequential-items <n> (= items;
  * fewer is extrapolated and labelled so) --upload-mib <n> (200) --cpu-items <n> (500)
- * --cpu-processing-ms <n> (500) --only <1,2,3,4> --help
+ * --cpu-processing-ms <n> (500) --only <1,2,3,4,5> --help
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -85,7 +89,7 @@ function parseOptions(argv: string[]): Options {
 		uploadMiB: num('upload-mib', values['upload-mib'], 200),
 		cpuItems: num('cpu-items', values['cpu-items'], 500),
 		cpuProcessingMs: num('cpu-processing-ms', values['cpu-processing-ms'], 500),
-		only: new Set((values.only ?? '1,2,3,4').split(',').map(Number)),
+		only: new Set((values.only ?? '1,2,3,4,5').split(',').map(Number)),
 	};
 }
 
@@ -350,6 +354,38 @@ async function measureCpu(options: Options, tmp: string): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// 5. The trigger at scale
+
+interface TriggerRow {
+	case: string;
+	errors: string[];
+	maxBytes: number;
+	backlog?: number;
+	idleRequests?: number;
+	missing?: number;
+	repeated?: number;
+	maxLagPolls?: number;
+}
+
+/** Runs bench/trigger.ts on the compiled node and judges its rows (targets in the file's header). */
+async function measureTrigger(): Promise<void> {
+	log('\n== 5. The trigger at scale (bench/trigger.ts: simulated clock, a poll a minute, compiled node)');
+	const r = await runWorker<{ backlog: TriggerRow[]; burst: TriggerRow[]; sustained: TriggerRow[]; seconds: number }>(['--from', 'dist'], process.env, 1_800_000, 'trigger.ts');
+	const all = [...r.backlog, ...r.burst, ...r.sustained];
+	const idle = Math.max(...r.backlog.map((row) => row.idleRequests ?? 0));
+	const largest = Math.max(...all.map((row) => row.maxBytes));
+	const lost = [...r.burst, ...r.sustained].reduce((n, row) => n + (row.missing ?? 0), 0);
+	const twice = [...r.burst, ...r.sustained].reduce((n, row) => n + (row.repeated ?? 0), 0);
+	const lag = Math.max(...r.sustained.map((row) => row.maxLagPolls ?? 0));
+	const errors = all.flatMap((row) => row.errors.map((e) => `${row.case}: ${e}`));
+	verdict(idle <= 3, `trigger: a poll with nothing new made at most ${idle} requests at backlogs up to ${Math.max(...r.backlog.map((row) => row.backlog ?? 0))} (target ≤ 3)`);
+	verdict(lost === 0 && twice === 0, `trigger: bursts and sustained load: ${lost} jobs never fired, ${twice} fired twice (target 0)`);
+	verdict(lag === 0, `trigger: sustained load: at most ${lag} polls late (target 0: each fires at the first poll after it finished)`);
+	verdict(largest <= 32 * 1024, `trigger: saved state at most ${largest} B (target ≤ 32 KB)`);
+	verdict(errors.length === 0, `trigger: ${errors.length} poll errors${errors.length ? ` (${errors.slice(0, 2).join(' | ')})` : ''} (in ${r.seconds} s)`);
+}
+
 async function main(): Promise<number> {
 	let options: Options;
 	try {
@@ -378,6 +414,7 @@ async function main(): Promise<number> {
 		if (options.only.has(1) || options.only.has(2)) await measureThroughput(options, tmp);
 		if (options.only.has(3)) await measureUpload(options, tmp);
 		if (options.only.has(4)) await measureCpu(options, tmp);
+		if (options.only.has(5)) await measureTrigger();
 	} finally {
 		cleanup();
 	}
