@@ -15,6 +15,10 @@
  *      polls of a job (and creation → first poll) ≥ 2 s apart, ≤ 5 s + 0.5 s slack.
  *   3. Peak RSS growth of the node process during a 200 MiB Document → Upload. Target ≤ 64 MiB.
  *   4. CPU time per item of the node process, 500 items, T = 500 ms, minus an empty run.
+ *   6. Thousands of items in one execution (--scale-items, default 1000,5000,10000): tiny PNGs through
+ *      Extract → Create with Wait for Completion, T = 3 s (--scale-processing-ms): peak RSS growth per
+ *      item (target ≤ 16 KiB at 5,000), the median delay from a job finishing to the poll that saw it
+ *      (target ≤ 3 s), creation → first poll, and every item output (10,000 in one execution).
  *   5. The Extraction Service Trigger at scale (bench/trigger.ts, a process of its own, simulated
  *      clock, a poll a minute): requests of a poll with nothing new at backlogs of 100 to 50,000
  *      (≤ 3); a burst of 3,000 unfinished jobs (each fires once); 500 jobs a minute for 10 minutes
@@ -22,7 +26,8 @@
  *
  * Options: --processing-ms <T> (6000) --items <n> (50) --reps <n> (3) --sequential-items <n> (= items;
  * fewer is extrapolated and labelled so) --upload-mib <n> (200) --cpu-items <n> (500)
- * --cpu-processing-ms <n> (500) --only <1,2,3,4,5> --help
+ * --cpu-processing-ms <n> (500) --scale-items <n,n,…> (1000,5000,10000) --scale-processing-ms <n> (3000)
+ * --only <1,2,3,4,5,6> --help
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -34,7 +39,7 @@ import type { LoggedRequest } from '../emulator';
 import { launchEmulator, type EmulatorProcess } from '../emulator/launch';
 import { killChildren, runWorker } from './children';
 import { writeLargePdf } from './pdf';
-import type { CpuResult, ThroughputResult, UploadResult } from './worker';
+import type { CpuResult, ScaleResult, ThroughputResult, UploadResult } from './worker';
 
 interface Options {
 	processingMs: number;
@@ -45,6 +50,8 @@ interface Options {
 	cpuItems: number;
 	cpuProcessingMs: number;
 	only: Set<number>;
+	scaleItems: number[];
+	scaleProcessingMs: number;
 }
 
 /**
@@ -67,6 +74,8 @@ function parseOptions(argv: string[]): Options {
 			'cpu-items': text,
 			'cpu-processing-ms': text,
 			only: text,
+			'scale-items': text,
+			'scale-processing-ms': text,
 			help: { type: 'boolean', short: 'h' },
 		},
 	});
@@ -89,7 +98,9 @@ function parseOptions(argv: string[]): Options {
 		uploadMiB: num('upload-mib', values['upload-mib'], 200),
 		cpuItems: num('cpu-items', values['cpu-items'], 500),
 		cpuProcessingMs: num('cpu-processing-ms', values['cpu-processing-ms'], 500),
-		only: new Set((values.only ?? '1,2,3,4,5').split(',').map(Number)),
+		only: new Set((values.only ?? '1,2,3,4,5,6').split(',').map(Number)),
+		scaleItems: (values['scale-items'] ?? '1000,5000,10000').split(',').map((x) => num('scale-items', x, 1000)),
+		scaleProcessingMs: num('scale-processing-ms', values['scale-processing-ms'], 3000),
 	};
 }
 
@@ -355,6 +366,51 @@ async function measureCpu(options: Options, tmp: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 
 // ---------------------------------------------------------------------------------------------
+// 6. Thousands of items
+
+/** Runs the scale worker for each size and judges memory per item and how soon finished jobs are seen. */
+async function measureScale(options: Options, tmp: string): Promise<void> {
+	const T = options.scaleProcessingMs;
+	log(`\n== 6. Thousands of items in one execution: tiny PNGs, Extract → Create, Wait for Completion, T = ${T} ms`);
+	for (const items of options.scaleItems) {
+		const emulator = await startEmulator(T);
+		try {
+			const r = await runWorker<ScaleResult>(['scale', JSON.stringify({ url: emulator.url, apiKey: emulator.apiKey, items })], workerEnv(path.join(tmp, 'n8n-scale')), 1_800_000);
+			await emulator.settle();
+			const requests = emulator.requests.filter((q) => q.origin === 'api' && q.at >= r.startedAt && q.at <= r.endedAt + 1000);
+			const created = new Map<string, number>();
+			const polls = new Map<string, number[]>();
+			for (const q of requests) {
+				const m = /^\/v0\/extract\/([0-9a-f-]{36})$/.exec(q.path);
+				if (q.method === 'GET' && m) polls.set(m[1], [...(polls.get(m[1]) ?? []), q.at]);
+			}
+			const times = await extractTimes(emulator, r.ids);
+			const seen: number[] = [];
+			const firstPoll: number[] = [];
+			for (const [id, t] of times) {
+				created.set(id, t.createdAt);
+				const at = (polls.get(id) ?? []).sort((a, b) => a - b);
+				if (at.length === 0) continue;
+				seen.push(at[at.length - 1] - t.finalAt);
+				firstPoll.push(at[0] - t.createdAt);
+			}
+			const peak = Math.max(r.sampledPeakRss, r.hwmPeakRss);
+			const perItem = (peak - r.baselineRss) / items;
+			log(
+				`  ${items} items: wall ${s1(r.wallMs)}; peak RSS growth ${((peak - r.baselineRss) / MiB).toFixed(1)} MiB = ${(perItem / 1024).toFixed(1)} KiB an item; finished → seen ${summary(seen, s1)}; created → first poll ${summary(firstPoll, s1)}; ${r.ids.length} output items${r.failures.length ? `; FAILURES ${r.failures.slice(0, 3).join(' | ')}` : ''}`,
+			);
+			verdict(r.failures.length === 0 && r.ids.length === items, `scale ${items}: every item output, FINISHED, in one execution (${r.ids.length} of ${items})`);
+			if (items === 5000) {
+				verdict(perItem <= 16 * 1024, `scale 5000: peak RSS growth ≤ 16 KiB an item: ${(perItem / 1024).toFixed(1)} KiB`);
+				verdict(median(seen) <= 3000, `scale 5000: median finished → seen ≤ 3 s: ${s1(median(seen))}`);
+			}
+		} finally {
+			await emulator.stop();
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
 // 5. The trigger at scale
 
 interface TriggerRow {
@@ -395,7 +451,7 @@ async function main(): Promise<number> {
 		return 2;
 	}
 	const tmp = mkdtempSync(path.join(os.tmpdir(), 'extraction-bench-'));
-	for (const dir of ['n8n-throughput', 'n8n-upload', 'n8n-cpu']) mkdirSync(path.join(tmp, dir));
+	for (const dir of ['n8n-throughput', 'n8n-upload', 'n8n-cpu', 'n8n-scale']) mkdirSync(path.join(tmp, dir));
 	const cleanup = (): void => {
 		killChildren();
 		rmSync(tmp, { recursive: true, force: true });
@@ -415,6 +471,7 @@ async function main(): Promise<number> {
 		if (options.only.has(3)) await measureUpload(options, tmp);
 		if (options.only.has(4)) await measureCpu(options, tmp);
 		if (options.only.has(5)) await measureTrigger();
+		if (options.only.has(6)) await measureScale(options, tmp);
 	} finally {
 		cleanup();
 	}

@@ -5,7 +5,7 @@
  *
  *   node --expose-gc --import tsx bench/worker.ts <kind> '<json config>'
  *
- * kinds: throughput (measure 1), store + upload (measure 3), cpu (measure 4).
+ * kinds: throughput (measure 1), store + upload (measure 3), cpu (measure 4), scale (measure 6).
  * The environment (N8N_DEFAULT_BINARY_DATA_MODE, N8N_USER_FOLDER) is set by bench/run.ts before
  * n8n-core loads.
  */
@@ -82,6 +82,28 @@ export interface CpuResult {
 	emptyRunWallMs: number;
 	failures: string[];
 }
+
+export interface ScaleConfig extends Service {
+	items: number;
+}
+
+export interface ScaleResult {
+	items: number;
+	/** RSS just before the execution (after a 20-item warm-up and gc), bytes. */
+	baselineRss: number;
+	/** Highest RSS seen by the 20 ms sampler during the execution, bytes. */
+	sampledPeakRss: number;
+	/** Kernel's peak RSS (VmHWM, reset right before the execution), bytes; 0 if unavailable. */
+	hwmPeakRss: number;
+	wallMs: number;
+	startedAt: number;
+	endedAt: number;
+	ids: string[];
+	failures: string[];
+}
+
+/** A 67-byte PNG, the smallest image the service takes: what is measured is the node, not the file. */
+const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==', 'base64');
 
 const credentials = (s: Service) => ({ extractionServiceApi: { baseUrl: s.url, apiKey: s.apiKey } });
 
@@ -254,6 +276,45 @@ async function cpu(config: CpuConfig): Promise<CpuResult> {
 	};
 }
 
+/** Measure 6: one execution of `items` tiny PNGs through Extract → Create with Wait for Completion, RSS sampled every 20 ms. */
+async function scale(config: ScaleConfig): Promise<ScaleResult> {
+	const types = loadTypes('dist');
+	const workflow = singleNodeWorkflow(extractParams);
+	const pngs = async (n: number, prefix: string): Promise<INodeExecutionData[]> => {
+		const items: INodeExecutionData[] = [];
+		for (let i = 0; i < n; i++) items.push({ json: { i }, binary: { data: await binaryProperty(TINY_PNG, `${prefix}-${i}.png`, 'image/png') } });
+		return items;
+	};
+	const warm = await run({ workflow, startNode: NODE_NAME, input: await pngs(20, 'warmup'), credentials: credentials(config) }, types);
+	if (warm.error) throw warm.error;
+	const items = await pngs(config.items, 'scale');
+	await gc();
+	const baselineRss = process.memoryUsage.rss();
+	const hwmReset = resetHwm();
+	let sampledPeakRss = baselineRss;
+	const sampler = setInterval(() => {
+		sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
+	}, 20);
+	const startedAt = Date.now();
+	const result = await run({ workflow, startNode: NODE_NAME, input: items, credentials: credentials(config) }, types);
+	const endedAt = Date.now();
+	clearInterval(sampler);
+	sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
+	const hwmPeakRss = hwmReset ? readHwm() : 0;
+	const output = result.output(NODE_NAME);
+	return {
+		items: config.items,
+		baselineRss,
+		sampledPeakRss,
+		hwmPeakRss,
+		wallMs: endedAt - startedAt,
+		startedAt,
+		endedAt,
+		ids: output.map((item) => String(item.json.id)),
+		failures: failuresOf(output, result.error, items.length).slice(0, 20),
+	};
+}
+
 async function main(): Promise<void> {
 	const [kind, json] = process.argv.slice(2);
 	const config = JSON.parse(json ?? '{}');
@@ -262,8 +323,10 @@ async function main(): Promise<void> {
 	else if (kind === 'store') result = await store(config as { file: string; fileName: string; out: string });
 	else if (kind === 'upload') result = await upload(config as UploadConfig);
 	else if (kind === 'cpu') result = await cpu(config as CpuConfig);
+	else if (kind === 'scale') result = await scale(config as ScaleConfig);
 	else throw new Error(`unknown worker kind ${kind}`);
-	console.log(`RESULT ${JSON.stringify(result)}`);
+	// Written and flushed before the process exits (a long line, e.g. 10,000 ids, is cut otherwise).
+	await new Promise<void>((resolve) => process.stdout.write(`RESULT ${JSON.stringify(result)}\n`, () => resolve()));
 	await shutdownEngine();
 }
 

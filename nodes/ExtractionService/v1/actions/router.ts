@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { admissionOf } from '../helpers/admission';
 import { outcomesOf } from '../helpers/outcomes';
 import { wholeNumber, positiveSeconds } from '../helpers/validation';
 import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient, type CreatedResource, type ClientSettings } from '../transport';
@@ -56,8 +57,10 @@ function nameCreated(error: NodeApiError | NodeOperationError, created: CreatedR
  * Runs the selected operation for every input item — the one place that links output items to
  * their input (`pairedItem`) and applies Continue On Fail, for every operation.
  *
- * All items run at once (their requests share the client's concurrency limit; waiting jobs hold no
- * slot), so many jobs take about as long as the slowest one. Output keeps input order.
+ * Items start a few per request slot at a time (`ITEMS_ADMITTED_PER_SLOT`) and each gives its place on as soon as its job
+ * waits (`admission.ts`), so all jobs wait together (their requests share the client's concurrency
+ * limit; waiting jobs hold no slot) and many jobs take about as long as the slowest one. Output
+ * keeps input order.
  * - Continue On Fail on: a failed item becomes an error item; an item with several jobs (files,
  *   URLs) outputs its finished jobs and an error item per failed job (with the job's `id`).
  * - Continue On Fail off: the first failure stops the other items' waits and new requests (creates
@@ -86,8 +89,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	const paired = (output: INodeExecutionData[], itemIndex: number) => output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 	let firstError: NodeApiError | NodeOperationError | undefined;
+	const admission = admissionOf(client.signal, client.settings.concurrency);
 	const perItem = await Promise.all(
 		items.map(async (_, itemIndex): Promise<INodeExecutionData[]> => {
+			await admission.enter(itemIndex);
 			try {
 				return paired(await op.execute.call(this, itemIndex, client), itemIndex);
 			} catch (error) {
@@ -107,6 +112,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				// Let this item's other creates finish, so the jobs they made are named below.
 				await outcomes;
 				return [];
+			} finally {
+				admission.leave(itemIndex);
 			}
 		}),
 	);

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from '
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { failureKind, markFailure, servicePath, type ApiFamily, type BodyFactory, type ExtractionServiceClient } from '../transport';
+import { admissionOf } from './admission';
 import type { InputFile } from './binary';
 import { failOnFirst, type JobOutcome } from './outcomes';
 import { pollUntilFinal, type PollTiming } from './polling';
@@ -134,6 +135,8 @@ export async function waitForJob(
 	if (!settings.waitForCompletion) return created;
 	const node = ctx.getNode();
 	const id = String(created.id);
+	// A waiting job holds no place: the next item starts (`admission.ts`).
+	admissionOf(client.signal).leave(itemIndex);
 	const { resource, timedOut, lastFailure } = await pollUntilFinal(created, {
 		fetch: async (deadline) => await fetchJob(client, node, kind, id, itemIndex, deadline),
 		isFinal: (job) => kind.finalStatuses.includes(String(job.status)),
@@ -141,6 +144,7 @@ export async function waitForJob(
 		signal: client.signal,
 		isSkippable: (error) => failureKind(error) !== undefined,
 		timing,
+		maxInFlight: 2 * client.settings.concurrency,
 	}).catch((error: unknown) => {
 		const cause = client.signal.aborted ? new NodeOperationError(node, 'The execution was cancelled', { itemIndex }) : error;
 		throw withJobNote(node, cause, kind, id, itemIndex);
@@ -257,20 +261,23 @@ export async function createAndWait(
 	const node = ctx.getNode();
 	return await failOnFirst(
 		requests.map(async ({ body, qs, path, file, notFound, reuse }): Promise<Array<Promise<JobOutcome>>> => {
-			const existing = reuse ? await findExistingJob(client, node, kind, reuse, itemIndex) : undefined;
-			const created = existing ?? await client.request<IDataObject | IDataObject[]>({
-				family: kind.family,
-				method: 'POST',
-				path: path ?? servicePath(kind.family, kind.segment),
-				qs,
-				body: typeof body === 'function' ? body : stripUndefined(body),
-				itemIndex,
-				resourceName: notFound?.resourceName ?? kind.resourceName,
-				resourceId: notFound?.resourceId,
-				expect: 'objects',
-			});
-			const jobs = (Array.isArray(created) ? created : [created]).map((job) => checkResource(node, kind.resourceName, job, itemIndex));
-			if (!existing) for (const job of jobs) client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
+			const jobs = await (async () => {
+				const existing = reuse ? await findExistingJob(client, node, kind, reuse, itemIndex) : undefined;
+				const created = existing ?? await client.request<IDataObject | IDataObject[]>({
+					family: kind.family,
+					method: 'POST',
+					path: path ?? servicePath(kind.family, kind.segment),
+					qs,
+					body: typeof body === 'function' ? body : stripUndefined(body),
+					itemIndex,
+					resourceName: notFound?.resourceName ?? kind.resourceName,
+					resourceId: notFound?.resourceId,
+					expect: 'objects',
+				});
+				const checked = (Array.isArray(created) ? created : [created]).map((job) => checkResource(node, kind.resourceName, job, itemIndex));
+				if (!existing) for (const job of checked) client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
+				return checked;
+			})();
 			return jobs.map(async (job): Promise<JobOutcome> => {
 				const id = String(job.id);
 				return await waitForJob(ctx, client, kind, job, itemIndex, wait)

@@ -1,4 +1,6 @@
-import { cancellableSleep } from '../transport/sleep';
+import { sleep } from 'n8n-workflow';
+
+import { CancelledError } from '../transport/sleep';
 
 /** Timing of Wait for Completion. All durations in ms. */
 export interface PollTiming {
@@ -44,7 +46,15 @@ export interface PollOptions<T> {
 	 */
 	isSkippable?: (error: unknown) => boolean;
 	timing?: PollTiming;
+	/**
+	 * Most polls of the execution started at once (default `DEFAULT_POLLS_IN_FLIGHT`): the others
+	 * wait in the scheduler as their due time only, not as requests queued for a slot.
+	 */
+	maxInFlight?: number;
 }
+
+/** Most polls in flight at once when the options do not say (twice the default Concurrency). */
+export const DEFAULT_POLLS_IN_FLIGHT = 10;
 
 export interface PollResult<T> {
 	/** The last state read successfully (the initial one if no poll succeeded). */
@@ -57,35 +67,154 @@ export interface PollResult<T> {
 /**
  * Polls a job until `isFinal` holds or the deadline passes (`§v0-3 rule 3`,
  * `§unversioned-3 rule 1`). The wait before each poll follows `pollDelay`, shortened so the
- * last poll starts `LAST_POLL_MARGIN_MS` before the deadline (its reads are cut at the deadline). A poll that fails in a skippable way is skipped, and any poll
- * failing at the deadline ends the wait as timed out: the last good state is kept either way, so a
- * job's id is never lost to a bad answer.
+ * last poll starts `LAST_POLL_MARGIN_MS` before the deadline (its reads are cut at the deadline). A
+ * poll that fails in a skippable way is skipped, and any poll failing at the deadline ends the wait
+ * as timed out: the last good state is kept either way, so a job's id is never lost to a bad answer.
+ *
+ * Every job waiting under the same `signal` (one execution) shares one `PollScheduler`: one loop
+ * wakes for the next poll due, whatever the number of jobs.
  *
  * @param initial the resource as created (returned at once if already final)
  * @throws CancelledError when `signal` aborts; the fetch's own errors when not skippable before the deadline
  */
 export async function pollUntilFinal<T>(initial: T, options: PollOptions<T>): Promise<PollResult<T>> {
-	let resource = initial;
-	let lastFailure: unknown;
-	for (let n = 0; !options.isFinal(resource); n++) {
+	let scheduler = SCHEDULERS.get(options.signal);
+	if (!scheduler) SCHEDULERS.set(options.signal, (scheduler = new PollScheduler(options.signal)));
+	return await scheduler.wait(initial, options);
+}
+
+/** One scheduler per execution, by its abort signal. */
+const SCHEDULERS = new WeakMap<AbortSignal, PollScheduler>();
+
+/** Longest single sleep of the scheduler's loop (ms): a stopped execution is noticed within it. */
+const SLICE_MS = 200;
+
+/** A job waiting in a `PollScheduler`: its state, the poll number, when its next poll is due (epoch ms), and its promise. */
+interface Waiting<T> {
+	options: PollOptions<T>;
+	resource: T;
+	n: number;
+	due: number;
+	lastFailure?: unknown;
+	resolve: (result: PollResult<T>) => void;
+	reject: (error: unknown) => void;
+}
+
+/**
+ * The waiting jobs of one execution, polled from one loop: a job is its state and the time of its
+ * next poll, kept in a heap by that time; the loop sleeps until the earliest is due (at most
+ * `SLICE_MS` at a time, so a stop is noticed), starts every poll that is due, and reschedules each
+ * job when its poll has answered. Polls go through the client's concurrency limit like any request
+ * (reads before creates, `transport/concurrency.ts`). Timing and outcome rules: `pollUntilFinal`.
+ */
+export class PollScheduler {
+	private readonly heap: Array<Waiting<unknown>> = [];
+
+	private looping = false;
+
+	private inFlight = 0;
+
+	private maxInFlight = DEFAULT_POLLS_IN_FLIGHT;
+
+	constructor(private readonly signal: AbortSignal) {}
+
+	/** Adds a job and resolves when it is final or timed out (see `pollUntilFinal`). */
+	async wait<T>(initial: T, options: PollOptions<T>): Promise<PollResult<T>> {
+		if (options.maxInFlight !== undefined) this.maxInFlight = Math.max(1, options.maxInFlight);
+		return await new Promise<PollResult<T>>((resolve, reject) => {
+			this.schedule({ options, resource: initial, n: 0, due: 0, resolve, reject } as Waiting<T>);
+		});
+	}
+
+	/** Settles a job that is final or out of time, or puts it in the heap for its next poll. */
+	private schedule<T>(job: Waiting<T>): void {
+		const { options } = job;
+		if (options.isFinal(job.resource)) return job.resolve({ resource: job.resource, timedOut: false });
+		if (this.signal.aborted) return job.reject(new CancelledError());
 		const left = options.deadline - Date.now();
-		if (left <= 0) return { resource, timedOut: true, lastFailure };
 		// The last poll starts a little before the deadline, so it has time to be answered; once
 		// inside that margin, the poll just made was the last.
-		if (n > 0 && left <= LAST_POLL_MARGIN_MS) return { resource, timedOut: true, lastFailure };
-		await cancellableSleep(Math.min(pollDelay(n, options.timing), Math.max(0, left - LAST_POLL_MARGIN_MS)), options.signal);
-		const polled = await options.fetch(options.deadline).then(
-			(value) => ({ value }),
-			(error: unknown) => ({ error }),
-		);
-		if ('value' in polled) {
-			resource = polled.value;
-			lastFailure = undefined;
-		} else if (!options.signal.aborted && (Date.now() >= options.deadline || options.isSkippable?.(polled.error))) {
-			lastFailure = polled.error;
-		} else {
-			throw polled.error;
+		if (left <= 0 || (job.n > 0 && left <= LAST_POLL_MARGIN_MS)) return job.resolve({ resource: job.resource, timedOut: true, lastFailure: job.lastFailure });
+		job.due = Date.now() + Math.min(pollDelay(job.n, options.timing), Math.max(0, left - LAST_POLL_MARGIN_MS));
+		this.push(job as Waiting<unknown>);
+		if (!this.looping) void this.loop();
+	}
+
+	/** Sleeps until the next poll is due and starts the due ones, while jobs wait. */
+	private async loop(): Promise<void> {
+		this.looping = true;
+		try {
+			while (this.heap.length > 0) {
+				if (this.signal.aborted) {
+					for (const job of this.heap.splice(0)) job.reject(new CancelledError());
+					return;
+				}
+				this.startDue();
+				if (this.heap.length === 0) break;
+				// Until the next is due, or (all slots taken) until a poll ends and starts it.
+				await sleep(Math.max(1, Math.min(this.heap[0].due - Date.now(), SLICE_MS)));
+			}
+		} finally {
+			this.looping = false;
 		}
 	}
-	return { resource, timedOut: false };
+
+	/** Starts the polls that are due, as far as `maxInFlight` allows. */
+	private startDue(): void {
+		const now = Date.now();
+		while (this.heap.length > 0 && this.heap[0].due <= now && this.inFlight < this.maxInFlight && !this.signal.aborted) void this.poll(this.pop());
+	}
+
+	/** One poll of a job, then its next step (and the next due poll in its slot). */
+	private async poll<T>(job: Waiting<T>): Promise<void> {
+		const { options } = job;
+		this.inFlight++;
+		let failed: unknown;
+		try {
+			job.resource = await options.fetch(options.deadline);
+			job.lastFailure = undefined;
+		} catch (error) {
+			if (this.signal.aborted || !(Date.now() >= options.deadline || options.isSkippable?.(error))) failed = error ?? new Error('The poll failed');
+			else job.lastFailure = error;
+		} finally {
+			this.inFlight--;
+		}
+		if (failed !== undefined) job.reject(failed);
+		else {
+			job.n++;
+			this.schedule(job);
+		}
+		this.startDue();
+	}
+
+	private push(job: Waiting<unknown>): void {
+		const heap = this.heap;
+		heap.push(job);
+		for (let i = heap.length - 1; i > 0; ) {
+			const parent = (i - 1) >> 1;
+			if (heap[parent].due <= heap[i].due) break;
+			[heap[parent], heap[i]] = [heap[i], heap[parent]];
+			i = parent;
+		}
+	}
+
+	private pop(): Waiting<unknown> {
+		const heap = this.heap;
+		const top = heap[0];
+		const last = heap.pop() as Waiting<unknown>;
+		if (heap.length > 0) {
+			heap[0] = last;
+			for (let i = 0; ; ) {
+				const left = 2 * i + 1;
+				const right = left + 1;
+				let smallest = i;
+				if (left < heap.length && heap[left].due < heap[smallest].due) smallest = left;
+				if (right < heap.length && heap[right].due < heap[smallest].due) smallest = right;
+				if (smallest === i) break;
+				[heap[smallest], heap[i]] = [heap[i], heap[smallest]];
+				i = smallest;
+			}
+		}
+		return top;
+	}
 }

@@ -292,7 +292,8 @@ export class ExtractionServiceClient {
 		const url = /^https?:\/\//i.test(req.path) ? req.path : `${family.baseUrl}${req.path}`;
 		for (let attempt = 0; ; attempt++) {
 			this.throwIfCancelled(req.itemIndex);
-			const outcome = await this.limiter.run(async () => await this.attempt(req, url));
+			// Reads and polls before creates (`Semaphore`): a waiting job's poll is not queued behind them.
+			const outcome = await this.limiter.run(async () => await this.attempt(req, url), req.method === 'GET');
 			// A create the service accepted is returned even when the execution is stopping: its answer
 			// names a job that exists (the caller records it before it stops).
 			if (!(outcome.response && outcome.response.statusCode < 300 && !this.cancelSignal.aborted)) this.throwIfCancelled(req.itemIndex);
