@@ -261,23 +261,20 @@ export async function createAndWait(
 	const node = ctx.getNode();
 	return await failOnFirst(
 		requests.map(async ({ body, qs, path, file, notFound, reuse }): Promise<Array<Promise<JobOutcome>>> => {
-			const jobs = await (async () => {
-				const existing = reuse ? await findExistingJob(client, node, kind, reuse, itemIndex) : undefined;
-				const created = existing ?? await client.request<IDataObject | IDataObject[]>({
-					family: kind.family,
-					method: 'POST',
-					path: path ?? servicePath(kind.family, kind.segment),
-					qs,
-					body: typeof body === 'function' ? body : stripUndefined(body),
-					itemIndex,
-					resourceName: notFound?.resourceName ?? kind.resourceName,
-					resourceId: notFound?.resourceId,
-					expect: 'objects',
-				});
-				const checked = (Array.isArray(created) ? created : [created]).map((job) => checkResource(node, kind.resourceName, job, itemIndex));
-				if (!existing) for (const job of checked) client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
-				return checked;
-			})();
+			const existing = reuse ? await findExistingJob(client, node, kind, reuse, itemIndex) : undefined;
+			const created = existing ?? await client.request<IDataObject | IDataObject[]>({
+				family: kind.family,
+				method: 'POST',
+				path: path ?? servicePath(kind.family, kind.segment),
+				qs,
+				body: typeof body === 'function' ? body : stripUndefined(body),
+				itemIndex,
+				resourceName: notFound?.resourceName ?? kind.resourceName,
+				resourceId: notFound?.resourceId,
+				expect: 'objects',
+			});
+			const jobs = (Array.isArray(created) ? created : [created]).map((job) => checkResource(node, kind.resourceName, job, itemIndex));
+			if (!existing) for (const job of jobs) client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
 			return jobs.map(async (job): Promise<JobOutcome> => {
 				const id = String(job.id);
 				return await waitForJob(ctx, client, kind, job, itemIndex, wait)
