@@ -114,7 +114,8 @@ export class Router<H> {
 
 /** The record with UUID `id`, else 404 `{"detail": "No <resource> matches the given query."}` (Django's wording; §v0-4.3, §unversioned-4.3). */
 export function lookup<T>(map: Map<string, T>, id: string, resource: string): T {
-	const found = isUuid(id) ? map.get(id) : undefined;
+	// UUIDs in any letter case (a UUID field parses both); the stores key them in lower case.
+	const found = isUuid(id) ? (map.get(id) ?? map.get(id.toLowerCase())) : undefined;
 	if (!found) throw notFound(`No ${resource} matches the given query.`);
 	return found;
 }

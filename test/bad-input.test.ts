@@ -60,11 +60,11 @@ const cases: Case[] = [
 	{ name: 'URL list not a JSON array', parameters: { resource: 'parsing', operation: 'create', source: 'urlList', urls: '["https://a.example/x.pdf",' }, message: /^Parameter "URLs" is not a valid JSON array/ },
 	// numbers and options
 	{ name: 'limit 0', parameters: { resource: 'document', operation: 'getAll', returnAll: false, limit: 0 }, message: /^Parameter "Limit" must be a whole number from 1, got 0$/ },
-	{ name: 'timeout 0', parameters: extract({ options: { timeout: 0 } }), message: /^Parameter "Wait Timeout" must be a number of seconds above 0, got 0$/ },
-	{ name: 'timeout negative', parameters: { resource: 'extraction', operation: 'get', extractionId: UUID, waitForCompletion: true, options: { timeout: -5 } }, message: /^Parameter "Wait Timeout" must be a number of seconds above 0, got -5$/ },
+	{ name: 'timeout 0', parameters: extract({ options: { timeout: 0 } }), message: /^Parameter "Wait Timeout" must be a number of seconds from 0\.001 to 2147483, got 0$/ },
+	{ name: 'timeout negative', parameters: { resource: 'extraction', operation: 'get', extractionId: UUID, waitForCompletion: true, options: { timeout: -5 } }, message: /^Parameter "Wait Timeout" must be a number of seconds from 0\.001 to 2147483, got -5$/ },
 	{ name: 'concurrency 0', parameters: extract({ options: { concurrency: 0 } }), message: /^Parameter "Concurrency" must be a whole number from 1 to 50, got 0$/ },
 	{ name: 'max retries 11', parameters: { resource: 'schema', operation: 'getAll', returnAll: true, options: { maxRetries: 11 } }, message: /^Parameter "Max Retries" must be a whole number from 0 to 10, got 11$/ },
-	{ name: 'request timeout 0', parameters: { resource: 'document', operation: 'getAll', returnAll: true, options: { requestTimeout: 0 } }, message: /^Parameter "Request Timeout" must be a number of seconds above 0, got 0$/ },
+	{ name: 'request timeout 0', parameters: { resource: 'document', operation: 'getAll', returnAll: true, options: { requestTimeout: 0 } }, message: /^Parameter "Request Timeout" must be a number of seconds from 0\.001 to 2147483, got 0$/ },
 	{ name: 'created-after filter not a date', parameters: { resource: 'parsing', operation: 'getAll', returnAll: true, filters: { createdAfter: 'last tuesday' } }, message: /^Parameter "Created After" is not a date-time, got "last tuesday"$/ },
 	// credentials
 	{ name: 'Base URL without scheme', parameters: extract({}), baseUrl: 'api.example.com', message: /^The credential's Base URL "api\.example\.com" is not a valid http\(s\) URL$/ },

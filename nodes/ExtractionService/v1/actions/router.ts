@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { admissionOf } from '../helpers/admission';
 import { outcomesOf } from '../helpers/outcomes';
-import { wholeNumber, positiveSeconds } from '../helpers/validation';
+import { positiveSeconds, secondsToMs, wholeNumber } from '../helpers/validation';
 import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient, type CreatedResource, type ClientSettings } from '../transport';
 import { operations } from './resources';
 
@@ -20,8 +20,7 @@ function clientSettings(ctx: IExecuteFunctions): ClientSettings {
 		...DEFAULT_CLIENT_SETTINGS,
 		concurrency: wholeNumber(node, 0, 'Concurrency', settings.concurrency ?? DEFAULT_CLIENT_SETTINGS.concurrency, 1, 50),
 		maxRetries: wholeNumber(node, 0, 'Max Retries', settings.maxRetries ?? DEFAULT_CLIENT_SETTINGS.maxRetries, 0, 10),
-		requestTimeoutMs:
-			positiveSeconds(node, 0, 'Request Timeout', settings.requestTimeout ?? DEFAULT_CLIENT_SETTINGS.requestTimeoutMs / 1000) * 1000,
+		requestTimeoutMs: secondsToMs(positiveSeconds(node, 0, 'Request Timeout', settings.requestTimeout ?? DEFAULT_CLIENT_SETTINGS.requestTimeoutMs / 1000)),
 	};
 }
 

@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { failureKind, markFailure, servicePath, type ApiFamily, type BodyFactory, type ExtractionServiceClient } from '../transport';
 import { admissionOf } from './admission';
+import { secondsToMs } from './validation';
 import type { InputFile } from './binary';
 import { failOnFirst, type JobOutcome } from './outcomes';
 import { pollUntilFinal, type PollTiming } from './polling';
@@ -60,7 +61,7 @@ export function checkResource(node: INode, resourceName: string, answer: IDataOb
 	const id = typeof answer.id === 'string' || typeof answer.id === 'number' ? String(answer.id).trim() : '';
 	const problem = !id
 		? 'no "id"'
-		: read && id !== read.id
+		: read && id.toLowerCase() !== read.id.toLowerCase() // UUIDs: letter case does not matter
 			? `the id of another ${resourceName} (${id})`
 			: read?.status && typeof answer.status !== 'string'
 				? 'no "status"'
@@ -140,7 +141,7 @@ export async function waitForJob(
 	const { resource, timedOut, lastFailure } = await pollUntilFinal(created, {
 		fetch: async (deadline) => await fetchJob(client, node, kind, id, itemIndex, deadline),
 		isFinal: (job) => kind.finalStatuses.includes(String(job.status)),
-		deadline: Date.now() + settings.timeoutSeconds * 1000,
+		deadline: Date.now() + secondsToMs(settings.timeoutSeconds),
 		signal: client.signal,
 		isSkippable: (error) => failureKind(error) !== undefined,
 		timing,

@@ -36,7 +36,7 @@ export interface FileSelection {
  * Reads an item's settings (see `ItemSettings`).
  *
  * @param waitByDefault Wait for Completion's default: on for creates, off for Get (resume)
- * @throws NodeOperationError naming "Wait Timeout" when it is not above 0 (before any request)
+ * @throws NodeOperationError naming "Wait Timeout" when it is not from 0.001 to 2147483 s (before any request)
  */
 export function readItemSettings(ctx: IExecuteFunctions, itemIndex: number, waitByDefault = true): ItemSettings {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;

@@ -114,15 +114,28 @@ export function pageRange(node: INode, itemIndex: number, start: unknown, end: u
 	return qs;
 }
 
+/** Most seconds a timeout may be: what a Node timer can wait (2³¹ − 1 ms, about 24.8 days), in whole seconds. */
+export const MAX_TIMEOUT_SECONDS = 2_147_483;
+
 /**
- * A positive number of seconds (timeouts).
+ * A number of seconds for a timeout (Request Timeout, Wait Timeout), rounded to whole milliseconds:
+ * from 0.001 to `MAX_TIMEOUT_SECONDS` (a longer wait would overflow Node's timers and end at once).
  *
- * @throws NodeOperationError naming `parameter` when ≤ 0 or not a number
+ * @returns seconds, a whole number of ms (× 1000 is an integer up to float rounding: use `secondsToMs`)
+ * @throws NodeOperationError naming `parameter` and the range when not a number or out of range
  */
 export function positiveSeconds(node: INode, itemIndex: number, parameter: string, value: unknown): number {
 	const n = Number(value);
-	if (!Number.isFinite(n) || n <= 0) fail(node, itemIndex, parameter, `must be a number of seconds above 0, got ${JSON.stringify(value)}`);
-	return n;
+	const ms = Math.round(n * 1000);
+	if (value === null || value === '' || !Number.isFinite(n) || ms < 1 || n > MAX_TIMEOUT_SECONDS) {
+		fail(node, itemIndex, parameter, `must be a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(value)}`);
+	}
+	return ms / 1000;
+}
+
+/** Seconds as whole milliseconds (16.1 s → 16100, not 16100.000000000002). */
+export function secondsToMs(seconds: number): number {
+	return Math.round(seconds * 1000);
 }
 
 /**

@@ -28,6 +28,9 @@ import { CREDENTIAL_TYPE, type ApiFamily } from './families';
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
 export { failureKind, markFailure, type Expected, type FailureKind } from './answers';
 
+
+/** Longest wait a Node timer takes (2³¹ − 1 ms, about 24.8 days): longer ones fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A request body that is built anew for every attempt, inside the concurrency slot (multipart). */
 export type BodyFactory = () =>
 	| Promise<FormData | StreamedMultipart | Buffer | IDataObject>
@@ -252,11 +255,20 @@ export class ExtractionServiceClient {
 					parsed = undefined;
 				}
 				if (!parsed || !/^https?:$/.test(parsed.protocol) || !/^https?:\/\//i.test(raw)) {
+					// Anything between "//" and "@" may be a password: never shown.
 					throw new NodeOperationError(
 						this.ctx.getNode(),
-						`The credential's Base URL "${raw}" is not a valid http(s) URL`,
+						`The credential's Base URL "${raw.replace(/\/\/[^/]*@/, '//…@')}" is not a valid http(s) URL`,
 						{ description: 'Write it with its scheme, for example https://api.example.com', itemIndex },
 					);
+				}
+				// A user and password in the Base URL would travel into every absolute URL the node
+				// outputs (`*_absolute`) and into messages: refused (§node, Addresses and credentials).
+				if (parsed.username || parsed.password) {
+					throw new NodeOperationError(this.ctx.getNode(), 'The Base URL must not contain a user name or password', {
+						description: 'Remove "user:password@" from the credential\'s Base URL. The node authenticates with the API key or token only; a proxy that needs a login cannot be given one here.',
+						itemIndex,
+					});
 				}
 				const secrets = Object.entries(c)
 					.filter(([key, value]) => key !== 'baseUrl' && typeof value === 'string' && value.trim().length >= MIN_SECRET_LENGTH)
@@ -465,7 +477,8 @@ export class ExtractionServiceClient {
 		if (this.signal.aborted) return { error: new CancelledError(), timedOut: false };
 		// No request is started that could not be answered before its deadline.
 		if (req.deadline !== undefined && req.deadline - Date.now() < MIN_ATTEMPT_MS) return { error: new CancelledError(), timedOut: true };
-		const timeoutMs = Math.max(1, Math.min(this.settings.requestTimeoutMs, req.deadline === undefined ? Infinity : req.deadline - Date.now()));
+		// Whole ms within what a timer can wait (a fraction or more than about 24.8 days is a RangeError).
+		const timeoutMs = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(Math.min(this.settings.requestTimeoutMs, req.deadline === undefined ? Infinity : req.deadline - Date.now()))));
 		const stop = req.method === 'GET' || req.method === 'DELETE' ? this.signal : this.cancelSignal;
 		const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
 		let streamed: StreamedMultipart | undefined;
