@@ -15,6 +15,8 @@ export interface FaultSpec {
 	 * `contentType` (default text/html), at `status` (default 200); `json` is serialised instead.
 	 */
 	body?: string;
+	/** How `body` is turned into bytes (default utf8): `latin1` for an answer in ISO-8859-1. */
+	encoding?: 'utf8' | 'latin1';
 	json?: unknown;
 	contentType?: string;
 	/** A Location header (redirects: pair with status 301/302/307/308). */

@@ -198,7 +198,7 @@ function hostileAnswer(fault: FaultSpec, entry: LoggedRequest): Reply {
 	if (fault.echoHeaders) return { status, json: { detail: faultDetail(status), headers: entry.headers }, headers };
 	if (fault.json !== undefined) return { status, json: fault.json, headers };
 	headers['content-type'] = fault.contentType ?? 'text/html; charset=utf-8';
-	return { status, body: fault.body ?? '', headers };
+	return { status, body: fault.encoding ? Buffer.from(fault.body ?? '', fault.encoding) : (fault.body ?? ''), headers };
 }
 
 /** Sends an answer one byte every `intervalMs` (a dripping connection); stops when the client leaves. */

@@ -68,17 +68,61 @@ export function redactText(text: string, secrets: readonly string[]): string {
 	return out;
 }
 
-/** A parsed JSON value with every string (keys included) passed through `redactText`. */
+/**
+ * Sets `key` on `out` as an own data property, whatever the key: a field named `__proto__` in a
+ * service answer (parsed JSON has it as an own property) stays data instead of replacing the
+ * object's prototype.
+ */
+export function setOwn(out: IDataObject, key: string, value: unknown): void {
+	Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A parsed JSON value with every string (keys included) passed through `redactText` (`__proto__` keys kept as data). */
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
 	if (secrets.length === 0) return value;
 	if (typeof value === 'string') return redactText(value, secrets) as T;
 	if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets)) as T;
 	if (value && typeof value === 'object') {
 		const out: IDataObject = {};
-		for (const [k, v] of Object.entries(value as IDataObject)) out[redactText(k, secrets)] = redactDeep(v, secrets);
+		for (const [k, v] of Object.entries(value as IDataObject)) setOwn(out, redactText(k, secrets), redactDeep(v, secrets));
 		return out as T;
 	}
 	return value;
+}
+
+/**
+ * Deepest nesting of objects and lists a JSON answer may have (the node walks answers to redact
+ * secrets and to cap error bodies; a service's data is a few levels deep).
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Whether a parsed JSON value nests objects or lists deeper than `max` levels (walked without recursion). */
+export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+	const stack: Array<[unknown, number]> = [[value, 1]];
+	while (stack.length > 0) {
+		const [current, depth] = stack.pop() as [unknown, number];
+		if (!current || typeof current !== 'object') continue;
+		if (depth > max) return true;
+		for (const child of Object.values(current as IDataObject)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
+	}
+	return false;
+}
+
+/**
+ * The text of a body, decoded by the charset its `Content-Type` declares (UTF-8 when none; a UTF-8
+ * byte-order mark is dropped).
+ *
+ * @returns the text, or undefined when the charset is not one the WHATWG Encoding standard knows
+ */
+export function decodeBody(bytes: Uint8Array, contentType = ''): string | undefined {
+	const label = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? 'utf-8';
+	let decoder: TextDecoder;
+	try {
+		decoder = new TextDecoder(label);
+	} catch {
+		return undefined;
+	}
+	return decoder.decode(bytes).replace(/^\uFEFF/, '');
 }
 
 /** Cuts a text to `max` characters, saying how much was left out. */
@@ -114,10 +158,10 @@ export function boundedBody(body: unknown, status: number): JsonObject {
 function capStrings(value: IDataObject): IDataObject {
 	const out: IDataObject = {};
 	for (const [k, v] of Object.entries(value)) {
-		if (typeof v === 'string') out[k] = capText(v, MAX_BODY_STRING);
-		else if (Array.isArray(v)) out[k] = v.map((e) => (typeof e === 'string' ? capText(e, MAX_BODY_STRING) : e)) as IDataObject[];
-		else if (v && typeof v === 'object') out[k] = capStrings(v as IDataObject);
-		else out[k] = v;
+		if (typeof v === 'string') setOwn(out, k, capText(v, MAX_BODY_STRING));
+		else if (Array.isArray(v)) setOwn(out, k, v.map((e) => (typeof e === 'string' ? capText(e, MAX_BODY_STRING) : e)));
+		else if (v && typeof v === 'object') setOwn(out, k, capStrings(v as IDataObject));
+		else setOwn(out, k, v);
 	}
 	return out;
 }
@@ -207,9 +251,12 @@ export function parseAnswer(node: INode, answer: RefusedAnswer, text: string, co
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(text);
-	} catch {
+	} catch (error) {
+		// V8 gives up on JSON nested beyond its stack with a RangeError.
+		if (error instanceof RangeError) throw unusableAnswerError(node, answer, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, wanted);
 		throw unusableAnswerError(node, answer, 'text that is not JSON', wanted, text);
 	}
+	if (nestedDeeperThan(parsed)) throw unusableAnswerError(node, answer, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, wanted);
 	if (expected === 'nothing') return parsed;
 	const isObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v);
 	if (isObject(parsed)) return parsed;

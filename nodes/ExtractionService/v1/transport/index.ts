@@ -14,7 +14,9 @@ import { isStreamedMultipart, type StreamedMultipart } from './multipart-stream'
 import { CancelledError, cancellableSleep } from './sleep';
 import {
 	capText,
+	decodeBody,
 	markFailure,
+	nestedDeeperThan,
 	parseAnswer,
 	redactDeep,
 	redactText,
@@ -345,7 +347,8 @@ export class ExtractionServiceClient {
 			retryable: status === 429 || (safe && status >= 500),
 			retryAfterMs,
 			error: () => {
-				const text = redactText(toBuffer(response.body).toString('utf8'), secrets);
+				const raw = toBuffer(response.body);
+				const text = redactText(decodeBody(raw, lowerCaseHeaders(response.headers)['content-type']) ?? raw.toString('utf8'), secrets);
 				const info = { family: req.family, method: req.method, resourceName: req.resourceName, resourceId: req.resourceId, itemIndex: req.itemIndex };
 				const error = errorForStatus(this.ctx.getNode(), status, parseErrorBody(text), info, retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined);
 				return markFailure(error, status === 429 || status >= 500 ? 'transient' : undefined);
@@ -456,7 +459,9 @@ export class ExtractionServiceClient {
 		const base = { statusCode: response.statusCode, headers, url };
 		if (expected === 'binary') return { ...base, body: toBuffer(response.body) as T };
 		if (response.statusCode >= 300) throw redirectError(this.ctx.getNode(), refused, headers.location, url);
-		const text = redactText(toBuffer(response.body).toString('utf8'), secrets);
+		const decoded = decodeBody(toBuffer(response.body), headers['content-type']);
+		if (decoded === undefined) throw unusableAnswerError(this.ctx.getNode(), refused, `an answer in a charset it cannot read (${capText(headers['content-type'] ?? '', 100)})`, 'UTF-8 or another standard charset');
+		const text = redactText(decoded, secrets);
 		const body = parseAnswer(this.ctx.getNode(), refused, text, headers['content-type'] ?? '', expected);
 		return { ...base, body: redactDeep(body, secrets) as T };
 	}
@@ -582,7 +587,9 @@ export interface CreatedResource {
 function parseErrorBody(text: string): unknown {
 	if (!text.trim()) return undefined;
 	try {
-		return JSON.parse(text);
+		const parsed: unknown = JSON.parse(text);
+		// Too deep to walk (field messages, capping): kept as text.
+		return nestedDeeperThan(parsed) ? text : parsed;
 	} catch {
 		return text;
 	}
