@@ -11,6 +11,11 @@ export interface FaultSpec {
 	/** Destroy the socket without any answer. */
 	drop?: boolean;
 	/**
+	 * Handle the request first (the service acts: a delete deletes, a create creates), then answer
+	 * with the fault (`status`, or `drop`): an answer lost after the service acted.
+	 */
+	afterHandling?: boolean;
+	/**
 	 * Hostile answers (what a misbehaving service or proxy sends). `body` is sent as is with
 	 * `contentType` (default text/html), at `status` (default 200); `json` is serialised instead.
 	 */

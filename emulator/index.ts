@@ -276,6 +276,8 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 		const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
 		try {
 			if (fault?.delayMs) await sleep(fault.delayMs);
+			// Acted, then the answer is lost or replaced.
+			if (fault?.afterHandling) await dispatch(app, router, req).catch(() => undefined);
 			if (fault?.drop) {
 				reply.hijack();
 				request.raw.socket?.destroy();

@@ -296,7 +296,9 @@ export class ExtractionServiceClient {
 
 	/**
 	 * Sends a request and returns its whole answer (status, headers, body). Only `binary` requests
-	 * may get a 3xx back (see `download`); any other 3xx is an error.
+	 * may get a 3xx back (see `download`); any other 3xx is an error. A DELETE retried after a lost
+	 * answer (5xx, connection broken) that then gets 404 returns as a 204: the lost attempt deleted
+	 * it (`§node`, Retries); a 404 on the first attempt is an error as any other.
 	 *
 	 * @throws NodeApiError for 3xx (outside binary), 4xx/5xx, unusable answers and exhausted
 	 *   retries, each marked with its `failureKind`; NodeOperationError when cancelled
@@ -312,6 +314,10 @@ export class ExtractionServiceClient {
 			// names a job that exists (the caller records it before it stops).
 			if (!(outcome.response && outcome.response.statusCode < 300 && !this.cancelSignal.aborted)) this.throwIfCancelled(req.itemIndex);
 			if (outcome.response && outcome.response.statusCode < 400) return this.answer<T>(req, url, outcome.response, family.secrets);
+			// A retried DELETE answered 404: the attempt whose answer was lost deleted it. Done.
+			if (req.method === 'DELETE' && attempt > 0 && outcome.response?.statusCode === 404) {
+				return { statusCode: 204, headers: lowerCaseHeaders(outcome.response.headers), url, body: undefined as T };
+			}
 
 			const failed = this.classifyFailure(req, url, outcome, family.secrets);
 			if (!failed.retryable || attempt >= this.settings.maxRetries || !this.canWait(req, attempt, failed.retryAfterMs)) throw failed.error();
