@@ -26,6 +26,7 @@ import {
 } from './answers';
 import { errorForStatus } from './errors';
 import { CREDENTIAL_TYPE, type ApiFamily } from './families';
+import { originOf } from '../../../../credentials/shared';
 
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
 export { failureKind, markFailure, type Expected, type FailureKind } from './answers';
@@ -374,8 +375,21 @@ export class ExtractionServiceClient {
 	 */
 	async download(req: ServiceRequest): Promise<ServiceResponse<Buffer>> {
 		let current: ServiceRequest = { ...req, method: 'GET', expect: 'binary' };
+		const baseOrigin = originOf(await this.baseUrl(req.family, req.itemIndex));
 		for (let hop = 0; hop <= 5; hop++) {
-			const response = await this.send<Buffer>(current);
+			const storage = hop > 0 ? originOf(current.path) : undefined;
+			const response = await this.send<Buffer>(current).catch((error: unknown) => {
+				// The storage a download was redirected to refused it: an expired or refused link, not
+				// the service's credits or key (its answer never names the link's path or signature).
+				const code = error instanceof NodeApiError ? error.httpCode : undefined;
+				if (storage === undefined || storage === baseOrigin || (code !== '401' && code !== '403')) throw error;
+				throw new NodeApiError(this.ctx.getNode(), { status: Number(code) }, {
+					message: `The download link was refused or has expired (HTTP ${code} from ${storage})`,
+					description: 'The service sent the download on to its file storage, which refused the link (pre-signed links expire after a while). Read the resource again with Get for a fresh link, then download it again.',
+					httpCode: code,
+					itemIndex: req.itemIndex,
+				});
+			});
 			if (response.statusCode < 300 || response.statusCode >= 400) return response;
 			const location = response.headers.location;
 			if (!location) {
