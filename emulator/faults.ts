@@ -30,6 +30,12 @@ export interface FaultSpec {
 	echoHeaders?: boolean;
 	/** Send the answer's bytes one at a time, this many ms apart (a connection that drips). */
 	dripMs?: number;
+	/**
+	 * Answer with a body this many bytes long, made on the fly (`[` then spaces: the start of a JSON
+	 * list that never ends within the bytes), at `status` (default 200) with `contentType` (default
+	 * application/json); the request log's `sentBytes` says how much was sent before the client left.
+	 */
+	streamBytes?: number;
 	/** Serve this fault to every matching request instead of once (a service stuck in a state). */
 	forever?: boolean;
 }

@@ -93,6 +93,8 @@ export interface LoggedRequest {
 	body?: LoggedBody;
 	/** Status sent (0 if the connection was dropped). */
 	status: number;
+	/** Bytes of a `streamBytes` fault's body written before the answer ended or the client left. */
+	sentBytes?: number;
 	/** The emulator's base clock (`EmulatorOptions.clock`, default Date.now; epoch ms) when received. */
 	at: number;
 }
@@ -216,6 +218,29 @@ async function dripReply(reply: FastifyReply, r: Reply, entry: LoggedRequest, in
 	res.end();
 }
 
+/** A `streamBytes` answer: the body made on the fly in 64 KiB chunks, stopping when the client leaves. */
+async function streamReply(reply: FastifyReply, fault: FaultSpec, entry: LoggedRequest): Promise<void> {
+	const total = fault.streamBytes ?? 0;
+	entry.status = fault.status ?? 200;
+	entry.sentBytes = 0;
+	reply.hijack();
+	const res = reply.raw;
+	res.writeHead(entry.status, { 'content-type': fault.contentType ?? 'application/json', 'content-length': String(total) });
+	const chunk = Buffer.alloc(64 * 1024, 0x20);
+	chunk[0] = 0x5b; // "["
+	for (let sent = 0; sent < total; ) {
+		if (res.destroyed) return;
+		const part = sent === 0 ? chunk.subarray(0, Math.min(chunk.length, total)) : Buffer.alloc(Math.min(chunk.length, total - sent), 0x20);
+		sent += part.length;
+		entry.sentBytes = sent;
+		if (!res.write(part)) await new Promise<void>((resolve) => {
+			res.once('drain', resolve);
+			res.once('close', resolve);
+		});
+	}
+	res.end();
+}
+
 /** Builds one origin (api or files): logging hook, raw bodies, one catch-all route dispatching to `router`. */
 function buildOrigin(deps: OriginDeps): FastifyInstance {
 	const { app, origin, router, requests, faults, quiet, onRequestLogged } = deps;
@@ -302,6 +327,10 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 		body.discardUploads();
 		if (fault?.dripMs) {
 			await dripReply(reply, answer, entry, fault.dripMs);
+			return;
+		}
+		if (fault?.streamBytes !== undefined) {
+			await streamReply(reply, fault, entry);
 			return;
 		}
 		await sendReply(reply, answer, entry);

@@ -32,6 +32,41 @@ export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
 export { failureKind, markFailure, type Expected, type FailureKind } from './answers';
 
 
+/**
+ * Most bytes of an answer the node reads where it expects JSON (a page of 100 extractions with their
+ * data is well under 1 MiB; 32 MiB leaves room for very large extraction results): beyond it the
+ * answer is refused as unusable while it streams, and the rest is not read.
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** Most bytes of an error answer the node reads (its message is in the first lines); the rest is left unread. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads a streamed body up to `cap` bytes, then stops (leaving the loop destroys the stream). A body
+ * that is not a stream (an n8n line that buffered it) is taken as it is.
+ *
+ * @returns the bytes read, and whether the body went on beyond `cap`
+ */
+async function readCapped(body: unknown, cap: number): Promise<{ bytes: Buffer; cut: boolean }> {
+	if (!body || typeof body !== 'object' || !(Symbol.asyncIterator in body)) {
+		const bytes = toBuffer(body);
+		return bytes.length > cap ? { bytes: bytes.subarray(0, cap), cut: true } : { bytes, cut: false };
+	}
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+		const part = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+		if (size + part.length > cap) {
+			chunks.push(part.subarray(0, cap - size));
+			return { bytes: Buffer.concat(chunks), cut: true };
+		}
+		chunks.push(part);
+		size += part.length;
+	}
+	return { bytes: Buffer.concat(chunks), cut: false };
+}
+
 /** Longest wait a Node timer takes (2³¹ − 1 ms, about 24.8 days): longer ones fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A request body that is built anew for every attempt, inside the concurrency slot (multipart). */
@@ -314,7 +349,7 @@ export class ExtractionServiceClient {
 			// A create the service accepted is returned even when the execution is stopping: its answer
 			// names a job that exists (the caller records it before it stops).
 			if (!(outcome.response && outcome.response.statusCode < 300 && !this.cancelSignal.aborted)) this.throwIfCancelled(req.itemIndex);
-			if (outcome.response && outcome.response.statusCode < 400) return this.answer<T>(req, url, outcome.response, family.secrets);
+			if (outcome.response && outcome.response.statusCode < 400) return this.answer<T>(req, url, outcome.response, family.secrets, outcome.cut);
 			// A retried DELETE answered 404: the attempt whose answer was lost deleted it. Done.
 			if (req.method === 'DELETE' && attempt > 0 && outcome.response?.statusCode === 404) {
 				return { statusCode: 204, headers: lowerCaseHeaders(outcome.response.headers), url, body: undefined as T };
@@ -355,7 +390,8 @@ export class ExtractionServiceClient {
 			retryAfterMs,
 			error: () => {
 				const raw = toBuffer(response.body);
-				const text = redactText(decodeBody(raw, lowerCaseHeaders(response.headers)['content-type']) ?? raw.toString('utf8'), secrets);
+				const decoded = decodeBody(raw, lowerCaseHeaders(response.headers)['content-type']) ?? raw.toString('utf8');
+				const text = redactText(outcome.cut ? `${decoded} … (the rest of the answer, beyond ${MAX_ERROR_BODY_BYTES / 1024} KiB, was not read)` : decoded, secrets);
 				const info = { family: req.family, method: req.method, resourceName: req.resourceName, resourceId: req.resourceId, itemIndex: req.itemIndex };
 				const error = errorForStatus(this.ctx.getNode(), status, parseErrorBody(text), info, retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined);
 				return markFailure(error, status === 429 || status >= 500 ? 'transient' : undefined);
@@ -472,13 +508,14 @@ export class ExtractionServiceClient {
 	 *
 	 * @throws NodeApiError (unusable) for a 3xx outside binary or an answer of the wrong shape
 	 */
-	private answer<T>(req: ServiceRequest, url: string, response: IN8nHttpFullResponse, secrets: string[]): ServiceResponse<T> {
+	private answer<T>(req: ServiceRequest, url: string, response: IN8nHttpFullResponse, secrets: string[], cut = false): ServiceResponse<T> {
 		const headers = lowerCaseHeaders(response.headers);
 		const expected = req.expect ?? (req.method === 'DELETE' ? 'nothing' : 'object');
 		const refused = { status: response.statusCode, method: req.method, itemIndex: req.itemIndex, resourceName: req.resourceName };
 		const base = { statusCode: response.statusCode, headers, url };
 		if (expected === 'binary') return { ...base, body: toBuffer(response.body) as T };
 		if (response.statusCode >= 300) throw redirectError(this.ctx.getNode(), refused, headers.location, url);
+		if (cut) throw unusableAnswerError(this.ctx.getNode(), refused, `an answer larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MiB`, expected === 'objects' ? 'a JSON object or list' : 'a JSON object');
 		const decoded = decodeBody(toBuffer(response.body), headers['content-type']);
 		if (decoded === undefined) throw unusableAnswerError(this.ctx.getNode(), refused, `an answer in a charset it cannot read (${capText(headers['content-type'] ?? '', 100)})`, 'UTF-8 or another standard charset');
 		const text = redactText(decoded, secrets);
@@ -526,7 +563,8 @@ export class ExtractionServiceClient {
 				disableFollowRedirect: true,
 				timeout: timeoutMs,
 				abortSignal: signal,
-				encoding: 'arraybuffer',
+				// Answers other than downloads are streamed, so that no more of them is read than needed.
+				encoding: req.expect === 'binary' ? 'arraybuffer' : 'stream',
 			};
 			const attemptContext = Object.create(this.ctx, { getExecutionCancelSignal: { value: () => signal } }) as Context;
 			const aborted = new Promise<never>((_, reject) => {
@@ -536,7 +574,14 @@ export class ExtractionServiceClient {
 			});
 			const request = this.ctx.helpers.httpRequestWithAuthentication.call(attemptContext, CREDENTIAL_TYPE[req.family], options) as Promise<IN8nHttpFullResponse>;
 			request.catch(() => undefined); // settles on its own when the race below is lost
-			return { response: await Promise.race([request, aborted]) };
+			const response = await Promise.race([request, aborted]);
+			if (req.expect === 'binary') return { response };
+			// An error's body up to MAX_ERROR_BODY_BYTES, an answer up to MAX_ANSWER_BYTES; the rest unread.
+			const cap = response.statusCode >= 400 ? MAX_ERROR_BODY_BYTES : MAX_ANSWER_BYTES;
+			const read = readCapped(response.body, cap);
+			read.catch(() => undefined);
+			const { bytes, cut } = await Promise.race([read, aborted]);
+			return { response: { ...response, body: bytes }, cut };
 		} catch (error) {
 			return { error, timedOut: signal.aborted && !stop.aborted };
 		} finally {
@@ -593,7 +638,9 @@ export class ExtractionServiceClient {
 }
 
 /** What one HTTP attempt gave: an answer (any status), or the failure and whether the attempt's own time ran out. */
-type AttemptOutcome = { response: IN8nHttpFullResponse; error?: undefined; timedOut?: undefined } | { response?: undefined; error: unknown; timedOut: boolean };
+type AttemptOutcome =
+	| { response: IN8nHttpFullResponse; error?: undefined; timedOut?: undefined; /** The body went on beyond what was read (see `readCapped`). */ cut?: boolean }
+	| { response?: undefined; error: unknown; timedOut: boolean; cut?: undefined };
 
 /** A job or document the service created: enough to fetch it again with Get. */
 export interface CreatedResource {
