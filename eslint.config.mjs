@@ -8,6 +8,19 @@
 import { buildScanConfig } from '@n8n/scan-community-package/scanner/scanner.mjs';
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', 'emulator/**', 'test/**', 'scripts/**', 'bench/**', 'examples/**', 'docs/**', '**/*.js', '**/*.mjs'] },
+	{
+		ignores: [
+			'dist/**',
+			'node_modules/**',
+			'emulator/**',
+			'test/**',
+			'scripts/**',
+			'bench/**',
+			'examples/**',
+			'docs/**',
+			'**/*.js',
+			'**/*.mjs',
+		],
+	},
 	...(await buildScanConfig()),
 ];

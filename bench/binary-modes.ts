@@ -27,11 +27,28 @@ const ROOT = path.join(__dirname, '..');
 const MODES = ['filesystem', 'database'] as const;
 
 /** Peak RSS (bytes) and wall time (s) of one command, from GNU time. */
-function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): { rss: number; seconds: number; ok: boolean; output: string } {
-	const r = spawnSync('/usr/bin/time', ['-v', cmd, ...args], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+function timed(
+	cmd: string,
+	args: string[],
+	env: NodeJS.ProcessEnv,
+): { rss: number; seconds: number; ok: boolean; output: string } {
+	const r = spawnSync('/usr/bin/time', ['-v', cmd, ...args], {
+		env,
+		encoding: 'utf8',
+		maxBuffer: 64 * 1024 * 1024,
+	});
 	const kb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr)?.[1] ?? 0);
-	const [m, s] = (/Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+(?:\.\d+)?)/.exec(r.stderr)?.slice(1) ?? ['0', '0']).map(Number);
-	return { rss: kb * 1024, seconds: (m || 0) * 60 + s, ok: r.status === 0 && /"status": "success"/.test(r.stdout), output: `${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}` };
+	const [m, s] = (
+		/Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+(?:\.\d+)?)/
+			.exec(r.stderr)
+			?.slice(1) ?? ['0', '0']
+	).map(Number);
+	return {
+		rss: kb * 1024,
+		seconds: (m || 0) * 60 + s,
+		ok: r.status === 0 && /"status": "success"/.test(r.stdout),
+		output: `${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`,
+	};
 }
 
 async function main(): Promise<void> {
@@ -39,16 +56,42 @@ async function main(): Promise<void> {
 	const mib = Number(values.mib ?? 200);
 	const reps = Number(values.reps ?? 2);
 
-	const prep = spawnSync('npx', ['tsx', 'scripts/n8n/run-examples.ts', '--line', '2', '--workflow', 'extract-invoice.json', '--keep', '--no-trigger-durable'], { cwd: ROOT, encoding: 'utf8' });
+	const prep = spawnSync(
+		'npx',
+		[
+			'tsx',
+			'scripts/n8n/run-examples.ts',
+			'--line',
+			'2',
+			'--workflow',
+			'extract-invoice.json',
+			'--keep',
+			'--no-trigger-durable',
+		],
+		{ cwd: ROOT, encoding: 'utf8' },
+	);
 	const userFolder = /kept user folder (\S+)/.exec(prep.stdout)?.[1];
-	if (prep.status !== 0 || !userFolder) throw new Error(`run-examples.ts failed:\n${prep.stdout.slice(-3000)}${prep.stderr.slice(-2000)}`);
+	if (prep.status !== 0 || !userFolder)
+		throw new Error(
+			`run-examples.ts failed:\n${prep.stdout.slice(-3000)}${prep.stderr.slice(-2000)}`,
+		);
 	const emulator = await launchEmulator({ processingMs: 1000, quiet: true });
 	try {
 		const file = path.join(userFolder, 'files', 'large.pdf');
 		await writeLargePdf(file, mib * 1024 * 1024);
-		const line = spawnSync('bash', [path.join(ROOT, 'scripts', 'n8n', 'install.sh'), '--no-install', '2'], { encoding: 'utf8' });
-		const info = JSON.parse((line.stdout.split('\n').find((l) => l.startsWith('N8N_LINE ')) ?? '').slice('N8N_LINE '.length)) as { nodeBin: string; n8nBin: string; env?: Record<string, string> };
-		const config = JSON.parse(readFileSync(path.join(userFolder, '.n8n', 'config'), 'utf8')) as { encryptionKey: string };
+		const line = spawnSync(
+			'bash',
+			[path.join(ROOT, 'scripts', 'n8n', 'install.sh'), '--no-install', '2'],
+			{ encoding: 'utf8' },
+		);
+		const info = JSON.parse(
+			(line.stdout.split('\n').find((l) => l.startsWith('N8N_LINE ')) ?? '').slice(
+				'N8N_LINE '.length,
+			),
+		) as { nodeBin: string; n8nBin: string; env?: Record<string, string> };
+		const config = JSON.parse(readFileSync(path.join(userFolder, '.n8n', 'config'), 'utf8')) as {
+			encryptionKey: string;
+		};
 		const env: NodeJS.ProcessEnv = {
 			...process.env,
 			...QUIET_N8N_ENV,
@@ -63,31 +106,94 @@ async function main(): Promise<void> {
 			NODE_ENV: 'production',
 			NO_PROXY: '127.0.0.1,localhost',
 		};
-		const n8n = (args: string[], extra: NodeJS.ProcessEnv = {}) => timed(info.n8nBin, args, { ...env, ...extra });
+		const n8n = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+			timed(info.n8nBin, args, { ...env, ...extra });
 		const credentials = path.join(userFolder, 'bench-credentials.json');
-		writeFileSync(credentials, JSON.stringify([{ id: 'esApiCredential1', name: 'Extraction Service API', type: 'extractionServiceApi', data: { baseUrl: emulator.url, apiKey: emulator.apiKey } }]));
-		const imported = spawnSync(info.n8nBin, ['import:credentials', `--input=${credentials}`], { env, encoding: 'utf8' });
-		if (imported.status !== 0) throw new Error(`n8n import:credentials failed:\n${imported.stderr.slice(-2000)}`);
+		writeFileSync(
+			credentials,
+			JSON.stringify([
+				{
+					id: 'esApiCredential1',
+					name: 'Extraction Service API',
+					type: 'extractionServiceApi',
+					data: { baseUrl: emulator.url, apiKey: emulator.apiKey },
+				},
+			]),
+		);
+		const imported = spawnSync(info.n8nBin, ['import:credentials', `--input=${credentials}`], {
+			env,
+			encoding: 'utf8',
+		});
+		if (imported.status !== 0)
+			throw new Error(`n8n import:credentials failed:\n${imported.stderr.slice(-2000)}`);
 		const nodes = [
-			{ id: 'b1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{ id: 'b2', name: 'Read', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, position: [200, 0], parameters: { operation: 'read', fileSelector: file, options: {} } },
-			{ id: 'b3', name: 'Upload', type: 'n8n-nodes-extraction-service.extractionService', typeVersion: 2, position: [400, 0], parameters: { resource: 'document', operation: 'upload', binaryPropertyName: 'data' }, credentials: { extractionServiceApi: { id: 'esApiCredential1', name: 'Extraction Service API' } } },
+			{
+				id: 'b1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 'b2',
+				name: 'Read',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { operation: 'read', fileSelector: file, options: {} },
+			},
+			{
+				id: 'b3',
+				name: 'Upload',
+				type: 'n8n-nodes-extraction-service.extractionService',
+				typeVersion: 2,
+				position: [400, 0],
+				parameters: { resource: 'document', operation: 'upload', binaryPropertyName: 'data' },
+				credentials: {
+					extractionServiceApi: { id: 'esApiCredential1', name: 'Extraction Service API' },
+				},
+			},
 		];
 		const workflows = [
-			{ id: 'benchUploadLarg', name: 'Read and upload', settings: { executionOrder: 'v1' }, nodes, connections: { Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] }, Read: { main: [[{ node: 'Upload', type: 'main', index: 0 }]] } } },
-			{ id: 'benchReadLarge1', name: 'Read only', settings: { executionOrder: 'v1' }, nodes: nodes.slice(0, 2), connections: { Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] } } },
+			{
+				id: 'benchUploadLarg',
+				name: 'Read and upload',
+				settings: { executionOrder: 'v1' },
+				nodes,
+				connections: {
+					Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] },
+					Read: { main: [[{ node: 'Upload', type: 'main', index: 0 }]] },
+				},
+			},
+			{
+				id: 'benchReadLarge1',
+				name: 'Read only',
+				settings: { executionOrder: 'v1' },
+				nodes: nodes.slice(0, 2),
+				connections: { Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] } },
+			},
 		];
 		const workflowsFile = path.join(userFolder, 'bench-workflows.json');
 		writeFileSync(workflowsFile, JSON.stringify(workflows));
-		const importedWorkflows = spawnSync(info.n8nBin, ['import:workflow', `--input=${workflowsFile}`], { env, encoding: 'utf8' });
-		if (importedWorkflows.status !== 0) throw new Error(`n8n import:workflow failed:\n${importedWorkflows.stderr.slice(-2000)}`);
+		const importedWorkflows = spawnSync(
+			info.n8nBin,
+			['import:workflow', `--input=${workflowsFile}`],
+			{ env, encoding: 'utf8' },
+		);
+		if (importedWorkflows.status !== 0)
+			throw new Error(`n8n import:workflow failed:\n${importedWorkflows.stderr.slice(-2000)}`);
 
-		console.log(`== A ${mib} MiB PDF through n8n 2.x \`n8n execute\` (peak RSS of the n8n process, /usr/bin/time -v)`);
+		console.log(
+			`== A ${mib} MiB PDF through n8n 2.x \`n8n execute\` (peak RSS of the n8n process, /usr/bin/time -v)`,
+		);
 		const MiB = 1024 * 1024;
 		const rows: string[] = [];
 		for (const mode of MODES) {
 			for (const wf of workflows) {
-				const runs = Array.from({ length: reps }, () => n8n(['execute', `--id=${wf.id}`, '--rawOutput'], { N8N_DEFAULT_BINARY_DATA_MODE: mode }));
+				const runs = Array.from({ length: reps }, () =>
+					n8n(['execute', `--id=${wf.id}`, '--rawOutput'], { N8N_DEFAULT_BINARY_DATA_MODE: mode }),
+				);
 				const failed = runs.filter((r) => !r.ok);
 				const line = `  ${mode}, ${wf.name}: peak RSS ${runs.map((r) => `${(r.rss / MiB).toFixed(0)} MiB`).join(', ')}; ${runs.map((r) => `${r.seconds.toFixed(1)} s`).join(', ')}${failed.length ? `; FAILED: ${failed[0].output.slice(-500)}` : ''}`;
 				rows.push(line);

@@ -13,7 +13,8 @@ const children = new Set<ChildProcess>();
 
 /** Kills every child still running (SIGTERM), by pid. */
 export function killChildren(): void {
-	for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+	for (const child of children)
+		if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 	children.clear();
 }
 
@@ -22,13 +23,22 @@ export function killChildren(): void {
  * `RESULT {json}` line. stderr is passed through. Rejects when the worker exits without a result or
  * after `timeoutMs`.
  */
-export async function runWorker<T>(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, script = 'worker.ts'): Promise<T> {
+export async function runWorker<T>(
+	args: string[],
+	env: NodeJS.ProcessEnv,
+	timeoutMs: number,
+	script = 'worker.ts',
+): Promise<T> {
 	// `node --import tsx`: one process (the tsx CLI would add a parent process).
-	const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', script), ...args], {
-		cwd: ROOT,
-		env,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	const child = spawn(
+		process.execPath,
+		['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', script), ...args],
+		{
+			cwd: ROOT,
+			env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
 	children.add(child);
 	child.once('exit', () => children.delete(child));
 	// The node's MaxListenersExceededWarning (see BENCHMARKS.md) is counted, not repeated.
@@ -52,7 +62,13 @@ export async function runWorker<T>(args: string[], env: NodeJS.ProcessEnv, timeo
 			resolve(c);
 		});
 	});
-	if (listenerWarnings) process.stdout.write(`    [worker] stderr: ${listenerWarnings} × MaxListenersExceededWarning (abort listeners on the node's AbortSignal)\n`);
-	if (result === undefined) throw new Error(`worker ${args[0]} ${code === null ? `timed out after ${timeoutMs} ms` : `exited with ${code}`} without a result`);
+	if (listenerWarnings)
+		process.stdout.write(
+			`    [worker] stderr: ${listenerWarnings} × MaxListenersExceededWarning (abort listeners on the node's AbortSignal)\n`,
+		);
+	if (result === undefined)
+		throw new Error(
+			`worker ${args[0]} ${code === null ? `timed out after ${timeoutMs} ms` : `exited with ${code}`} without a result`,
+		);
 	return result;
 }

@@ -17,7 +17,10 @@ const LINE = '0 0 m 612 792 l S\n';
  * @param totalBytes size of the whole file in bytes (≥ 1 KiB); the content stream fills the rest
  * @returns the file's size (exactly `totalBytes`) and its SHA-256 (hex)
  */
-export async function writeLargePdf(file: string, totalBytes: number): Promise<{ size: number; sha256: string }> {
+export async function writeLargePdf(
+	file: string,
+	totalBytes: number,
+): Promise<{ size: number; sha256: string }> {
 	const hash = createHash('sha256');
 	const out = createWriteStream(file);
 	let offset = 0;
@@ -61,17 +64,26 @@ export async function writeLargePdf(file: string, totalBytes: number): Promise<{
 	while (left > 0) {
 		const n = Math.min(left, block.length);
 		// Whole lines, then spaces to pad the last partial chunk (whitespace is valid content).
-		await write(n === block.length ? block : Buffer.concat([block.subarray(0, n - (n % LINE.length)), Buffer.alloc(n % LINE.length, 0x20)]));
+		await write(
+			n === block.length
+				? block
+				: Buffer.concat([
+						block.subarray(0, n - (n % LINE.length)),
+						Buffer.alloc(n % LINE.length, 0x20),
+					]),
+		);
 		left -= n;
 	}
 	await write('\nendstream\nendobj\n');
 	const startxref = offset;
 	let xref = `xref\n0 ${xrefEntries}\n0000000000 65535 f \n`;
-	for (let n = 1; n < xrefEntries; n++) xref += `${String(offsets[n]).padStart(10, '0')} 00000 n \n`;
+	for (let n = 1; n < xrefEntries; n++)
+		xref += `${String(offsets[n]).padStart(10, '0')} 00000 n \n`;
 	await write(xref);
 	await write(`trailer\n<< /Size ${xrefEntries} /Root 1 0 R >>\nstartxref\n${startxref}\n%%EOF\n`);
 	out.end();
 	await once(out, 'finish');
-	if (offset !== totalBytes) throw new Error(`PDF writer produced ${offset} bytes instead of ${totalBytes}`);
+	if (offset !== totalBytes)
+		throw new Error(`PDF writer produced ${offset} bytes instead of ${totalBytes}`);
 	return { size: offset, sha256: hash.digest('hex') };
 }

@@ -24,7 +24,12 @@ import { parseArgs } from 'node:util';
 import type { IDataObject } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../emulator';
-import { createTriggerHarness, loadTriggerType, loadTypes, type TriggerHarness } from '../scripts/engine';
+import {
+	createTriggerHarness,
+	loadTriggerType,
+	loadTypes,
+	type TriggerHarness,
+} from '../scripts/engine';
 
 /** The simulated clock (epoch ms): advanced by the scenarios, read by the emulator and the node. */
 let simulated = Date.parse('2026-11-01T08:00:00.000Z');
@@ -65,18 +70,41 @@ function parseOptions(argv: string[]): Options {
 	};
 }
 
-type EventCase = { label: string; event: string; kind?: 'extraction' | 'parsing'; order?: 'newest-first' | 'oldest-first' };
+type EventCase = {
+	label: string;
+	event: string;
+	kind?: 'extraction' | 'parsing';
+	order?: 'newest-first' | 'oldest-first';
+};
 
 const CASES: EventCase[] = [
-	{ label: 'Extraction Finished, newest first', event: 'extractionFinished', kind: 'extraction', order: 'newest-first' },
-	{ label: 'Extraction Finished, oldest first', event: 'extractionFinished', kind: 'extraction', order: 'oldest-first' },
+	{
+		label: 'Extraction Finished, newest first',
+		event: 'extractionFinished',
+		kind: 'extraction',
+		order: 'newest-first',
+	},
+	{
+		label: 'Extraction Finished, oldest first',
+		event: 'extractionFinished',
+		kind: 'extraction',
+		order: 'oldest-first',
+	},
 	{ label: 'Parsing Finished', event: 'parsingFinished', kind: 'parsing' },
 	{ label: 'Document Uploaded', event: 'documentUploaded' },
 ];
 
 /** A fresh emulator on the simulated clock. */
-async function emulatorFor(order: 'newest-first' | 'oldest-first' = 'newest-first'): Promise<Emulator> {
-	return await startEmulator({ quiet: true, processingMs: 0, listOrder: order, clock: () => simulated, credits: 10_000_000 } as Parameters<typeof startEmulator>[0]);
+async function emulatorFor(
+	order: 'newest-first' | 'oldest-first' = 'newest-first',
+): Promise<Emulator> {
+	return await startEmulator({
+		quiet: true,
+		processingMs: 0,
+		listOrder: order,
+		clock: () => simulated,
+		credits: 10_000_000,
+	} as Parameters<typeof startEmulator>[0]);
 }
 
 /** Creates `n` final jobs (or documents) now. */
@@ -95,12 +123,18 @@ function harnessFor(emulator: Emulator, event: string): TriggerHarness {
 	return createTriggerHarness({
 		parameters: { event },
 		credentials,
-		types: { trigger: loadTriggerType(triggerFrom), credentials: loadTypes(triggerFrom).credentials },
+		types: {
+			trigger: loadTriggerType(triggerFrom),
+			credentials: loadTypes(triggerFrom).credentials,
+		},
 	});
 }
 
 /** One poll a simulated minute after the last: its fired ids, requests and static data size. */
-async function pollAfterAMinute(emulator: Emulator, harness: TriggerHarness): Promise<{ fired: string[]; requests: number; bytes: number; error?: string }> {
+async function pollAfterAMinute(
+	emulator: Emulator,
+	harness: TriggerHarness,
+): Promise<{ fired: string[]; requests: number; bytes: number; error?: string }> {
 	simulated += MINUTE;
 	emulator.clearLog();
 	const run = await harness.poll();
@@ -149,8 +183,18 @@ async function scenarioBacklog(options: Options): Promise<BacklogRow[]> {
 				maxBytes = Math.max(maxBytes, poll.bytes);
 				if (poll.error) errors.push(poll.error);
 				const newFired = poll.fired.filter((id) => fresh.includes(id)).length;
-				rows.push({ case: kase.label, backlog, idleRequests: idle, newRequests: poll.requests, newFired, maxBytes, errors });
-				console.log(`  A ${kase.label}, backlog ${backlog}: nothing new ${idle} requests; 100 new: ${poll.requests} requests, ${newFired} fired; static data ≤ ${maxBytes} B${errors.length ? `; ERRORS ${errors.join(' | ')}` : ''}`);
+				rows.push({
+					case: kase.label,
+					backlog,
+					idleRequests: idle,
+					newRequests: poll.requests,
+					newFired,
+					maxBytes,
+					errors,
+				});
+				console.log(
+					`  A ${kase.label}, backlog ${backlog}: nothing new ${idle} requests; 100 new: ${poll.requests} requests, ${newFired} fired; static data ≤ ${maxBytes} B${errors.length ? `; ERRORS ${errors.join(' | ')}` : ''}`,
+				);
 			} finally {
 				await emulator.close();
 			}
@@ -179,7 +223,9 @@ async function scenarioBurst(options: Options): Promise<BurstRow[]> {
 			const harness = harnessFor(emulator, kase.event);
 			const errors: string[] = [];
 			await harness.activate();
-			const burst = emulator.seedJobs(kase.kind as 'extraction' | 'parsing', options.burst, { hold: true });
+			const burst = emulator.seedJobs(kase.kind as 'extraction' | 'parsing', options.burst, {
+				hold: true,
+			});
 			const fired: string[] = [];
 			let maxBytes = 0;
 			for (let n = 0; n < 5; n++) {
@@ -190,7 +236,7 @@ async function scenarioBurst(options: Options): Promise<BurstRow[]> {
 			}
 			emulator.releaseJobs();
 			let polls = 0;
-			for (; polls < 20 && !burst.every((id) => fired.includes(id)); ) {
+			for (; polls < 20 && !burst.every((id) => fired.includes(id));) {
 				polls++;
 				const poll = await pollAfterAMinute(emulator, harness);
 				fired.push(...poll.fired);
@@ -201,9 +247,21 @@ async function scenarioBurst(options: Options): Promise<BurstRow[]> {
 			const counts = new Map<string, number>();
 			for (const id of fired) counts.set(id, (counts.get(id) ?? 0) + 1);
 			const missing = burst.filter((id) => !counts.has(id)).length;
-			const repeated = [...counts.values()].filter((c) => c > 1).length + [...counts.keys()].filter((id) => !burst.includes(id)).length;
-			rows.push({ case: kase.label, burst: options.burst, missing, repeated, pollsToDrain: polls, maxBytes, errors });
-			console.log(`  B ${kase.label}: burst ${options.burst} unfinished for 5 polls: ${missing} never fired, ${repeated} fired twice or unexpected, drained in ${polls} polls after they finished; static data ≤ ${maxBytes} B${errors.length ? `; ERRORS ${errors.join(' | ')}` : ''}`);
+			const repeated =
+				[...counts.values()].filter((c) => c > 1).length +
+				[...counts.keys()].filter((id) => !burst.includes(id)).length;
+			rows.push({
+				case: kase.label,
+				burst: options.burst,
+				missing,
+				repeated,
+				pollsToDrain: polls,
+				maxBytes,
+				errors,
+			});
+			console.log(
+				`  B ${kase.label}: burst ${options.burst} unfinished for 5 polls: ${missing} never fired, ${repeated} fired twice or unexpected, drained in ${polls} polls after they finished; static data ≤ ${maxBytes} B${errors.length ? `; ERRORS ${errors.join(' | ')}` : ''}`,
+			);
 		} finally {
 			await emulator.close();
 		}
@@ -246,7 +304,12 @@ async function scenarioSustained(options: Options): Promise<SustainedRow[]> {
 					// The minute's jobs, created at spread times, each taking 0–2 minutes.
 					for (let slice = 0; slice < 10; slice++) {
 						const processingMs = ((minute * 10 + slice) * 7919) % (2 * MINUTE);
-						for (const id of emulator.seedJobs(kase.kind as 'extraction' | 'parsing', options.rate / 10, { processingMs })) finishAt.set(id, simulated + processingMs);
+						for (const id of emulator.seedJobs(
+							kase.kind as 'extraction' | 'parsing',
+							options.rate / 10,
+							{ processingMs },
+						))
+							finishAt.set(id, simulated + processingMs);
 						simulated += MINUTE / 10;
 					}
 					simulated -= MINUTE; // pollAfterAMinute moves it on again
@@ -274,7 +337,19 @@ async function scenarioSustained(options: Options): Promise<SustainedRow[]> {
 				if (lag > 0) late++;
 				maxLag = Math.max(maxLag, lag);
 			}
-			rows.push({ case: kase.label, rate: options.rate, minutes: options.minutes, jobs: finishAt.size, missing, repeated, late, maxLagPolls: maxLag, maxRequests, maxBytes, errors });
+			rows.push({
+				case: kase.label,
+				rate: options.rate,
+				minutes: options.minutes,
+				jobs: finishAt.size,
+				missing,
+				repeated,
+				late,
+				maxLagPolls: maxLag,
+				maxRequests,
+				maxBytes,
+				errors,
+			});
 			console.log(
 				`  C ${kase.label}: ${options.rate} a minute for ${options.minutes} minutes (${finishAt.size} jobs): ${missing} never fired, ${repeated} twice, ${late} after the first poll after they finished (max ${maxLag} polls late); ≤ ${maxRequests} requests a poll; static data ≤ ${maxBytes} B${errors.length ? `; ERRORS ${errors.slice(0, 3).join(' | ')}` : ''}`,
 			);
@@ -289,11 +364,16 @@ async function main(): Promise<void> {
 	const options = parseOptions(process.argv.slice(2));
 	triggerFrom = options.from;
 	const started = realNow();
-	console.log(`== Measure 5: the trigger at scale (simulated clock, a poll a minute; node from ${options.from})`);
+	console.log(
+		`== Measure 5: the trigger at scale (simulated clock, a poll a minute; node from ${options.from})`,
+	);
 	const result: IDataObject = {};
-	if (options.scenarios.has('A')) result.backlog = (await scenarioBacklog(options)) as unknown as IDataObject[];
-	if (options.scenarios.has('B')) result.burst = (await scenarioBurst(options)) as unknown as IDataObject[];
-	if (options.scenarios.has('C')) result.sustained = (await scenarioSustained(options)) as unknown as IDataObject[];
+	if (options.scenarios.has('A'))
+		result.backlog = (await scenarioBacklog(options)) as unknown as IDataObject[];
+	if (options.scenarios.has('B'))
+		result.burst = (await scenarioBurst(options)) as unknown as IDataObject[];
+	if (options.scenarios.has('C'))
+		result.sustained = (await scenarioSustained(options)) as unknown as IDataObject[];
 	result.seconds = Math.round((realNow() - started) / 100) / 10;
 	console.log(`RESULT ${JSON.stringify(result)}`);
 }

@@ -14,7 +14,14 @@ import path from 'node:path';
 
 import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
 
-import { binaryProperty, loadTypes, runWorkflow, shutdownEngine, singleNodeWorkflow, type RunOptions } from '../scripts/engine';
+import {
+	binaryProperty,
+	loadTypes,
+	runWorkflow,
+	shutdownEngine,
+	singleNodeWorkflow,
+	type RunOptions,
+} from '../scripts/engine';
 
 const ROOT = path.join(__dirname, '..');
 const SAMPLE_PDF = readFileSync(path.join(ROOT, 'examples', 'files', 'invoice.pdf'));
@@ -103,9 +110,14 @@ export interface ScaleResult {
 }
 
 /** A 67-byte PNG, the smallest image the service takes: what is measured is the node, not the file. */
-const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==', 'base64');
+const TINY_PNG = Buffer.from(
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==',
+	'base64',
+);
 
-const credentials = (s: Service) => ({ extractionServiceApi: { baseUrl: s.url, apiKey: s.apiKey } });
+const credentials = (s: Service) => ({
+	extractionServiceApi: { baseUrl: s.url, apiKey: s.apiKey },
+});
 
 const extractParams = {
 	resource: 'extract',
@@ -119,16 +131,26 @@ const extractParams = {
 async function invoiceItems(n: number, prefix: string): Promise<INodeExecutionData[]> {
 	const items: INodeExecutionData[] = [];
 	for (let i = 0; i < n; i++) {
-		items.push({ json: { i }, binary: { data: await binaryProperty(SAMPLE_PDF, `${prefix}-${i}.pdf`, 'application/pdf') } });
+		items.push({
+			json: { i },
+			binary: { data: await binaryProperty(SAMPLE_PDF, `${prefix}-${i}.pdf`, 'application/pdf') },
+		});
 	}
 	return items;
 }
 
-function failuresOf(output: INodeExecutionData[], error: Error | undefined, expected: number): string[] {
+function failuresOf(
+	output: INodeExecutionData[],
+	error: Error | undefined,
+	expected: number,
+): string[] {
 	const failures: string[] = [];
 	if (error) failures.push(`execution error: ${error.message}`);
-	if (!error && output.length !== expected) failures.push(`${output.length} output items instead of ${expected}`);
-	for (const item of output) if (item.json.status !== 'FINISHED') failures.push(`item ${String(item.json.id)}: ${String(item.json.status ?? item.json.error)}`);
+	if (!error && output.length !== expected)
+		failures.push(`${output.length} output items instead of ${expected}`);
+	for (const item of output)
+		if (item.json.status !== 'FINISHED')
+			failures.push(`item ${String(item.json.id)}: ${String(item.json.status ?? item.json.error)}`);
 	return failures;
 }
 
@@ -140,20 +162,30 @@ async function run(options: Omit<RunOptions, 'types'>, types: RunOptions['types'
 async function throughput(config: ThroughputConfig): Promise<ThroughputResult> {
 	const types = loadTypes('dist');
 	const items = await invoiceItems(config.items, config.mode);
-	const workflow = singleNodeWorkflow(config.concurrency ? { ...extractParams, options: { concurrency: config.concurrency } } : extractParams);
+	const workflow = singleNodeWorkflow(
+		config.concurrency
+			? { ...extractParams, options: { concurrency: config.concurrency } }
+			: extractParams,
+	);
 	const ids: string[] = [];
 	const failures: string[] = [];
 	const perExecutionMs: number[] = [];
 	const startedAt = Date.now();
 	if (config.mode === 'concurrent') {
-		const result = await run({ workflow, startNode: NODE_NAME, input: items, credentials: credentials(config) }, types);
+		const result = await run(
+			{ workflow, startNode: NODE_NAME, input: items, credentials: credentials(config) },
+			types,
+		);
 		const output = result.output(NODE_NAME);
 		ids.push(...output.map((item) => String(item.json.id)));
 		failures.push(...failuresOf(output, result.error, items.length));
 	} else {
 		for (const item of items) {
 			const t0 = Date.now();
-			const result = await run({ workflow, startNode: NODE_NAME, input: [item], credentials: credentials(config) }, types);
+			const result = await run(
+				{ workflow, startNode: NODE_NAME, input: [item], credentials: credentials(config) },
+				types,
+			);
 			perExecutionMs.push(Date.now() - t0);
 			const output = result.output(NODE_NAME);
 			ids.push(...output.map((o) => String(o.json.id)));
@@ -161,12 +193,29 @@ async function throughput(config: ThroughputConfig): Promise<ThroughputResult> {
 		}
 	}
 	const endedAt = Date.now();
-	return { mode: config.mode, items: config.items, wallMs: endedAt - startedAt, perExecutionMs, ids, failures, startedAt, endedAt };
+	return {
+		mode: config.mode,
+		items: config.items,
+		wallMs: endedAt - startedAt,
+		perExecutionMs,
+		ids,
+		failures,
+		startedAt,
+		endedAt,
+	};
 }
 
 /** Measure 3, step 1: stores the big file as n8n binary data (filesystem mode) and writes its IBinaryData JSON. */
-async function store(config: { file: string; fileName: string; out: string }): Promise<{ id: string; bytes: number }> {
-	const binary = await binaryProperty(readFileSync(config.file), config.fileName, 'application/pdf');
+async function store(config: {
+	file: string;
+	fileName: string;
+	out: string;
+}): Promise<{ id: string; bytes: number }> {
+	const binary = await binaryProperty(
+		readFileSync(config.file),
+		config.fileName,
+		'application/pdf',
+	);
 	writeFileSync(config.out, JSON.stringify(binary));
 	return { id: String(binary.id), bytes: Number(binary.bytes ?? 0) };
 }
@@ -200,9 +249,21 @@ const gc = async (): Promise<void> => {
 /** Measure 3, step 2: Document → Upload of the stored file, with RSS sampled every 20 ms. */
 async function upload(config: UploadConfig): Promise<UploadResult> {
 	const types = loadTypes('dist');
-	const workflow = singleNodeWorkflow({ resource: 'document', operation: 'upload', binaryPropertyName: 'data' });
+	const workflow = singleNodeWorkflow({
+		resource: 'document',
+		operation: 'upload',
+		binaryPropertyName: 'data',
+	});
 	// Warm-up: a small upload loads every module of the path (HTTP client, multipart) before measuring.
-	const warm = await run({ workflow, startNode: NODE_NAME, input: await invoiceItems(1, 'warmup'), credentials: credentials(config) }, types);
+	const warm = await run(
+		{
+			workflow,
+			startNode: NODE_NAME,
+			input: await invoiceItems(1, 'warmup'),
+			credentials: credentials(config),
+		},
+		types,
+	);
 	if (warm.error) throw warm.error;
 	const binary = JSON.parse(readFileSync(config.binaryFile, 'utf8')) as IBinaryData;
 
@@ -216,7 +277,15 @@ async function upload(config: UploadConfig): Promise<UploadResult> {
 		sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
 	}, 20);
 	const t0 = Date.now();
-	const result = await run({ workflow, startNode: NODE_NAME, input: [{ json: {}, binary: { data: binary } }], credentials: credentials(config) }, types);
+	const result = await run(
+		{
+			workflow,
+			startNode: NODE_NAME,
+			input: [{ json: {}, binary: { data: binary } }],
+			credentials: credentials(config),
+		},
+		types,
+	);
 	const wallMs = Date.now() - t0;
 	clearInterval(sampler);
 	sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
@@ -240,28 +309,49 @@ async function cpu(config: CpuConfig): Promise<CpuResult> {
 	const nodeWorkflow = singleNodeWorkflow(extractParams);
 	// Any type other than ours is the harness's pass-through node: the engine's own per-item cost.
 	const emptyWorkflow: RunOptions['workflow'] = {
-		nodes: [{ id: 'c7d1e2f3-0a1b-4c2d-8e3f-4a5b6c7d8e9f', name: 'Empty', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} }],
+		nodes: [
+			{
+				id: 'c7d1e2f3-0a1b-4c2d-8e3f-4a5b6c7d8e9f',
+				name: 'Empty',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+		],
 		connections: {},
 	};
 	const warmup = await invoiceItems(config.warmupItems, 'warmup');
 	const items = await invoiceItems(config.items, 'cpu');
 	const creds = credentials(config);
 
-	const warmNode = await run({ workflow: nodeWorkflow, startNode: NODE_NAME, input: warmup, credentials: creds }, types);
+	const warmNode = await run(
+		{ workflow: nodeWorkflow, startNode: NODE_NAME, input: warmup, credentials: creds },
+		types,
+	);
 	if (warmNode.error) throw warmNode.error;
-	await run({ workflow: emptyWorkflow, startNode: 'Empty', input: warmup, credentials: creds }, types);
+	await run(
+		{ workflow: emptyWorkflow, startNode: 'Empty', input: warmup, credentials: creds },
+		types,
+	);
 
 	await gc();
 	let c0 = process.cpuUsage();
 	let t0 = Date.now();
-	await run({ workflow: emptyWorkflow, startNode: 'Empty', input: items, credentials: creds }, types);
+	await run(
+		{ workflow: emptyWorkflow, startNode: 'Empty', input: items, credentials: creds },
+		types,
+	);
 	const empty = process.cpuUsage(c0);
 	const emptyRunWallMs = Date.now() - t0;
 
 	await gc();
 	c0 = process.cpuUsage();
 	t0 = Date.now();
-	const result = await run({ workflow: nodeWorkflow, startNode: NODE_NAME, input: items, credentials: creds }, types);
+	const result = await run(
+		{ workflow: nodeWorkflow, startNode: NODE_NAME, input: items, credentials: creds },
+		types,
+	);
 	const used = process.cpuUsage(c0);
 	const nodeRunWallMs = Date.now() - t0;
 	return {
@@ -282,10 +372,22 @@ async function scale(config: ScaleConfig): Promise<ScaleResult> {
 	const workflow = singleNodeWorkflow(extractParams);
 	const pngs = async (n: number, prefix: string): Promise<INodeExecutionData[]> => {
 		const items: INodeExecutionData[] = [];
-		for (let i = 0; i < n; i++) items.push({ json: { i }, binary: { data: await binaryProperty(TINY_PNG, `${prefix}-${i}.png`, 'image/png') } });
+		for (let i = 0; i < n; i++)
+			items.push({
+				json: { i },
+				binary: { data: await binaryProperty(TINY_PNG, `${prefix}-${i}.png`, 'image/png') },
+			});
 		return items;
 	};
-	const warm = await run({ workflow, startNode: NODE_NAME, input: await pngs(20, 'warmup'), credentials: credentials(config) }, types);
+	const warm = await run(
+		{
+			workflow,
+			startNode: NODE_NAME,
+			input: await pngs(20, 'warmup'),
+			credentials: credentials(config),
+		},
+		types,
+	);
 	if (warm.error) throw warm.error;
 	const items = await pngs(config.items, 'scale');
 	await gc();
@@ -296,7 +398,10 @@ async function scale(config: ScaleConfig): Promise<ScaleResult> {
 		sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
 	}, 20);
 	const startedAt = Date.now();
-	const result = await run({ workflow, startNode: NODE_NAME, input: items, credentials: credentials(config) }, types);
+	const result = await run(
+		{ workflow, startNode: NODE_NAME, input: items, credentials: credentials(config) },
+		types,
+	);
 	const endedAt = Date.now();
 	clearInterval(sampler);
 	sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
@@ -320,13 +425,16 @@ async function main(): Promise<void> {
 	const config = JSON.parse(json ?? '{}');
 	let result: unknown;
 	if (kind === 'throughput') result = await throughput(config as ThroughputConfig);
-	else if (kind === 'store') result = await store(config as { file: string; fileName: string; out: string });
+	else if (kind === 'store')
+		result = await store(config as { file: string; fileName: string; out: string });
 	else if (kind === 'upload') result = await upload(config as UploadConfig);
 	else if (kind === 'cpu') result = await cpu(config as CpuConfig);
 	else if (kind === 'scale') result = await scale(config as ScaleConfig);
 	else throw new Error(`unknown worker kind ${kind}`);
 	// Written and flushed before the process exits (a long line, e.g. 10,000 ids, is cut otherwise).
-	await new Promise<void>((resolve) => process.stdout.write(`RESULT ${JSON.stringify(result)}\n`, () => resolve()));
+	await new Promise<void>((resolve) =>
+		process.stdout.write(`RESULT ${JSON.stringify(result)}\n`, () => resolve()),
+	);
 	await shutdownEngine();
 }
 

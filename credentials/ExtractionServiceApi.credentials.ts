@@ -23,7 +23,8 @@ export class ExtractionServiceApi implements ICredentialType {
 		dark: 'file:../nodes/ExtractionService/extractionService.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/extraction-service/n8n-nodes-extraction-service#credentials';
+	documentationUrl =
+		'https://github.com/extraction-service/n8n-nodes-extraction-service#credentials';
 
 	properties: INodeProperties[] = [
 		baseUrlProperty,
@@ -34,7 +35,8 @@ export class ExtractionServiceApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'API key created in the Extraction Service dashboard; sent as the X-API-Key header',
+			description:
+				'API key created in the Extraction Service dashboard; sent as the X-API-Key header',
 		},
 	];
 
@@ -42,7 +44,12 @@ export class ExtractionServiceApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		return authenticateForOwnOrigin(credentials, requestOptions, 'X-API-Key', String(credentials.apiKey ?? ''));
+		return authenticateForOwnOrigin(
+			credentials,
+			requestOptions,
+			'X-API-Key',
+			String(credentials.apiKey ?? ''),
+		);
 	}
 
 	/**

@@ -24,7 +24,8 @@ export class ExtractionServiceTokenApi implements ICredentialType {
 		dark: 'file:../nodes/ExtractionService/extractionService.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/extraction-service/n8n-nodes-extraction-service#credentials';
+	documentationUrl =
+		'https://github.com/extraction-service/n8n-nodes-extraction-service#credentials';
 
 	properties: INodeProperties[] = [
 		baseUrlProperty,
@@ -44,7 +45,12 @@ export class ExtractionServiceTokenApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		return authenticateForOwnOrigin(credentials, requestOptions, 'Authorization', String(credentials.token ?? ''));
+		return authenticateForOwnOrigin(
+			credentials,
+			requestOptions,
+			'Authorization',
+			String(credentials.token ?? ''),
+		);
 	}
 
 	/**

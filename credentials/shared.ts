@@ -82,7 +82,9 @@ export const REDIRECT_MESSAGE =
  * request with that status, which n8n's credential tester matches against these rules. Without
  * them the Test button would only show the status text, e.g. "Found".
  */
-export const redirectRules: IAuthenticateRuleResponseCode[] = [301, 302, 303, 307, 308].map((value) => ({
-	type: 'responseCode',
-	properties: { value, message: REDIRECT_MESSAGE },
-}));
+export const redirectRules: IAuthenticateRuleResponseCode[] = [301, 302, 303, 307, 308].map(
+	(value) => ({
+		type: 'responseCode',
+		properties: { value, message: REDIRECT_MESSAGE },
+	}),
+);

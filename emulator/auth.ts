@@ -27,7 +27,11 @@ export function checkApiKey(app: AppContext, headers: IncomingHttpHeaders): Http
 export function checkToken(app: AppContext, headers: IncomingHttpHeaders): HttpError | undefined {
 	const value = header(headers, 'authorization');
 	if (value === undefined || value === '') {
-		return new HttpError(401, { detail: 'Authentication credentials were not provided.', code: 'not_authenticated', messages: [] });
+		return new HttpError(401, {
+			detail: 'Authentication credentials were not provided.',
+			code: 'not_authenticated',
+			messages: [],
+		});
 	}
 	if (value === app.token) return undefined;
 	const message = value === app.expiredToken ? 'Token is expired' : 'Token is invalid';
@@ -39,7 +43,11 @@ export function checkToken(app: AppContext, headers: IncomingHttpHeaders): HttpE
 }
 
 /** The 401 for a route's scheme, or undefined when the request may proceed. */
-export function authenticate(app: AppContext, scheme: AuthScheme, headers: IncomingHttpHeaders): HttpError | undefined {
+export function authenticate(
+	app: AppContext,
+	scheme: AuthScheme,
+	headers: IncomingHttpHeaders,
+): HttpError | undefined {
 	if (scheme === 'api-key') return checkApiKey(app, headers);
 	if (scheme === 'token') return checkToken(app, headers);
 	return undefined;

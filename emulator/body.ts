@@ -39,7 +39,9 @@ export interface LoggedFile {
  * or the text fields (one value as a string, a repeated field as an array, as `LoggedRequest.query`)
  * and the files of a url-encoded or multipart body.
  */
-export type LoggedBody = { kind: 'json'; value: unknown } | { kind: 'form'; fields: Record<string, string | string[]>; files: LoggedFile[] };
+export type LoggedBody =
+	| { kind: 'json'; value: unknown }
+	| { kind: 'form'; fields: Record<string, string | string[]>; files: LoggedFile[] };
 
 /**
  * What the request log keeps of a parsed body: see {@link LoggedBody}. `undefined` for an empty body.
@@ -48,10 +50,12 @@ export function loggedBody(parsed: ParsedBody): LoggedBody | undefined {
 	if (parsed.kind === 'none') return undefined;
 	if (parsed.kind === 'json') return { kind: 'json', value: structuredClone(parsed.value) };
 	const fields: Record<string, string | string[]> = {};
-	for (const [name, values] of parsed.fields) fields[name] = values.length === 1 ? values[0] : [...values];
+	for (const [name, values] of parsed.fields)
+		fields[name] = values.length === 1 ? values[0] : [...values];
 	const files: LoggedFile[] = [];
 	for (const [field, uploads] of parsed.files) {
-		for (const u of uploads) files.push({ field, filename: u.filename, size: u.file.size, contentType: u.mimetype });
+		for (const u of uploads)
+			files.push({ field, filename: u.filename, size: u.file.size, contentType: u.mimetype });
 	}
 	return { kind: 'form', fields, files };
 }
@@ -95,7 +99,9 @@ export class IncomingBody {
 
 	private async parse(accept: BodyKind[]): Promise<ParsedBody> {
 		const header = this.raw.headers['content-type'];
-		const hasBody = this.raw.headers['transfer-encoding'] !== undefined || Number(this.raw.headers['content-length'] ?? 0) > 0;
+		const hasBody =
+			this.raw.headers['transfer-encoding'] !== undefined ||
+			Number(this.raw.headers['content-length'] ?? 0) > 0;
 		if (!header && !hasBody) {
 			this.consumed = true;
 			return { kind: 'none' };
@@ -107,7 +113,8 @@ export class IncomingBody {
 		}
 		if (kind === 'multipart') return this.readMultipart();
 		const text = (await this.readText()).toString('utf8');
-		if (kind === 'form') return { kind: 'form', fields: groupPairs(new URLSearchParams(text)), files: new Map() };
+		if (kind === 'form')
+			return { kind: 'form', fields: groupPairs(new URLSearchParams(text)), files: new Map() };
 		if (text.trim() === '') return { kind: 'none' };
 		try {
 			return { kind: 'json', value: JSON.parse(text) };
@@ -180,21 +187,36 @@ export class IncomingBody {
 				failed = true;
 				source.unpipe(busboy);
 				source.resume(); // keep reading (and counting) the rest; the answer is an error anyway
-				Promise.allSettled(pending).then(() => reject(err instanceof HttpError ? err : multipartError(err)));
+				Promise.allSettled(pending).then(() =>
+					reject(err instanceof HttpError ? err : multipartError(err)),
+				);
 			};
 			busboy.on('field', (name: string, value: string) => push(fields, name, value));
-			busboy.on('file', (name: string, stream: NodeJS.ReadableStream, filename: string | undefined, _enc: string, mimetype: string) => {
-				const task = storeStream(stream as AsyncIterable<Buffer>, this.tempDir, this.maxUploadBytes).then((file) => {
-					this.uploads.add(file);
-					if (failed) return;
-					push(files, name, { filename: filename ?? name, mimetype, file });
-				});
-				task.catch((err: unknown) => {
-					stream.resume();
-					fail(err);
-				});
-				pending.push(task);
-			});
+			busboy.on(
+				'file',
+				(
+					name: string,
+					stream: NodeJS.ReadableStream,
+					filename: string | undefined,
+					_enc: string,
+					mimetype: string,
+				) => {
+					const task = storeStream(
+						stream as AsyncIterable<Buffer>,
+						this.tempDir,
+						this.maxUploadBytes,
+					).then((file) => {
+						this.uploads.add(file);
+						if (failed) return;
+						push(files, name, { filename: filename ?? name, mimetype, file });
+					});
+					task.catch((err: unknown) => {
+						stream.resume();
+						fail(err);
+					});
+					pending.push(task);
+				},
+			);
 			busboy.on('error', fail);
 			busboy.on('finish', () => {
 				Promise.all(pending).then(() => {
@@ -209,7 +231,9 @@ export class IncomingBody {
 
 function multipartError(err: unknown): HttpError {
 	// Django REST framework's wording for an unreadable multipart body.
-	return new HttpError(400, { detail: `Multipart form parse error - ${err instanceof Error ? err.message : String(err)}` });
+	return new HttpError(400, {
+		detail: `Multipart form parse error - ${err instanceof Error ? err.message : String(err)}`,
+	});
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -62,7 +62,12 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; logRequests: boo
 			'random-faults': { type: 'string' },
 			quiet: { type: 'boolean' },
 			help: { type: 'boolean', short: 'h' },
-			...Object.fromEntries([...Object.keys(NUMBER_FLAGS), ...Object.keys(STRING_FLAGS)].map((flag) => [flag, { type: 'string' as const }])),
+			...Object.fromEntries(
+				[...Object.keys(NUMBER_FLAGS), ...Object.keys(STRING_FLAGS)].map((flag) => [
+					flag,
+					{ type: 'string' as const },
+				]),
+			),
 		},
 	});
 	const values = parsed as Record<string, string | boolean | undefined>;
@@ -78,9 +83,15 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; logRequests: boo
 		if (!Number.isFinite(n) || n < 0) throw new Error(`--${flag} needs a non-negative number`);
 		options[key] = n;
 	}
-	for (const [flag, key] of Object.entries(STRING_FLAGS)) if (values[flag] !== undefined) options[key] = values[flag];
-	if (typeof values['random-faults'] === 'string') options.randomFaults = parseRandomFaults(values['random-faults']);
-	if (options.listOrder !== undefined && options.listOrder !== 'newest-first' && options.listOrder !== 'oldest-first') {
+	for (const [flag, key] of Object.entries(STRING_FLAGS))
+		if (values[flag] !== undefined) options[key] = values[flag];
+	if (typeof values['random-faults'] === 'string')
+		options.randomFaults = parseRandomFaults(values['random-faults']);
+	if (
+		options.listOrder !== undefined &&
+		options.listOrder !== 'newest-first' &&
+		options.listOrder !== 'oldest-first'
+	) {
 		throw new Error('--list-order needs newest-first or oldest-first');
 	}
 	return { options: options as EmulatorOptions, logRequests: values['log-requests'] === true };
@@ -96,9 +107,16 @@ async function main(): Promise<void> {
 	}
 	const { options, logRequests } = parsed;
 	// Secrets stay out of logs, even the emulator's own: auth headers are printed as "***".
-	if (logRequests) options.onRequestLogged = (entry: LoggedRequest) => console.log(`${REQUEST_PREFIX}${JSON.stringify(redactAuth(entry))}`);
+	if (logRequests)
+		options.onRequestLogged = (entry: LoggedRequest) =>
+			console.log(`${REQUEST_PREFIX}${JSON.stringify(redactAuth(entry))}`);
 	const emulator = await startEmulator(options);
-	const ready: EmulatorReady = { url: emulator.url, filesUrl: emulator.filesUrl, apiKey: emulator.apiKey, token: emulator.token };
+	const ready: EmulatorReady = {
+		url: emulator.url,
+		filesUrl: emulator.filesUrl,
+		apiKey: emulator.apiKey,
+		token: emulator.token,
+	};
 	console.log(`${READY_PREFIX}${JSON.stringify(ready)}`);
 	console.log(`Extraction service emulator
   API:          ${emulator.url}   (v0: X-API-Key: ${emulator.apiKey}; unversioned: Authorization: ${emulator.token})
@@ -141,6 +159,7 @@ main().catch((err: unknown) => {
 /** The log entry with `authorization` and `x-api-key` masked (their presence still shows). */
 function redactAuth(entry: LoggedRequest): LoggedRequest {
 	const headers = { ...entry.headers };
-	for (const name of ['authorization', 'x-api-key']) if (headers[name] !== undefined) headers[name] = '***';
+	for (const name of ['authorization', 'x-api-key'])
+		if (headers[name] !== undefined) headers[name] = '***';
 	return { ...entry, headers };
 }

@@ -77,9 +77,17 @@ export function parseRandomFaults(spec: string): RandomFault[] {
 		.filter((part) => part.length > 0)
 		.map((part) => {
 			const m = /^([A-Za-z*]+):([1-5]\d\d):(0|1|0?\.\d+)$/.exec(part);
-			if (!m) throw new Error(`--random-faults: "${part}" is not METHOD:STATUS:PROBABILITY (e.g. GET:503:0.05)`);
+			if (!m)
+				throw new Error(
+					`--random-faults: "${part}" is not METHOD:STATUS:PROBABILITY (e.g. GET:503:0.05)`,
+				);
 			const status = Number(m[2]);
-			return { method: m[1] === '*' ? undefined : m[1].toUpperCase(), status, probability: Number(m[3]), retryAfter: status === 429 ? '1' : undefined };
+			return {
+				method: m[1] === '*' ? undefined : m[1].toUpperCase(),
+				status,
+				probability: Number(m[3]),
+				retryAfter: status === 429 ? '1' : undefined,
+			};
 		});
 }
 
@@ -115,7 +123,10 @@ export class FaultQueue {
 		for (const entry of this.entries) {
 			const { match } = entry;
 			if (match.method && match.method.toUpperCase() !== method.toUpperCase()) continue;
-			const pathMatches = typeof match.path === 'string' ? match.path === path : (match.path.lastIndex = 0, match.path.test(path));
+			const pathMatches =
+				typeof match.path === 'string'
+					? match.path === path
+					: ((match.path.lastIndex = 0), match.path.test(path));
 			if (!pathMatches) continue;
 			const fault = entry.faults[0]?.forever ? entry.faults[0] : entry.faults.shift();
 			if (entry.faults.length === 0) this.entries = this.entries.filter((e) => e !== entry);
@@ -123,7 +134,8 @@ export class FaultQueue {
 		}
 		for (const rule of this.random) {
 			if (rule.method && rule.method !== method.toUpperCase()) continue;
-			if (Math.random() < rule.probability) return { status: rule.status, retryAfter: rule.retryAfter };
+			if (Math.random() < rule.probability)
+				return { status: rule.status, retryAfter: rule.retryAfter };
 		}
 		return undefined;
 	}

@@ -30,14 +30,26 @@ export class Input {
 		if (body.kind === 'form') return new Input('form', {}, body.fields, body.files);
 		const value = body.kind === 'json' ? body.value : {};
 		if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-			const got = Array.isArray(value) ? 'list' : value === null ? 'null' : typeof value === 'string' ? 'str' : typeof value === 'number' ? 'int' : 'bool';
-			throw new HttpError(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${got}.`] });
+			const got = Array.isArray(value)
+				? 'list'
+				: value === null
+					? 'null'
+					: typeof value === 'string'
+						? 'str'
+						: typeof value === 'number'
+							? 'int'
+							: 'bool';
+			throw new HttpError(400, {
+				non_field_errors: [`Invalid data. Expected a dictionary, but got ${got}.`],
+			});
 		}
 		return new Input('json', value as Record<string, unknown>, new Map(), new Map());
 	}
 
 	has(name: string): boolean {
-		return this.source === 'json' ? this.json[name] !== undefined : this.fields.has(name) || this.files.has(name);
+		return this.source === 'json'
+			? this.json[name] !== undefined
+			: this.fields.has(name) || this.files.has(name);
 	}
 
 	/** JSON: the value. Form: the uploaded file, else the text value (an array when the field is repeated). */
@@ -69,9 +81,22 @@ export function isUploadedFile(value: unknown): value is UploadedFile {
  * text, 'The submitted file is empty.' for 0 bytes. Errors go to `errorField` (default: the field),
  * prefixed with `prefix`.
  */
-export function readFile(input: Input, field: string, errors: ErrorBag, errorField = field, prefix = ''): UploadedFile | undefined {
+export function readFile(
+	input: Input,
+	field: string,
+	errors: ErrorBag,
+	errorField = field,
+	prefix = '',
+): UploadedFile | undefined {
 	const upload = input.file(field);
-	if (!upload) errors.add(errorField, prefix + (input.has(field) ? 'The submitted data was not a file. Check the encoding type on the form.' : 'No file was submitted.'));
+	if (!upload)
+		errors.add(
+			errorField,
+			prefix +
+				(input.has(field)
+					? 'The submitted data was not a file. Check the encoding type on the form.'
+					: 'No file was submitted.'),
+		);
 	else if (upload.file.size === 0) errors.add(errorField, prefix + EMPTY_FILE);
 	else return upload;
 	return undefined;
@@ -81,7 +106,12 @@ const TRUE_VALUES = new Set(['true', 't', 'yes', 'y', 'on', '1']);
 const FALSE_VALUES = new Set(['false', 'f', 'no', 'n', 'off', '0']);
 
 /** A boolean field: JSON booleans, or the strings DRF's BooleanField accepts ("true"/"false", ...). */
-export function readBoolean(input: Input, name: string, errors: ErrorBag, fallback: boolean): boolean {
+export function readBoolean(
+	input: Input,
+	name: string,
+	errors: ErrorBag,
+	fallback: boolean,
+): boolean {
 	const value = input.get(name);
 	if (value === undefined || value === null) return fallback;
 	if (typeof value === 'boolean') return value;
@@ -96,14 +126,24 @@ export function readBoolean(input: Input, name: string, errors: ErrorBag, fallba
 }
 
 /** A choice field: `"X" is not a valid choice.`; `fallback` undefined means required. */
-export function readChoice<T extends string>(input: Input, name: string, choices: readonly T[], errors: ErrorBag, fallback?: T): T | undefined {
+export function readChoice<T extends string>(
+	input: Input,
+	name: string,
+	choices: readonly T[],
+	errors: ErrorBag,
+	fallback?: T,
+): T | undefined {
 	const value = input.get(name);
 	if (isBlank(value)) {
 		if (fallback === undefined) errors.add(name, REQUIRED);
 		return fallback;
 	}
-	if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
-	errors.add(name, `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`);
+	if (typeof value === 'string' && (choices as readonly string[]).includes(value))
+		return value as T;
+	errors.add(
+		name,
+		`"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`,
+	);
 	return fallback;
 }
 
@@ -133,7 +173,8 @@ export function readMetadata(input: Input, errors: ErrorBag): Record<string, unk
 		}
 		if (value === null) return null;
 	}
-	if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+	if (typeof value === 'object' && value !== null && !Array.isArray(value))
+		return value as Record<string, unknown>;
 	errors.add('metadata', 'Must be a JSON object.');
 	return null;
 }
@@ -146,12 +187,16 @@ const OUTCOMES: readonly FinalStatus[] = ['FINISHED', 'PARTIAL_FINISHED', 'ERROR
  * (number, overrides the processing time of the job), `emulator_error` (reason in the ERROR message) and
  * `emulator_fail_files` (file names whose jobs end ERROR, e.g. one attachment among several).
  */
-export function readControls(metadata: Record<string, unknown> | null, errors: ErrorBag): EmulatorControls {
+export function readControls(
+	metadata: Record<string, unknown> | null,
+	errors: ErrorBag,
+): EmulatorControls {
 	const controls: EmulatorControls = {};
 	if (!metadata) return controls;
 	const outcome = metadata.emulator_outcome;
 	if (outcome !== undefined) {
-		if (typeof outcome === 'string' && (OUTCOMES as readonly string[]).includes(outcome)) controls.outcome = outcome as FinalStatus;
+		if (typeof outcome === 'string' && (OUTCOMES as readonly string[]).includes(outcome))
+			controls.outcome = outcome as FinalStatus;
 		else errors.add('metadata', `emulator_outcome must be one of ${OUTCOMES.join(', ')}.`);
 	}
 	const ms = metadata.emulator_processing_ms;
@@ -163,7 +208,8 @@ export function readControls(metadata: Record<string, unknown> | null, errors: E
 	if (typeof metadata.emulator_error === 'string') controls.reason = metadata.emulator_error;
 	const failFiles = metadata.emulator_fail_files;
 	if (failFiles !== undefined) {
-		if (Array.isArray(failFiles) && failFiles.every((f) => typeof f === 'string')) controls.failFiles = failFiles as string[];
+		if (Array.isArray(failFiles) && failFiles.every((f) => typeof f === 'string'))
+			controls.failFiles = failFiles as string[];
 		else errors.add('metadata', 'emulator_fail_files must be a list of file names.');
 	}
 	return controls;
@@ -180,9 +226,15 @@ export interface PageRange {
  * positive integers with start ≤ end. The upper bound (≤ page count) is checked by {@link checkPageRange}
  * once the file is known.
  */
-export function readPageRange(query: Record<string, string | string[]>, errors: ErrorBag): PageRange {
+export function readPageRange(
+	query: Record<string, string | string[]>,
+	errors: ErrorBag,
+): PageRange {
 	const range: PageRange = {};
-	for (const [name, key] of [['pdf_page_start', 'start'], ['pdf_page_end', 'end']] as const) {
+	for (const [name, key] of [
+		['pdf_page_start', 'start'],
+		['pdf_page_end', 'end'],
+	] as const) {
 		const raw = query[name];
 		if (raw === undefined) continue;
 		const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
@@ -201,12 +253,19 @@ export function readPageRange(query: Record<string, string | string[]>, errors: 
 }
 
 /** Resolves a range against the page count: `null` when nothing is to be trimmed. */
-export function checkPageRange(range: PageRange, pageCount: number, errors: ErrorBag): { start: number; end: number } | null {
+export function checkPageRange(
+	range: PageRange,
+	pageCount: number,
+	errors: ErrorBag,
+): { start: number; end: number } | null {
 	if (range.start === undefined && range.end === undefined) return null;
 	const start = range.start ?? 1;
 	const end = range.end ?? pageCount;
-	if (start > pageCount) errors.add('pdf_page_start', `Ensure this value is less than or equal to ${pageCount}.`);
-	if (end > pageCount) errors.add('pdf_page_end', `Ensure this value is less than or equal to ${pageCount}.`);
-	if (start > end && range.end === undefined) errors.add('pdf_page_start', `Ensure this value is less than or equal to ${end}.`);
+	if (start > pageCount)
+		errors.add('pdf_page_start', `Ensure this value is less than or equal to ${pageCount}.`);
+	if (end > pageCount)
+		errors.add('pdf_page_end', `Ensure this value is less than or equal to ${pageCount}.`);
+	if (start > end && range.end === undefined)
+		errors.add('pdf_page_start', `Ensure this value is less than or equal to ${end}.`);
 	return errors.has('pdf_page_start') || errors.has('pdf_page_end') ? null : { start, end };
 }

@@ -22,7 +22,9 @@ export function contentTypeFor(name: string): string {
 /** `attachment; filename="..."` (quotes and non-ASCII characters replaced; RFC 5987 form added for the latter). */
 export function attachment(name: string): string {
 	const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-	return ascii === name ? `attachment; filename="${name}"` : `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+	return ascii === name
+		? `attachment; filename="${name}"`
+		: `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 /** A file answer with Content-Type by extension and an attachment disposition. */
@@ -30,7 +32,11 @@ export function fileReply(name: string, file: StoredFile): Reply {
 	return {
 		status: 200,
 		body: file.stream(),
-		headers: { 'content-type': contentTypeFor(name), 'content-length': String(file.size), 'content-disposition': attachment(name) },
+		headers: {
+			'content-type': contentTypeFor(name),
+			'content-length': String(file.size),
+			'content-disposition': attachment(name),
+		},
 	};
 }
 
@@ -59,7 +65,11 @@ export function filesRoutes(): Router<RouteDef> {
 			const name = path.basename(params.name);
 			const file = path.join(app.staticDir, name);
 			if (name !== params.name || !existsSync(file)) throw notFound();
-			return { status: 200, body: createReadStream(file), headers: { 'content-type': contentTypeFor(name) } };
+			return {
+				status: 200,
+				body: createReadStream(file),
+				headers: { 'content-type': contentTypeFor(name) },
+			};
 		},
 	});
 

@@ -83,7 +83,11 @@ export class Router<H> {
 	add(method: string, pattern: string, handler: H): this {
 		const source = pattern
 			.split(/(:[A-Za-z]\w*)/)
-			.map((part) => (part.startsWith(':') ? `(?<${part.slice(1)}>[^/]+)` : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+			.map((part) =>
+				part.startsWith(':')
+					? `(?<${part.slice(1)}>[^/]+)`
+					: part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+			)
 			.join('');
 		this.routes.push({ method, regex: new RegExp(`^${source}$`), handler });
 		return this;
@@ -122,7 +126,11 @@ export function lookup<T>(map: Map<string, T>, id: string, resource: string): T 
 
 /** 405 body as Django REST framework words it (status not listed in the references; both families are DRF services). */
 export function methodNotAllowed(method: string, allow: string[]): HttpError {
-	return new HttpError(405, { detail: `Method "${method}" not allowed.` }, { allow: allow.join(', ') });
+	return new HttpError(
+		405,
+		{ detail: `Method "${method}" not allowed.` },
+		{ allow: allow.join(', ') },
+	);
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

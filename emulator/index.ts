@@ -14,7 +14,13 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { authenticate } from './auth';
 import { IncomingBody, loggedBody, type LoggedBody } from './body';
 import type { AppContext, ListOrder, ListQuirks, Query, RequestContext, RouteDef } from './context';
-import { faultDetail, FaultQueue, type FaultMatch, type FaultSpec, type RandomFault } from './faults';
+import {
+	faultDetail,
+	FaultQueue,
+	type FaultMatch,
+	type FaultSpec,
+	type RandomFault,
+} from './faults';
 import { filesRoutes } from './files';
 import { HttpError, methodNotAllowed, notFound, Router, type Reply } from './http';
 import { MAX_PAGE_SIZE } from './listing';
@@ -135,7 +141,10 @@ export interface Emulator {
 	/** Creates `n` jobs at once without uploads (bulk, for scale tests and benchmarks): real records of the family (listed in creation order after everything before, readable by id, deletable, filterable by metadata/search/status/date like uploaded ones), each with a tiny already-analysed one-page source so no PDF work is done. `hold: true`: the jobs stay unfinished (status IN_PROGRESS) until `releaseJobs`; otherwise they finish after `processingMs` (default 0: final at once) with `outcome` (default FINISHED; ERROR gives error text "Seeded failure"). For parsings a document record is created for each (named `${namePrefix}-${i}.pdf`, default prefix 'seed'). Returns the ids, oldest first. Must handle n = 50,000 in well under a few seconds. */
 	seedJobs(kind: 'extraction' | 'parsing', n: number, options?: SeedJobOptions): string[];
 	/** Creates `n` documents at once (v0, as POST /v0/documents would), named `${namePrefix}-${i}.pdf`; returns ids oldest first. */
-	seedDocuments(n: number, options?: { namePrefix?: string; metadata?: Record<string, unknown> }): string[];
+	seedDocuments(
+		n: number,
+		options?: { namePrefix?: string; metadata?: Record<string, unknown> },
+	): string[];
 	/** Makes held jobs final now (all held ones when `ids` is omitted) with `outcome` (default: the seed's outcome, else FINISHED). */
 	releaseJobs(ids?: string[], outcome?: FinalStatus): void;
 	/** Bytes of the stored file of a v0 document or an unversioned extraction (as stored, after trimming). */
@@ -157,7 +166,8 @@ interface OriginDeps {
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string> {
 	const out: Record<string, string> = {};
-	for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+	for (const [k, v] of Object.entries(headers))
+		if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
 	return out;
 }
 
@@ -188,7 +198,12 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** Whether a fault replaces the answer with a hostile one (custom body, redirect, echo). */
 function isHostileAnswer(fault: FaultSpec): boolean {
-	return fault.body !== undefined || fault.json !== undefined || fault.location !== undefined || fault.echoHeaders === true;
+	return (
+		fault.body !== undefined ||
+		fault.json !== undefined ||
+		fault.location !== undefined ||
+		fault.echoHeaders === true
+	);
 }
 
 /** The answer of a hostile fault: see `FaultSpec`. */
@@ -197,19 +212,39 @@ function hostileAnswer(fault: FaultSpec, entry: LoggedRequest): Reply {
 	if (fault.location !== undefined) headers.location = fault.location;
 	if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
 	const status = fault.status ?? 200;
-	if (fault.echoHeaders) return { status, json: { detail: faultDetail(status), headers: entry.headers }, headers };
+	if (fault.echoHeaders)
+		return { status, json: { detail: faultDetail(status), headers: entry.headers }, headers };
 	if (fault.json !== undefined) return { status, json: fault.json, headers };
 	headers['content-type'] = fault.contentType ?? 'text/html; charset=utf-8';
-	return { status, body: fault.encoding ? Buffer.from(fault.body ?? '', fault.encoding) : (fault.body ?? ''), headers };
+	return {
+		status,
+		body: fault.encoding ? Buffer.from(fault.body ?? '', fault.encoding) : (fault.body ?? ''),
+		headers,
+	};
 }
 
 /** Sends an answer one byte every `intervalMs` (a dripping connection); stops when the client leaves. */
-async function dripReply(reply: FastifyReply, r: Reply, entry: LoggedRequest, intervalMs: number): Promise<void> {
+async function dripReply(
+	reply: FastifyReply,
+	r: Reply,
+	entry: LoggedRequest,
+	intervalMs: number,
+): Promise<void> {
 	entry.status = r.status;
-	const bytes = Buffer.from(r.json !== undefined ? JSON.stringify(r.json) : typeof r.body === 'string' || Buffer.isBuffer(r.body) ? r.body : '');
+	const bytes = Buffer.from(
+		r.json !== undefined
+			? JSON.stringify(r.json)
+			: typeof r.body === 'string' || Buffer.isBuffer(r.body)
+				? r.body
+				: '',
+	);
 	reply.hijack();
 	const res = reply.raw;
-	res.writeHead(r.status, { 'content-type': r.json !== undefined ? 'application/json' : 'application/octet-stream', 'content-length': String(bytes.length), ...(r.headers ?? {}) });
+	res.writeHead(r.status, {
+		'content-type': r.json !== undefined ? 'application/json' : 'application/octet-stream',
+		'content-length': String(bytes.length),
+		...(r.headers ?? {}),
+	});
 	for (const byte of bytes) {
 		if (res.destroyed) return;
 		res.write(Buffer.from([byte]));
@@ -219,24 +254,35 @@ async function dripReply(reply: FastifyReply, r: Reply, entry: LoggedRequest, in
 }
 
 /** A `streamBytes` answer: the body made on the fly in 64 KiB chunks, stopping when the client leaves. */
-async function streamReply(reply: FastifyReply, fault: FaultSpec, entry: LoggedRequest): Promise<void> {
+async function streamReply(
+	reply: FastifyReply,
+	fault: FaultSpec,
+	entry: LoggedRequest,
+): Promise<void> {
 	const total = fault.streamBytes ?? 0;
 	entry.status = fault.status ?? 200;
 	entry.sentBytes = 0;
 	reply.hijack();
 	const res = reply.raw;
-	res.writeHead(entry.status, { 'content-type': fault.contentType ?? 'application/json', 'content-length': String(total) });
+	res.writeHead(entry.status, {
+		'content-type': fault.contentType ?? 'application/json',
+		'content-length': String(total),
+	});
 	const chunk = Buffer.alloc(64 * 1024, 0x20);
 	chunk[0] = 0x5b; // "["
-	for (let sent = 0; sent < total; ) {
+	for (let sent = 0; sent < total;) {
 		if (res.destroyed) return;
-		const part = sent === 0 ? chunk.subarray(0, Math.min(chunk.length, total)) : Buffer.alloc(Math.min(chunk.length, total - sent), 0x20);
+		const part =
+			sent === 0
+				? chunk.subarray(0, Math.min(chunk.length, total))
+				: Buffer.alloc(Math.min(chunk.length, total - sent), 0x20);
 		sent += part.length;
 		entry.sentBytes = sent;
-		if (!res.write(part)) await new Promise<void>((resolve) => {
-			res.once('drain', resolve);
-			res.once('close', resolve);
-		});
+		if (!res.write(part))
+			await new Promise<void>((resolve) => {
+				res.once('drain', resolve);
+				res.once('close', resolve);
+			});
 	}
 	res.end();
 }
@@ -273,7 +319,11 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 	server.removeAllContentTypeParsers();
 	server.addContentTypeParser('*', (_request, _payload, done) => done(null));
 	server.setErrorHandler((err: { statusCode?: number; message: string }, request, reply) => {
-		sendReply(reply, { status: err.statusCode ?? 500, json: { detail: err.message } }, entries.get(request.raw));
+		sendReply(
+			reply,
+			{ status: err.statusCode ?? 500, json: { detail: err.message } },
+			entries.get(request.raw),
+		);
 	});
 
 	const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -291,7 +341,11 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			query: entry.query,
 			headers: request.headers,
 			body,
-			baseUrl: request.headers.host ? `http://${request.headers.host}` : origin === 'api' ? app.url : app.filesUrl,
+			baseUrl: request.headers.host
+				? `http://${request.headers.host}`
+				: origin === 'api'
+					? app.url
+					: app.filesUrl,
 			now: entry.at,
 			maxPageSize: app.maxPageSize,
 			listOrder: app.listOrder,
@@ -311,7 +365,11 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			if (fault && isHostileAnswer(fault)) {
 				answer = hostileAnswer(fault, entry);
 			} else if (fault?.status) {
-				answer = { status: fault.status, json: { detail: faultDetail(fault.status) }, headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : undefined };
+				answer = {
+					status: fault.status,
+					json: { detail: faultDetail(fault.status) },
+					headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : undefined,
+				};
 			} else {
 				if (fault?.delayMs) req.now = app.clock();
 				answer = await dispatch(app, router, req);
@@ -341,7 +399,11 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 	return server;
 }
 
-async function dispatch(app: AppContext, router: Router<RouteDef>, req: RequestContext): Promise<Reply> {
+async function dispatch(
+	app: AppContext,
+	router: Router<RouteDef>,
+	req: RequestContext,
+): Promise<Reply> {
 	const match = router.match(req.method, req.path);
 	if (match.kind === 'not-found') throw notFound();
 	if (match.kind === 'method-not-allowed') throw methodNotAllowed(req.method, match.allow);
@@ -390,7 +452,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	const requests: LoggedRequest[] = [];
 	const faults = new FaultQueue();
 	faults.random = options.randomFaults ?? [];
-	const common = { app, requests, faults, quiet: options.quiet ?? false, onRequestLogged: options.onRequestLogged };
+	const common = {
+		app,
+		requests,
+		faults,
+		quiet: options.quiet ?? false,
+		onRequestLogged: options.onRequestLogged,
+	};
 	const apiRouter = new Router<RouteDef>();
 	v0Routes(apiRouter);
 	unversionedRoutes(apiRouter);
@@ -432,24 +500,37 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		setMaxPageSize: (n: number) => void (app.maxPageSize = n),
 		setListOrder: (order: ListOrder) => void (app.listOrder = order),
 		backdate: (id: string, ms: number) => {
-			const record = store.documents.get(id) ?? store.parsings.get(id) ?? store.extracts.get(id) ?? store.extractions.get(id);
-			if (!record) throw new Error(`The emulator has no document, parsing, extract or extraction ${id}`);
+			const record =
+				store.documents.get(id) ??
+				store.parsings.get(id) ??
+				store.extracts.get(id) ??
+				store.extractions.get(id);
+			if (!record)
+				throw new Error(`The emulator has no document, parsing, extract or extraction ${id}`);
 			record.createdAt -= ms;
 		},
 		setListQuirks: (quirks: ListQuirks) => {
 			const { countCap, pageSize } = quirks;
-			if (countCap !== undefined && !(Number.isInteger(countCap) && countCap >= 0)) throw new Error(`countCap must be a whole number ≥ 0, not ${countCap}`);
-			if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1)) throw new Error(`pageSize must be a whole number ≥ 1, not ${pageSize}`);
+			if (countCap !== undefined && !(Number.isInteger(countCap) && countCap >= 0))
+				throw new Error(`countCap must be a whole number ≥ 0, not ${countCap}`);
+			if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1))
+				throw new Error(`pageSize must be a whole number ≥ 1, not ${pageSize}`);
 			app.listQuirks = { ...quirks };
 		},
 		setClockOffset: (ms: number) => {
-			if (!Number.isFinite(ms)) throw new Error(`The clock offset must be a finite number of ms, not ${ms}`);
+			if (!Number.isFinite(ms))
+				throw new Error(`The clock offset must be a finite number of ms, not ${ms}`);
 			app.clockOffset = ms;
 		},
-		seedJobs: (kind: 'extraction' | 'parsing', n: number, seedOptions?: SeedJobOptions) => seedJobs(app, kind, n, seedOptions),
-		seedDocuments: (n: number, seedOptions?: { namePrefix?: string; metadata?: Record<string, unknown> }) => seedDocuments(app, n, seedOptions),
+		seedJobs: (kind: 'extraction' | 'parsing', n: number, seedOptions?: SeedJobOptions) =>
+			seedJobs(app, kind, n, seedOptions),
+		seedDocuments: (
+			n: number,
+			seedOptions?: { namePrefix?: string; metadata?: Record<string, unknown> },
+		) => seedDocuments(app, n, seedOptions),
 		releaseJobs: (ids?: string[], outcome?: FinalStatus) => releaseJobs(app, ids, outcome),
-		getStoredFile: (id: string) => (store.documents.get(id) ?? store.extractions.get(id))?.source.file.readAll(),
+		getStoredFile: (id: string) =>
+			(store.documents.get(id) ?? store.extractions.get(id))?.source.file.readAll(),
 		close,
 	};
 }

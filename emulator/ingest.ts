@@ -23,7 +23,12 @@ import type { EmulatorControls, FileRecord, Job } from './store';
  *
  * Throws 400 with `pdf_page_start` / `pdf_page_end` errors when the range exceeds the page count.
  */
-export async function ingestFile(app: AppContext, name: string, stored: StoredFile, range: PageRange): Promise<FileRecord> {
+export async function ingestFile(
+	app: AppContext,
+	name: string,
+	stored: StoredFile,
+	range: PageRange,
+): Promise<FileRecord> {
 	const kind = sniffKind(await stored.head(1024));
 	let file = stored;
 	let pageCount = kind === 'pdf' ? await countPdfPages(file) : kind === 'other' ? 0 : 1;
@@ -41,10 +46,15 @@ export async function ingestFile(app: AppContext, name: string, stored: StoredFi
 	if (kind === 'pdf' && file.size <= SPILL_BYTES) {
 		app.pdf.extract(file.readAll()).then(
 			(pages) => finishAnalysis(app, record, pages),
-			(err: unknown) => finishAnalysis(app, record, undefined, err instanceof Error ? err.message : String(err)),
+			(err: unknown) =>
+				finishAnalysis(app, record, undefined, err instanceof Error ? err.message : String(err)),
 		);
 	} else if (kind === 'pdf') {
-		finishAnalysis(app, record, Array.from({ length: pageCount }, () => ({ text: '', width: null, height: null })));
+		finishAnalysis(
+			app,
+			record,
+			Array.from({ length: pageCount }, () => ({ text: '', width: null, height: null })),
+		);
 	} else if (kind === 'png' || kind === 'jpeg') {
 		finishAnalysis(app, record, [{ text: '', ...imageSize(await file.head(64 * 1024), kind) }]);
 	} else {
@@ -54,7 +64,12 @@ export async function ingestFile(app: AppContext, name: string, stored: StoredFi
 }
 
 /** Records the analysis result; `analyzedAt` is the base clock (epoch ms) at that moment. */
-function finishAnalysis(app: AppContext, record: FileRecord, pages: PageContent[] | undefined, error?: string): void {
+function finishAnalysis(
+	app: AppContext,
+	record: FileRecord,
+	pages: PageContent[] | undefined,
+	error?: string,
+): void {
 	record.pages = pages ?? [];
 	record.analysisError = error;
 	record.analyzedAt = app.clock();
@@ -65,11 +80,26 @@ function finishAnalysis(app: AppContext, record: FileRecord, pages: PageContent[
  * offset at this moment, so `createdAt + shift` is the service's `created_at`); its processing time is
  * the metadata override, else the emulator's setting (a draw when a range is set).
  */
-export function newJob(app: AppContext, source: FileRecord, controls: EmulatorControls, opts: { allowPartial: boolean; share?: number; after?: Job }): Job {
+export function newJob(
+	app: AppContext,
+	source: FileRecord,
+	controls: EmulatorControls,
+	opts: { allowPartial: boolean; share?: number; after?: Job },
+): Job {
 	const total = controls.processingMs ?? app.store.jobProcessingMs();
-	const own = controls.failFiles?.includes(source.name) ? { ...controls, outcome: 'ERROR' as const } : controls;
+	const own = controls.failFiles?.includes(source.name)
+		? { ...controls, outcome: 'ERROR' as const }
+		: controls;
 	const { base, service } = app.readClocks();
-	return { createdAt: base, shift: service - base, durationMs: total * (opts.share ?? 1), source, controls: own, allowPartial: opts.allowPartial, after: opts.after };
+	return {
+		createdAt: base,
+		shift: service - base,
+		durationMs: total * (opts.share ?? 1),
+		source,
+		controls: own,
+		allowPartial: opts.allowPartial,
+		after: opts.after,
+	};
 }
 
 /** The `created_at` (epoch ms, service clock) of a record whose job is `job`. */
@@ -103,7 +133,10 @@ const MAX_REDIRECTS = 5;
  * followed by hand so that they cannot leave loopback either); any failure, including a non-2xx answer,
  * → 400 `{"document": ["URL could not be fetched."]}`. The file name is the URL's last path segment.
  */
-export async function fetchUrl(app: AppContext, url: string): Promise<{ name: string; file: StoredFile }> {
+export async function fetchUrl(
+	app: AppContext,
+	url: string,
+): Promise<{ name: string; file: StoredFile }> {
 	const failure = fieldError('document', 'URL could not be fetched.');
 	let current = new URL(url);
 	for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
@@ -125,7 +158,11 @@ export async function fetchUrl(app: AppContext, url: string): Promise<{ name: st
 			throw failure;
 		}
 		try {
-			const file = await storeStream(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), app.tempDir, app.maxUploadBytes);
+			const file = await storeStream(
+				Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>),
+				app.tempDir,
+				app.maxUploadBytes,
+			);
 			return { name: lastSegment(current), file };
 		} catch {
 			throw failure;

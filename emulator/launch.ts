@@ -65,7 +65,8 @@ const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const hasExited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
+const hasExited = (child: ChildProcess): boolean =>
+	child.exitCode !== null || child.signalCode !== null;
 
 function terminateOnExit(child: ChildProcess): void {
 	running.add(child);
@@ -91,12 +92,17 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 		'0',
 		'--processing-ms',
 		String(options.processingMs),
-		...(options.processingMaxMs !== undefined ? ['--processing-max-ms', String(options.processingMaxMs)] : []),
+		...(options.processingMaxMs !== undefined
+			? ['--processing-max-ms', String(options.processingMaxMs)]
+			: []),
 		...(options.randomFaults ? ['--random-faults', options.randomFaults] : []),
 		'--log-requests',
 		...(options.quiet ? ['--quiet'] : []),
 	];
-	const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+	const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+		cwd: ROOT,
+		stdio: ['pipe', 'pipe', 'pipe'],
+	});
 	terminateOnExit(child);
 
 	const requests: LoggedRequest[] = [];
@@ -113,12 +119,20 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 		let announced = false;
 		const timer = setTimeout(() => {
 			child.kill('SIGKILL');
-			reject(new Error(`the emulator printed no ${READY_PREFIX.trim()} line within ${timeoutMs} ms:\n${output}`));
+			reject(
+				new Error(
+					`the emulator printed no ${READY_PREFIX.trim()} line within ${timeoutMs} ms:\n${output}`,
+				),
+			);
 		}, timeoutMs);
 		child.once('exit', (code, signal) => {
 			if (announced) return;
 			clearTimeout(timer);
-			reject(new Error(`the emulator exited (${signal ?? `code ${code}`}) before ${READY_PREFIX.trim()}:\n${output}`));
+			reject(
+				new Error(
+					`the emulator exited (${signal ?? `code ${code}`}) before ${READY_PREFIX.trim()}:\n${output}`,
+				),
+			);
 		});
 		createInterface({ input: child.stdout! }).on('line', (line) => {
 			if (line.startsWith(CONTROL_PREFIX)) {
@@ -145,7 +159,13 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 		requests,
 		async setRandomFaults(spec: string) {
 			const answer = new Promise<string>((resolve, reject) => {
-				const timer = setTimeout(() => reject(new Error(`the emulator did not acknowledge "random-faults ${spec}" within 10 s`)), 10_000);
+				const timer = setTimeout(
+					() =>
+						reject(
+							new Error(`the emulator did not acknowledge "random-faults ${spec}" within 10 s`),
+						),
+					10_000,
+				);
 				controlAnswers.push((a) => {
 					clearTimeout(timer);
 					resolve(a);
@@ -153,11 +173,13 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 			});
 			child.stdin!.write(`random-faults ${spec}\n`);
 			const a = await answer;
-			if (a.startsWith('error ')) throw new Error(`the emulator refused "random-faults ${spec}": ${a.slice(6)}`);
+			if (a.startsWith('error '))
+				throw new Error(`the emulator refused "random-faults ${spec}": ${a.slice(6)}`);
 		},
 		async settle(quietMs = 300) {
 			const calledAt = Date.now();
-			for (let i = 0; i < 100 && Date.now() - Math.max(lastRequestAt, calledAt) < quietMs; i++) await sleep(quietMs);
+			for (let i = 0; i < 100 && Date.now() - Math.max(lastRequestAt, calledAt) < quietMs; i++)
+				await sleep(quietMs);
 		},
 		async stop() {
 			if (hasExited(child)) return;

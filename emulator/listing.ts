@@ -43,9 +43,17 @@ function readPositiveInt(query: Query, name: string, errors: ErrorBag): number |
  * validated); `countCap` caps the envelope's `count` while the pages, `next` and `previous` follow the
  * real list.
  */
-export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T) => R, errors = new ErrorBag()): Page<R> {
+export function paginate<T, R>(
+	req: RequestContext,
+	items: T[],
+	render: (item: T) => R,
+	errors = new ErrorBag(),
+): Page<R> {
 	const page = readPositiveInt(req.query, 'page', errors) ?? 1;
-	const asked = Math.min(readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE, req.maxPageSize);
+	const asked = Math.min(
+		readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE,
+		req.maxPageSize,
+	);
 	errors.throwIfAny();
 	const quirks = req.listQuirks;
 	const size = quirks.pageSize ?? asked;
@@ -65,7 +73,8 @@ export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T
 	// Routes order items newest first; the emulator's list order may reverse that (§v0-8, not shown).
 	const reversed = req.listOrder === 'oldest-first';
 	const results: R[] = [];
-	for (let k = (page - 1) * size, end = Math.min(page * size, total); k < end; k++) results.push(render(items[reversed ? total - 1 - k : k]));
+	for (let k = (page - 1) * size, end = Math.min(page * size, total); k < end; k++)
+		results.push(render(items[reversed ? total - 1 - k : k]));
 	const count = quirks.countCap !== undefined ? Math.min(total, quirks.countCap) : total;
 	return {
 		count,
@@ -82,12 +91,16 @@ export function paginate<T, R>(req: RequestContext, items: T[], render: (item: T
  */
 export function newestFirst<T extends { seq: number }>(items: Iterable<T>): T[] {
 	const out = Array.from(items);
-	for (let i = 1; i < out.length; i++) if (out[i - 1].seq > out[i].seq) return out.sort((a, b) => b.seq - a.seq);
+	for (let i = 1; i < out.length; i++)
+		if (out[i - 1].seq > out[i].seq) return out.sort((a, b) => b.seq - a.seq);
 	return out.reverse();
 }
 
 /** Case-insensitive substring match of `needle` in any of `haystack` (the `search` parameter). */
-export function matchesSearch(needle: string | undefined, haystack: Array<string | null | undefined>): boolean {
+export function matchesSearch(
+	needle: string | undefined,
+	haystack: Array<string | null | undefined>,
+): boolean {
 	if (!needle) return true;
 	const n = needle.toLowerCase();
 	return haystack.some((h) => typeof h === 'string' && h.toLowerCase().includes(n));
@@ -98,7 +111,8 @@ export function metadataValues(metadata: Record<string, unknown> | null | undefi
 	return Object.values(metadata ?? {}).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
 }
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_DATE_TIME =
+	/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
  * `created_at_after` / `created_at_before` (§v0-4.2, §v0-4.6): ISO 8601 date-times, inclusive
@@ -106,7 +120,10 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9}
  * Returns a test of a record's `created_at` (epoch ms, the service's clock), or `undefined` when no
  * bound is given or the list quirk `ignoreDateFilter` is on (the bounds are still validated).
  */
-export function readCreatedRange(req: RequestContext, errors: ErrorBag): ((createdAt: number) => boolean) | undefined {
+export function readCreatedRange(
+	req: RequestContext,
+	errors: ErrorBag,
+): ((createdAt: number) => boolean) | undefined {
 	const query = req.query;
 	const bound = (name: string): number | undefined => {
 		const raw = queryValue(query, name);
@@ -115,12 +132,16 @@ export function readCreatedRange(req: RequestContext, errors: ErrorBag): ((creat
 		const utc = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) || !text.includes(':') ? text : `${text}Z`;
 		// Date.parse keeps milliseconds: the microseconds of a six-digit fraction are added back.
 		const micros = /\.\d{3}(\d{1,3})/.exec(text)?.[1] ?? '';
-		const ms = ISO_DATE_TIME.test(text) ? Date.parse(utc.replace(' ', 'T')) + (micros ? Number(micros.padEnd(3, '0')) / 1000 : 0) : NaN;
+		const ms = ISO_DATE_TIME.test(text)
+			? Date.parse(utc.replace(' ', 'T')) + (micros ? Number(micros.padEnd(3, '0')) / 1000 : 0)
+			: NaN;
 		if (Number.isNaN(ms)) errors.add(name, 'Enter a valid date/time.');
 		return Number.isNaN(ms) ? undefined : ms;
 	};
 	const after = bound('created_at_after');
 	const before = bound('created_at_before');
-	if (req.listQuirks.ignoreDateFilter || (after === undefined && before === undefined)) return undefined;
-	return (createdAt) => (after === undefined || createdAt >= after) && (before === undefined || createdAt <= before);
+	if (req.listQuirks.ignoreDateFilter || (after === undefined && before === undefined))
+		return undefined;
+	return (createdAt) =>
+		(after === undefined || createdAt >= after) && (before === undefined || createdAt <= before);
 }

@@ -41,7 +41,11 @@ async function extract(data) {
 			const page = await doc.getPage(n);
 			const viewport = page.getViewport({ scale: 1 });
 			const content = await page.getTextContent();
-			pages.push({ text: itemsToText(content.items), width: viewport.width, height: viewport.height });
+			pages.push({
+				text: itemsToText(content.items),
+				width: viewport.width,
+				height: viewport.height,
+			});
 			page.cleanup();
 		}
 		return pages;
@@ -54,6 +58,7 @@ parentPort.on('message', (msg) => {
 	const { id, data } = msg;
 	extract(data).then(
 		(pages) => parentPort.postMessage({ id, pages }),
-		(err) => parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) }),
+		(err) =>
+			parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) }),
 	);
 });

@@ -20,20 +20,26 @@ export interface PageContent {
 /** Identifies PDF, PNG and JPEG by their magic bytes. */
 export function sniffKind(head: Buffer): FileKind {
 	if (head.subarray(0, 1024).includes('%PDF-')) return 'pdf'; // readers accept the header within the first 1 KiB
-	if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+	if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+		return 'png';
 	if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpeg';
 	return 'other';
 }
 
 /** Pixel size of a PNG (IHDR) or JPEG (first SOFn marker); nulls when it cannot be read. */
-export function imageSize(bytes: Buffer, kind: 'png' | 'jpeg'): { width: number | null; height: number | null } {
-	if (kind === 'png' && bytes.length >= 24) return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+export function imageSize(
+	bytes: Buffer,
+	kind: 'png' | 'jpeg',
+): { width: number | null; height: number | null } {
+	if (kind === 'png' && bytes.length >= 24)
+		return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 	if (kind === 'jpeg') {
 		let i = 2;
 		while (i + 9 < bytes.length && bytes[i] === 0xff) {
 			const marker = bytes[i + 1];
 			const length = bytes.readUInt16BE(i + 2);
-			const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+			const isSof =
+				marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
 			if (isSof) return { width: bytes.readUInt16BE(i + 7), height: bytes.readUInt16BE(i + 5) };
 			i += 2 + length;
 		}
@@ -52,7 +58,10 @@ export const PDF_LIB_MAX_BYTES = 96 * 1024 * 1024;
 export async function countPdfPages(file: StoredFile): Promise<number> {
 	if (file.size <= PDF_LIB_MAX_BYTES) {
 		try {
-			const doc = await PDFDocument.load(file.readAll(), { ignoreEncryption: true, updateMetadata: false });
+			const doc = await PDFDocument.load(file.readAll(), {
+				ignoreEncryption: true,
+				updateMetadata: false,
+			});
 			return doc.getPageCount();
 		} catch {
 			// Not loadable by pdf-lib: fall back to the scan below.
@@ -103,7 +112,10 @@ interface WorkerAnswer {
 export class PdfTextExtractor {
 	private worker: Worker | undefined;
 	private nextId = 1;
-	private readonly pending = new Map<number, { resolve: (p: PageContent[]) => void; reject: (e: Error) => void }>();
+	private readonly pending = new Map<
+		number,
+		{ resolve: (p: PageContent[]) => void; reject: (e: Error) => void }
+	>();
 
 	/** Starts the worker now, so that pdfjs is loaded before the first upload. */
 	start(): void {
@@ -114,7 +126,10 @@ export class PdfTextExtractor {
 		const worker = this.ensureWorker();
 		const id = this.nextId++;
 		// A private copy is transferred, so the caller's buffer stays usable.
-		const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+		const data = bytes.buffer.slice(
+			bytes.byteOffset,
+			bytes.byteOffset + bytes.byteLength,
+		) as ArrayBuffer;
 		return new Promise<PageContent[]>((resolve, reject) => {
 			this.pending.set(id, { resolve, reject });
 			worker.postMessage({ id, data }, [data]);

@@ -47,15 +47,25 @@ export async function makePdf(pages: PdfLine[][], options: PdfOptions = {}): Pro
 	const date = options.date ?? new Date('2024-01-01T00:00:00Z');
 	doc.setCreationDate(date);
 	doc.setModificationDate(date);
-	const lines = pages.map((page) => page.map((line) => (typeof line === 'string' ? { text: line } : line)));
+	const lines = pages.map((page) =>
+		page.map((line) => (typeof line === 'string' ? { text: line } : line)),
+	);
 	const regular = await doc.embedFont(StandardFonts.Helvetica);
-	const bold = lines.some((page) => page.some((line) => line.bold)) ? await doc.embedFont(StandardFonts.HelveticaBold) : regular;
+	const bold = lines.some((page) => page.some((line) => line.bold))
+		? await doc.embedFont(StandardFonts.HelveticaBold)
+		: regular;
 	const color = options.color && rgb(...options.color);
 	for (const pageLines of lines) {
 		const page = doc.addPage(pageSize);
 		pageLines.forEach((line, i) => {
 			if (line.text === '') return;
-			page.drawText(line.text, { x, y: top - i * lineHeight, size: line.size ?? fontSize, font: line.bold ? bold : regular, color });
+			page.drawText(line.text, {
+				x,
+				y: top - i * lineHeight,
+				size: line.size ?? fontSize,
+				font: line.bold ? bold : regular,
+				color,
+			});
 		});
 	}
 	return Buffer.from(await doc.save({ useObjectStreams: false }));

@@ -15,11 +15,16 @@
 type JsonSchema = Record<string, unknown>;
 
 function asSchema(value: unknown): JsonSchema | undefined {
-	return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonSchema) : undefined;
+	return typeof value === 'object' && value !== null && !Array.isArray(value)
+		? (value as JsonSchema)
+		: undefined;
 }
 
 /** Computes the result for `definition` from the text of each processed page. */
-export function computeResult(definition: Record<string, unknown> | null, pageTexts: string[]): unknown {
+export function computeResult(
+	definition: Record<string, unknown> | null,
+	pageTexts: string[],
+): unknown {
 	if (definition?.type === 'array') {
 		const items = asSchema(definition.items);
 		if (!items) return [];
@@ -47,7 +52,9 @@ function fillObject(schema: JsonSchema, lines: string[]): Record<string, unknown
 
 function labelsOf(name: string, prop: JsonSchema): string[] {
 	const labels = [name.replace(/_/g, ' '), prop.title, prop.description];
-	return labels.filter((l): l is string => typeof l === 'string' && l.trim() !== '').map((l) => normalise(l));
+	return labels
+		.filter((l): l is string => typeof l === 'string' && l.trim() !== '')
+		.map((l) => normalise(l));
 }
 
 function normalise(text: string): string {

@@ -10,7 +10,15 @@ import type { AppContext } from './context';
 import { serviceCreatedAt } from './ingest';
 import type { PageContent } from './pdf';
 import { StoredFile } from './storage';
-import type { DocumentRecord, EmulatorControls, ExtractionRecord, FileRecord, FinalStatus, Job, ParsingRecord } from './store';
+import type {
+	DocumentRecord,
+	EmulatorControls,
+	ExtractionRecord,
+	FileRecord,
+	FinalStatus,
+	Job,
+	ParsingRecord,
+} from './store';
 
 /** Options of `Emulator.seedJobs`. */
 export interface SeedJobOptions {
@@ -57,7 +65,14 @@ const SEEDED_PAGES: PageContent[] = [{ text: '', ...PAGE }];
 
 /** A seeded file: its own record (deleting one discards only its own), the shared bytes, analysed at `now` (base clock). */
 function seededFile(name: string, now: number): FileRecord {
-	return { name, file: StoredFile.fromBuffer(TINY_PDF), kind: 'pdf', pageCount: 1, pages: SEEDED_PAGES, analyzedAt: now };
+	return {
+		name,
+		file: StoredFile.fromBuffer(TINY_PDF),
+		kind: 'pdf',
+		pageCount: 1,
+		pages: SEEDED_PAGES,
+		analyzedAt: now,
+	};
 }
 
 /**
@@ -67,10 +82,18 @@ function seededFile(name: string, now: number): FileRecord {
  * extractions report `credit_used` 1 once final but take nothing from the credit balance
  * (§unversioned-8.3 is about uploads; bulk seeds must not run out of credits).
  */
-export function seedJobs(app: AppContext, kind: 'extraction' | 'parsing', n: number, options: SeedJobOptions = {}): string[] {
+export function seedJobs(
+	app: AppContext,
+	kind: 'extraction' | 'parsing',
+	n: number,
+	options: SeedJobOptions = {},
+): string[] {
 	const count = wholeCount(n);
 	const prefix = options.namePrefix ?? 'seed';
-	const controls: EmulatorControls = { outcome: options.outcome ?? 'FINISHED', ...(options.outcome === 'ERROR' ? { message: SEEDED_FAILURE } : {}) };
+	const controls: EmulatorControls = {
+		outcome: options.outcome ?? 'FINISHED',
+		...(options.outcome === 'ERROR' ? { message: SEEDED_FAILURE } : {}),
+	};
 	const durationMs = Math.max(0, options.processingMs ?? 0);
 	const metadata = options.metadata ?? null;
 	const { store } = app;
@@ -81,7 +104,14 @@ export function seedJobs(app: AppContext, kind: 'extraction' | 'parsing', n: num
 		const { base, service } = app.readClocks();
 		const name = `${prefix}-${i}.pdf`;
 		const source = seededFile(name, base);
-		const job: Job = { createdAt: base, shift: service - base, durationMs, source, controls, allowPartial: kind === 'parsing' };
+		const job: Job = {
+			createdAt: base,
+			shift: service - base,
+			durationMs,
+			source,
+			controls,
+			allowPartial: kind === 'parsing',
+		};
 		if (options.hold) job.held = true;
 		const id = randomUUID();
 		if (kind === 'extraction') {
@@ -102,7 +132,14 @@ export function seedJobs(app: AppContext, kind: 'extraction' | 'parsing', n: num
 			};
 			store.extractions.set(id, record);
 		} else {
-			const doc: DocumentRecord = { id: randomUUID(), seq: store.nextSeq(), filename: name, source, metadata: {}, createdAt: serviceCreatedAt(job) };
+			const doc: DocumentRecord = {
+				id: randomUUID(),
+				seq: store.nextSeq(),
+				filename: name,
+				source,
+				metadata: {},
+				createdAt: serviceCreatedAt(job),
+			};
 			store.documents.set(doc.id, doc);
 			const parsing: ParsingRecord = {
 				id,
@@ -125,14 +162,25 @@ export function seedJobs(app: AppContext, kind: 'extraction' | 'parsing', n: num
 }
 
 /** Creates `n` documents at once, as `POST /v0/documents` would (§v0-4.1), named `${namePrefix}-${i}.pdf` (i from 0); ids oldest first. */
-export function seedDocuments(app: AppContext, n: number, options: { namePrefix?: string; metadata?: Record<string, unknown> } = {}): string[] {
+export function seedDocuments(
+	app: AppContext,
+	n: number,
+	options: { namePrefix?: string; metadata?: Record<string, unknown> } = {},
+): string[] {
 	const count = wholeCount(n);
 	const prefix = options.namePrefix ?? 'seed';
 	const ids: string[] = [];
 	for (let i = 0; i < count; i++) {
 		const { base, service } = app.readClocks();
 		const name = `${prefix}-${i}.pdf`;
-		const doc: DocumentRecord = { id: randomUUID(), seq: app.store.nextSeq(), filename: name, source: seededFile(name, base), metadata: { ...(options.metadata ?? {}) }, createdAt: service };
+		const doc: DocumentRecord = {
+			id: randomUUID(),
+			seq: app.store.nextSeq(),
+			filename: name,
+			source: seededFile(name, base),
+			metadata: { ...(options.metadata ?? {}) },
+			createdAt: service,
+		};
 		app.store.documents.set(doc.id, doc);
 		ids.push(doc.id);
 	}
@@ -148,7 +196,12 @@ export function releaseJobs(app: AppContext, ids?: string[], outcome?: FinalStat
 	const { store } = app;
 	const targets = ids ?? [...store.held.keys()];
 	for (const id of targets) {
-		if (!store.held.has(id) && !store.parsings.has(id) && !store.extractions.has(id) && !store.extracts.has(id)) {
+		if (
+			!store.held.has(id) &&
+			!store.parsings.has(id) &&
+			!store.extractions.has(id) &&
+			!store.extracts.has(id)
+		) {
 			throw new Error(`The emulator has no parsing, extract or extraction ${id}`);
 		}
 	}
@@ -157,13 +210,19 @@ export function releaseJobs(app: AppContext, ids?: string[], outcome?: FinalStat
 		const job = store.held.get(id);
 		if (!job) continue;
 		store.held.delete(id);
-		if (outcome) job.controls = { ...job.controls, outcome, message: outcome === 'ERROR' ? SEEDED_FAILURE : undefined };
+		if (outcome)
+			job.controls = {
+				...job.controls,
+				outcome,
+				message: outcome === 'ERROR' ? SEEDED_FAILURE : undefined,
+			};
 		job.held = false;
 		job.releasedAt = now;
 	}
 }
 
 function wholeCount(n: number): number {
-	if (!Number.isInteger(n) || n < 0) throw new Error(`The number of records to seed must be a whole number ≥ 0, not ${n}`);
+	if (!Number.isInteger(n) || n < 0)
+		throw new Error(`The number of records to seed must be a whole number ≥ 0, not ${n}`);
 	return n;
 }

@@ -43,29 +43,64 @@ const QUEUED_SHARE = 0.2;
 /** The state of `job` at `now` (base clock, epoch ms; all times of the state are on the base clock). */
 export function jobState(job: Job, now: number): JobState {
 	if (job.held || (job.releasedAt !== undefined && now < job.releasedAt)) {
-		return { phase: 'running', updatedAt: job.createdAt, runningFrom: job.createdAt, plannedEnd: Number.POSITIVE_INFINITY };
+		return {
+			phase: 'running',
+			updatedAt: job.createdAt,
+			runningFrom: job.createdAt,
+			plannedEnd: Number.POSITIVE_INFINITY,
+		};
 	}
 	if (job.releasedAt !== undefined) {
 		const at = job.releasedAt;
-		return { phase: 'final', updatedAt: at, runningFrom: job.createdAt, plannedEnd: at, finalAt: at, outcome: jobOutcome(job) };
+		return {
+			phase: 'final',
+			updatedAt: at,
+			runningFrom: job.createdAt,
+			plannedEnd: at,
+			finalAt: at,
+			outcome: jobOutcome(job),
+		};
 	}
-	if (!job.after) return timeline(job, job.createdAt, job.createdAt + QUEUED_SHARE * job.durationMs, now);
+	if (!job.after)
+		return timeline(job, job.createdAt, job.createdAt + QUEUED_SHARE * job.durationMs, now);
 	const dep = jobState(job.after, now);
-	if (dep.phase !== 'final') return { ...dep, plannedEnd: dep.plannedEnd + job.durationMs, finalAt: undefined, outcome: undefined };
+	if (dep.phase !== 'final')
+		return {
+			...dep,
+			plannedEnd: dep.plannedEnd + job.durationMs,
+			finalAt: undefined,
+			outcome: undefined,
+		};
 	if (dep.outcome?.status === 'ERROR') {
 		// A job whose prerequisite failed fails at the same moment, with the same message.
-		return { phase: 'final', updatedAt: dep.updatedAt, runningFrom: dep.runningFrom, plannedEnd: dep.updatedAt, finalAt: dep.updatedAt, outcome: dep.outcome };
+		return {
+			phase: 'final',
+			updatedAt: dep.updatedAt,
+			runningFrom: dep.runningFrom,
+			plannedEnd: dep.updatedAt,
+			finalAt: dep.updatedAt,
+			outcome: dep.outcome,
+		};
 	}
 	return timeline(job, dep.finalAt as number, dep.runningFrom, now);
 }
 
 function timeline(job: Job, start: number, runningFrom: number, now: number): JobState {
 	const plannedEnd = start + job.durationMs;
-	if (now < runningFrom) return { phase: 'queued', updatedAt: job.createdAt, runningFrom, plannedEnd };
+	if (now < runningFrom)
+		return { phase: 'queued', updatedAt: job.createdAt, runningFrom, plannedEnd };
 	const analyzedAt = job.source.analyzedAt;
 	const finalAt = analyzedAt === undefined ? undefined : Math.max(plannedEnd, analyzedAt);
-	if (finalAt === undefined || now < finalAt) return { phase: 'running', updatedAt: runningFrom, runningFrom, plannedEnd };
-	return { phase: 'final', updatedAt: finalAt, runningFrom, plannedEnd, finalAt, outcome: jobOutcome(job) };
+	if (finalAt === undefined || now < finalAt)
+		return { phase: 'running', updatedAt: runningFrom, runningFrom, plannedEnd };
+	return {
+		phase: 'final',
+		updatedAt: finalAt,
+		runningFrom,
+		plannedEnd,
+		finalAt,
+		outcome: jobOutcome(job),
+	};
 }
 
 /**
@@ -84,10 +119,18 @@ export const PARTIAL_ERROR = '1 page(s) could not be processed';
 /** The final status of a job (meaningful once final). */
 export function jobOutcome(job: Job): Outcome {
 	const { controls, source } = job;
-	if (controls.outcome === 'ERROR') return { status: 'ERROR', error: controls.message ?? `Emulated processing failure: ${controls.reason ?? 'emulator_outcome is ERROR'}` };
+	if (controls.outcome === 'ERROR')
+		return {
+			status: 'ERROR',
+			error:
+				controls.message ??
+				`Emulated processing failure: ${controls.reason ?? 'emulator_outcome is ERROR'}`,
+		};
 	if (source.kind === 'other') return { status: 'ERROR', error: 'Unsupported file type' };
-	if (source.analysisError) return { status: 'ERROR', error: `The document could not be read: ${source.analysisError}` };
-	if (controls.outcome === 'PARTIAL_FINISHED' && job.allowPartial) return { status: 'PARTIAL_FINISHED', error: PARTIAL_ERROR };
+	if (source.analysisError)
+		return { status: 'ERROR', error: `The document could not be read: ${source.analysisError}` };
+	if (controls.outcome === 'PARTIAL_FINISHED' && job.allowPartial)
+		return { status: 'PARTIAL_FINISHED', error: PARTIAL_ERROR };
 	return { status: 'FINISHED', error: null };
 }
 

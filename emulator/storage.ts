@@ -5,7 +5,15 @@
  * directory (os.tmpdir()/extraction-emulator-XXXX, removed by {@link TempDir.remove} on close) so that
  * a 200 MB upload keeps the emulator's memory flat.
  */
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, unlink, type WriteStream } from 'node:fs';
+import {
+	createReadStream,
+	createWriteStream,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	unlink,
+	type WriteStream,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,7 +96,11 @@ export class StoredFile {
  * Reads a stream into a {@link StoredFile}: in memory up to {@link SPILL_BYTES}, then on disk.
  * Throws HttpError 413 when the stream is longer than `maxBytes`.
  */
-export async function storeStream(source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer>, tempDir: TempDir, maxBytes: number): Promise<StoredFile> {
+export async function storeStream(
+	source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer>,
+	tempDir: TempDir,
+	maxBytes: number,
+): Promise<StoredFile> {
 	const chunks: Buffer[] = [];
 	let size = 0;
 	let out: WriteStream | undefined;

@@ -216,7 +216,15 @@ export class Store {
 
 	snapshotSchema(id: string): SchemaSnapshot | undefined {
 		const s = this.schemas.get(id);
-		return s && { id: s.id, name: s.name, description: s.description, completionMode: s.completionMode, definition: s.definition };
+		return (
+			s && {
+				id: s.id,
+				name: s.name,
+				description: s.description,
+				completionMode: s.completionMode,
+				definition: s.definition,
+			}
+		);
 	}
 
 	/** Releases every stored file. */

@@ -10,15 +10,42 @@ import type { UploadedFile } from './body';
 import type { AppContext, RequestContext, RouteDef } from './context';
 import { queryValue } from './context';
 import { attachment, fileReply } from './files';
-import { Input, readChoice, readControls, readFile, readMetadata, readOptionalString, readPageRange, REQUIRED, type PageRange } from './fields';
-import { ErrorBag, fieldError, isoTimestamp, isUuid, json, lookup, notFound, Router, type Reply } from './http';
+import {
+	Input,
+	readChoice,
+	readControls,
+	readFile,
+	readMetadata,
+	readOptionalString,
+	readPageRange,
+	REQUIRED,
+	type PageRange,
+} from './fields';
+import {
+	ErrorBag,
+	fieldError,
+	isoTimestamp,
+	isUuid,
+	json,
+	lookup,
+	notFound,
+	Router,
+	type Reply,
+} from './http';
 import { ingestFile, newJob, serviceCreatedAt } from './ingest';
 import { matchesSearch, newestFirst, paginate } from './listing';
 import { sniffKind } from './pdf';
 import { TINY_PNG } from './png';
 import { computeResult } from './schema-result';
 import { jobState, processedPages, statusLabel, type JobState } from './state';
-import { SERVERS, type EmulatorControls, type ExtractionRecord, type SchemaRecord, type SchemaSnapshot, type Server } from './store';
+import {
+	SERVERS,
+	type EmulatorControls,
+	type ExtractionRecord,
+	type SchemaRecord,
+	type SchemaSnapshot,
+	type Server,
+} from './store';
 
 const ACCEPTED_EXTENSIONS = ['.pdf', '.png', '.jpg', '.jpeg'];
 const UNSUPPORTED_TYPE = 'Unsupported file type. Accepted: .pdf, .png, .jpg, .jpeg';
@@ -47,7 +74,11 @@ function renderSchema(s: SchemaRecord): Record<string, unknown> {
  * extraction the last one.
  */
 function stepOf(e: ExtractionRecord, state: JobState, now: number): string {
-	const steps = ['OCR', ...(e.classifier ? ['CLASSIFICATION'] : []), ...(e.schema ? ['PARSING', 'LOCATION'] : [])];
+	const steps = [
+		'OCR',
+		...(e.classifier ? ['CLASSIFICATION'] : []),
+		...(e.schema ? ['PARSING', 'LOCATION'] : []),
+	];
 	if (state.phase === 'queued') return steps[0];
 	if (state.phase === 'final') return steps[steps.length - 1];
 	const span = Math.max(1, state.plannedEnd - state.runningFrom);
@@ -80,7 +111,13 @@ function renderExtraction(e: ExtractionRecord, now: number): Record<string, unkn
 		content_images: pageImages(e),
 		server: e.server,
 		content: finished ? pages.map((p) => p.text).join('\n\n') : null,
-		extracted_data: finished && e.schema ? computeResult(e.schema.definition, pages.map((p) => p.text)) : null,
+		extracted_data:
+			finished && e.schema
+				? computeResult(
+						e.schema.definition,
+						pages.map((p) => p.text),
+					)
+				: null,
 		schema: e.schema?.id ?? null,
 		classifier: e.classifier,
 		classifier_result: null,
@@ -88,7 +125,8 @@ function renderExtraction(e: ExtractionRecord, now: number): Record<string, unkn
 		workflow_session_id: e.workflowSessionId,
 		status: statusLabel(state, 'CREATED'),
 		extraction_step: stepOf(e, state, now),
-		extraction_time: state.finalAt === undefined ? null : Math.round(state.finalAt - e.job.createdAt) / 1000,
+		extraction_time:
+			state.finalAt === undefined ? null : Math.round(state.finalAt - e.job.createdAt) / 1000,
 		credit_used: state.phase === 'final' ? e.cost : null,
 		metadata: e.metadata,
 		created_at: isoTimestamp(e.createdAt),
@@ -97,7 +135,11 @@ function renderExtraction(e: ExtractionRecord, now: number): Record<string, unkn
 }
 
 /** Extraction list item (§unversioned-2.2); `schema` is the current schema object (null once deleted). */
-function renderListItem(app: AppContext, e: ExtractionRecord, now: number): Record<string, unknown> {
+function renderListItem(
+	app: AppContext,
+	e: ExtractionRecord,
+	now: number,
+): Record<string, unknown> {
 	const state = jobState(e.job, now);
 	const schema = e.schema && app.store.schemas.get(e.schema.id);
 	return {
@@ -121,16 +163,29 @@ function renderListItem(app: AppContext, e: ExtractionRecord, now: number): Reco
  * A document upload: present, not empty, with an accepted extension AND PDF/PNG/JPEG magic bytes
  * (§unversioned-4.2, §unversioned-8.1); else a 400 field error (under `errorField`, prefixed with `prefix`).
  */
-async function readDocument(input: Input, field: string, errors: ErrorBag, errorField = field, prefix = ''): Promise<UploadedFile | undefined> {
+async function readDocument(
+	input: Input,
+	field: string,
+	errors: ErrorBag,
+	errorField = field,
+	prefix = '',
+): Promise<UploadedFile | undefined> {
 	const upload = readFile(input, field, errors, errorField, prefix);
 	if (!upload) return undefined;
-	if (ACCEPTED_EXTENSIONS.includes(path.extname(upload.filename).toLowerCase()) && sniffKind(await upload.file.head(1024)) !== 'other') return upload;
+	if (
+		ACCEPTED_EXTENSIONS.includes(path.extname(upload.filename).toLowerCase()) &&
+		sniffKind(await upload.file.head(1024)) !== 'other'
+	)
+		return upload;
 	errors.add(errorField, prefix + UNSUPPORTED_TYPE);
 	return undefined;
 }
 
 /** What a create call decides for its extractions: the record's settings plus test controls and page range. */
-type ExtractionSettings = Pick<ExtractionRecord, 'server' | 'schema' | 'classifier' | 'workflowId' | 'workflowSessionId' | 'metadata'> & {
+type ExtractionSettings = Pick<
+	ExtractionRecord,
+	'server' | 'schema' | 'classifier' | 'workflowId' | 'workflowSessionId' | 'metadata'
+> & {
 	controls: EmulatorControls;
 	range: PageRange;
 };
@@ -142,12 +197,22 @@ type ExtractionSettings = Pick<ExtractionRecord, 'server' | 'schema' | 'classifi
  * `{"credits": ["Insufficient credits: <cost> needed, <balance> available."]}` and nothing is created.
  * Credits are not refunded when an extraction ends in ERROR.
  */
-async function createExtractions(app: AppContext, req: RequestContext, uploads: UploadedFile[], settings: ExtractionSettings): Promise<ExtractionRecord[]> {
+async function createExtractions(
+	app: AppContext,
+	req: RequestContext,
+	uploads: UploadedFile[],
+	settings: ExtractionSettings,
+): Promise<ExtractionRecord[]> {
 	const sources = [];
-	for (const upload of uploads) sources.push(await ingestFile(app, upload.filename, upload.file, settings.range));
+	for (const upload of uploads)
+		sources.push(await ingestFile(app, upload.filename, upload.file, settings.range));
 	const cost = sources.reduce((sum, s) => sum + Math.max(1, s.pageCount), 0);
 	if (app.store.credits < cost) {
-		throw fieldError('credits', `Insufficient credits: ${cost} needed, ${app.store.credits} available.`, 403);
+		throw fieldError(
+			'credits',
+			`Insufficient credits: ${cost} needed, ${app.store.credits} available.`,
+			403,
+		);
 	}
 	app.store.credits -= cost;
 	return sources.map((source) => {
@@ -185,7 +250,8 @@ async function createExtraction(app: AppContext, req: RequestContext): Promise<R
 	if (schemaId !== null) {
 		if (!isUuid(schemaId)) errors.add('schema', 'Must be a valid UUID.');
 		else schema = app.store.snapshotSchema(schemaId) ?? null;
-		if (isUuid(schemaId) && !schema) errors.add('schema', `Invalid pk "${schemaId}" - object does not exist.`);
+		if (isUuid(schemaId) && !schema)
+			errors.add('schema', `Invalid pk "${schemaId}" - object does not exist.`);
 	}
 	const classifier = readOptionalString(input, 'classifier', errors);
 	const metadata = readMetadata(input, errors);
@@ -225,7 +291,14 @@ async function listExtractions(app: AppContext, req: RequestContext): Promise<Re
 		? all
 		: all.filter((e) => {
 				const meta = e.metadata ?? {};
-				if (search && !matchesSearch(search, [e.documentName, e.schema && app.store.schemas.get(e.schema.id)?.name])) return false;
+				if (
+					search &&
+					!matchesSearch(search, [
+						e.documentName,
+						e.schema && app.store.schemas.get(e.schema.id)?.name,
+					])
+				)
+					return false;
 				if (workflowId && e.workflowId !== workflowId) return false;
 				if (session !== undefined && e.workflowSessionId !== session) return false;
 				if (metaKey && !(metaKey in meta)) return false;
@@ -235,7 +308,10 @@ async function listExtractions(app: AppContext, req: RequestContext): Promise<Re
 				}
 				return true;
 			});
-	return json(200, paginate(req, items, (e) => renderListItem(app, e, req.now), errors));
+	return json(
+		200,
+		paginate(req, items, (e) => renderListItem(app, e, req.now), errors),
+	);
 }
 
 function lookupExtraction(app: AppContext, id: string): ExtractionRecord {
@@ -251,25 +327,53 @@ function lookupExtraction(app: AppContext, id: string): ExtractionRecord {
  * only when it is given. Downloads need a schema ("when the extraction has no schema, nothing is
  * downloaded" → 400) and a FINISHED extraction (else 400).
  */
-async function retrieveExtraction(app: AppContext, req: RequestContext, id: string): Promise<Reply> {
+async function retrieveExtraction(
+	app: AppContext,
+	req: RequestContext,
+	id: string,
+): Promise<Reply> {
 	const e = lookupExtraction(app, id);
 	const resource = renderExtraction(e, req.now);
 	const download = queryValue(req.query, 'download');
-	if (download === undefined) return json(resource.status === 'FINISHED' || resource.status === 'ERROR' ? 200 : 202, resource);
-	if (!(DOWNLOADS as readonly string[]).includes(download)) throw fieldError('download', `"${download}" is not a valid choice.`);
-	if (!e.schema) throw fieldError('download', 'This extraction has no schema: there is nothing to download.');
+	if (download === undefined)
+		return json(
+			resource.status === 'FINISHED' || resource.status === 'ERROR' ? 200 : 202,
+			resource,
+		);
+	if (!(DOWNLOADS as readonly string[]).includes(download))
+		throw fieldError('download', `"${download}" is not a valid choice.`);
+	if (!e.schema)
+		throw fieldError('download', 'This extraction has no schema: there is nothing to download.');
 	if (resource.status !== 'FINISHED') throw fieldError('download', 'Extraction is not finished.');
 	const base = path.parse(e.documentName).name || e.id;
 	if (download === 'json') {
-		return { status: 200, body: JSON.stringify(resource), headers: { 'content-type': 'application/json', 'content-disposition': attachment(`${base}.json`) } };
+		return {
+			status: 200,
+			body: JSON.stringify(resource),
+			headers: {
+				'content-type': 'application/json',
+				'content-disposition': attachment(`${base}.json`),
+			},
+		};
 	}
 	if (download === 'csv') {
-		return { status: 200, body: toCsv(resource.extracted_data, schemaColumns(e.schema)), headers: { 'content-type': 'text/csv', 'content-disposition': attachment(`${base}.csv`) } };
+		return {
+			status: 200,
+			body: toCsv(resource.extracted_data, schemaColumns(e.schema)),
+			headers: { 'content-type': 'text/csv', 'content-disposition': attachment(`${base}.csv`) },
+		};
 	}
 	const zip = new JSZip();
 	for (const image of pageImages(e)) zip.file(image.name, TINY_PNG);
 	const body = await zip.generateAsync({ type: 'nodebuffer' });
-	return { status: 200, body, headers: { 'content-type': 'application/zip', 'content-disposition': attachment(`${base}-images.zip`) } };
+	return {
+		status: 200,
+		body,
+		headers: {
+			'content-type': 'application/zip',
+			'content-disposition': attachment(`${base}-images.zip`),
+		},
+	};
 }
 
 /** Property names of a schema (of its items for an array schema): the CSV header when there are no rows. */
@@ -286,15 +390,21 @@ function schemaColumns(schema: SchemaSnapshot): string[] {
  * for an array), one row per object; null → empty field, nested values as JSON.
  */
 export function toCsv(data: unknown, fallbackColumns: string[]): string {
-	const rows = (Array.isArray(data) ? data : [data]).filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null);
+	const rows = (Array.isArray(data) ? data : [data]).filter(
+		(r): r is Record<string, unknown> => typeof r === 'object' && r !== null,
+	);
 	const columns: string[] = [];
-	for (const row of rows) for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
+	for (const row of rows)
+		for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
 	if (columns.length === 0) columns.push(...fallbackColumns);
 	const cell = (v: unknown): string => {
-		const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+		const text =
+			v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 		return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 	};
-	return [columns.map(cell), ...rows.map((row) => columns.map((c) => cell(row[c])))].map((r) => `${r.join(',')}\r\n`).join('');
+	return [columns.map(cell), ...rows.map((row) => columns.map((c) => cell(row[c])))]
+		.map((r) => `${r.join(',')}\r\n`)
+		.join('');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -305,7 +415,10 @@ function lookupSchema(app: AppContext, id: string): SchemaRecord {
 }
 
 /** The fields of a schema that a create or update sets. */
-type SchemaFields = Pick<SchemaRecord, 'name' | 'description' | 'additionalInformations' | 'definition'>;
+type SchemaFields = Pick<
+	SchemaRecord,
+	'name' | 'description' | 'additionalInformations' | 'definition'
+>;
 
 /**
  * Body of POST / PUT /schema/ (§unversioned-4.6, §unversioned-4.8): `name`, `description` required non-blank
@@ -328,7 +441,8 @@ function readSchemaFields(input: Input): SchemaFields {
 	if (!input.has('schema')) errors.add('schema', REQUIRED);
 	else if (input.source === 'form') {
 		try {
-			definition = typeof definition === 'string' && definition.trim() !== '' ? JSON.parse(definition) : null;
+			definition =
+				typeof definition === 'string' && definition.trim() !== '' ? JSON.parse(definition) : null;
 		} catch {
 			definition = undefined;
 		}
@@ -336,13 +450,25 @@ function readSchemaFields(input: Input): SchemaFields {
 	const isObject = typeof definition === 'object' && !Array.isArray(definition);
 	if (input.has('schema') && !isObject) errors.add('schema', 'Must be a JSON object or null.');
 	errors.throwIfAny();
-	return { name, description, additionalInformations, definition: definition as Record<string, unknown> | null };
+	return {
+		name,
+		description,
+		additionalInformations,
+		definition: definition as Record<string, unknown> | null,
+	};
 }
 
 async function createSchema(app: AppContext, req: RequestContext): Promise<Reply> {
 	const fields = readSchemaFields(Input.from(await req.body.read(['json'])));
 	const now = app.serviceNow();
-	const record: SchemaRecord = { id: randomUUID(), seq: app.store.nextSeq(), ...fields, completionMode: 'CLASSIC', createdAt: now, updatedAt: now };
+	const record: SchemaRecord = {
+		id: randomUUID(),
+		seq: app.store.nextSeq(),
+		...fields,
+		completionMode: 'CLASSIC',
+		createdAt: now,
+		updatedAt: now,
+	};
 	app.store.schemas.set(record.id, record);
 	return json(201, renderSchema(record));
 }
@@ -431,9 +557,13 @@ export function unversionedRoutes(router: Router<RouteDef>): void {
 		if (!pageImages(e).some((image) => image.name === name)) throw notFound();
 		return { status: 200, body: TINY_PNG, headers: { 'content-type': 'image/png' } };
 	});
-	route('GET', '/schema/', async (app, req) => json(200, paginate(req, newestFirst(app.store.schemas.values()), renderSchema)));
+	route('GET', '/schema/', async (app, req) =>
+		json(200, paginate(req, newestFirst(app.store.schemas.values()), renderSchema)),
+	);
 	route('POST', '/schema/', createSchema);
-	route('GET', '/schema/:id/', async (app, _req, { id }) => json(200, renderSchema(lookupSchema(app, id))));
+	route('GET', '/schema/:id/', async (app, _req, { id }) =>
+		json(200, renderSchema(lookupSchema(app, id))),
+	);
 	route('PUT', '/schema/:id/', (app, req, { id }) => updateSchema(app, req, id));
 	// DELETE /schema/{id}/ (§unversioned-4.9): status and body "not shown" → 204 without body.
 	route('DELETE', '/schema/:id/', async (app, _req, { id }) => {

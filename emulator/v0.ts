@@ -5,7 +5,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext, RequestContext, RouteDef } from './context';
 import { queryValue } from './context';
-import { EMPTY_FILE, Input, isBlank, isUploadedFile, readBoolean, readChoice, readControls, readFile, readMetadata, readOptionalString, readPageRange, REQUIRED } from './fields';
+import {
+	EMPTY_FILE,
+	Input,
+	isBlank,
+	isUploadedFile,
+	readBoolean,
+	readChoice,
+	readControls,
+	readFile,
+	readMetadata,
+	readOptionalString,
+	readPageRange,
+	REQUIRED,
+} from './fields';
 import type { UploadedFile } from './body';
 import { ErrorBag, isoTimestamp, isUuid, json, lookup, notFound, Router, type Reply } from './http';
 import { fetchUrl, ingestFile, isHttpUrl, newJob, serviceCreatedAt } from './ingest';
@@ -13,10 +26,24 @@ import { matchesSearch, metadataValues, newestFirst, paginate, readCreatedRange 
 import { TINY_PNG } from './png';
 import { computeResult } from './schema-result';
 import { jobState, processedPages, statusLabel } from './state';
-import type { DocumentRecord, EmulatorControls, ExtractRecord, FileRecord, Job, ParsingRecord, SchemaSnapshot } from './store';
+import type {
+	DocumentRecord,
+	EmulatorControls,
+	ExtractRecord,
+	FileRecord,
+	Job,
+	ParsingRecord,
+	SchemaSnapshot,
+} from './store';
 
 const MODELS = ['PIGALLE', 'PIGALLE_LITE'] as const;
-const PARSING_STATUSES = ['IN_QUEUE', 'IN_PROGRESS', 'FINISHED', 'PARTIAL_FINISHED', 'ERROR'] as const;
+const PARSING_STATUSES = [
+	'IN_QUEUE',
+	'IN_PROGRESS',
+	'FINISHED',
+	'PARTIAL_FINISHED',
+	'ERROR',
+] as const;
 
 // ---------------------------------------------------------------------------------------------------
 // Rendering
@@ -71,8 +98,18 @@ function renderParsing(app: AppContext, p: ParsingRecord, now: number): Record<s
 	out.pages_success = outcome.status === 'ERROR' ? 0 : pages.length;
 	out.pages_failed = total - (out.pages_success as number);
 	if (outcome.status === 'ERROR') return out;
-	out.markdown_content = [`# ${doc.filename}`, ...pages.map((page, i) => `## Page ${i + 1}\n\n${page.text}`)].join('\n\n') + '\n';
-	out.ocr_content = { pages: pages.map((page, i) => ({ page_index: i, text: page.text, width: page.width, height: page.height })) };
+	out.markdown_content =
+		[`# ${doc.filename}`, ...pages.map((page, i) => `## Page ${i + 1}\n\n${page.text}`)].join(
+			'\n\n',
+		) + '\n';
+	out.ocr_content = {
+		pages: pages.map((page, i) => ({
+			page_index: i,
+			text: page.text,
+			width: page.width,
+			height: page.height,
+		})),
+	};
 	if (p.pictureDescriptionEnabled) {
 		out.pictures = pages.map((page, i) => ({
 			id: p.pictureIds[i],
@@ -96,11 +133,19 @@ function renderExtract(app: AppContext, e: ExtractRecord, now: number): Record<s
 	if (state.outcome?.status === 'FINISHED') {
 		const parsingOutcome = jobState(parsing.job, now).outcome;
 		const pages = parsingOutcome ? processedPages(parsing.job, parsingOutcome) : [];
-		result = computeResult(e.schema.definition, pages.map((page) => page.text));
+		result = computeResult(
+			e.schema.definition,
+			pages.map((page) => page.text),
+		);
 	}
 	return {
 		id: e.id,
-		schema: { id: e.schema.id, name: e.schema.name, description: e.schema.description, completion_mode: e.schema.completionMode },
+		schema: {
+			id: e.schema.id,
+			name: e.schema.name,
+			description: e.schema.description,
+			completion_mode: e.schema.completionMode,
+		},
 		parsing: renderParsing(app, parsing, now),
 		result,
 		status: statusLabel(state, 'IN_QUEUE'),
@@ -120,19 +165,27 @@ type DocumentInput =
 	| { kind: 'urls'; urls: string[] }
 	| { kind: 'file'; upload: UploadedFile };
 
-function readDocumentInput(app: AppContext, input: Input, errors: ErrorBag, allowList: boolean): DocumentInput | undefined {
+function readDocumentInput(
+	app: AppContext,
+	input: Input,
+	errors: ErrorBag,
+	allowList: boolean,
+): DocumentInput | undefined {
 	const value = input.get('document');
 	const invalid = (message: string): undefined => {
 		errors.add('document', message);
 		return undefined;
 	};
 	if (isBlank(value)) return invalid(REQUIRED);
-	if (isUploadedFile(value)) return value.file.size === 0 ? invalid(EMPTY_FILE) : { kind: 'file', upload: value };
+	if (isUploadedFile(value))
+		return value.file.size === 0 ? invalid(EMPTY_FILE) : { kind: 'file', upload: value };
 	if (Array.isArray(value)) {
 		if (!allowList) return invalid('A list of URLs is not supported.');
 		if (value.length === 0) return invalid('This list may not be empty.');
 		const bad = value.findIndex((u) => typeof u !== 'string' || !isHttpUrl(u));
-		return bad >= 0 ? invalid(`Item ${bad + 1} is not a valid URL.`) : { kind: 'urls', urls: value as string[] };
+		return bad >= 0
+			? invalid(`Item ${bad + 1} is not a valid URL.`)
+			: { kind: 'urls', urls: value as string[] };
 	}
 	if (typeof value === 'string' && isUuid(value)) {
 		const doc = app.store.documents.get(value);
@@ -142,17 +195,43 @@ function readDocumentInput(app: AppContext, input: Input, errors: ErrorBag, allo
 	return invalid('Must be a document id, a URL or a file.');
 }
 
-function createDocument(app: AppContext, req: RequestContext, filename: string, source: FileRecord, metadata: Record<string, unknown>): DocumentRecord {
+function createDocument(
+	app: AppContext,
+	req: RequestContext,
+	filename: string,
+	source: FileRecord,
+	metadata: Record<string, unknown>,
+): DocumentRecord {
 	req.body.retain(source.file);
-	const doc: DocumentRecord = { id: randomUUID(), seq: app.store.nextSeq(), filename, source, metadata, createdAt: app.serviceNow() };
+	const doc: DocumentRecord = {
+		id: randomUUID(),
+		seq: app.store.nextSeq(),
+		filename,
+		source,
+		metadata,
+		createdAt: app.serviceNow(),
+	};
 	app.store.documents.set(doc.id, doc);
 	return doc;
 }
 
 /** The documents a `document` input designates, creating them for files and URLs (a URL's file name is its last path segment). */
-async function resolveDocuments(app: AppContext, req: RequestContext, input: DocumentInput): Promise<DocumentRecord[]> {
+async function resolveDocuments(
+	app: AppContext,
+	req: RequestContext,
+	input: DocumentInput,
+): Promise<DocumentRecord[]> {
 	if (input.kind === 'id') return [input.doc];
-	if (input.kind === 'file') return [createDocument(app, req, input.upload.filename, await ingestFile(app, input.upload.filename, input.upload.file, {}), {})];
+	if (input.kind === 'file')
+		return [
+			createDocument(
+				app,
+				req,
+				input.upload.filename,
+				await ingestFile(app, input.upload.filename, input.upload.file, {}),
+				{},
+			),
+		];
 	const urls = input.kind === 'url' ? [input.url] : input.urls;
 	const fetched: Awaited<ReturnType<typeof fetchUrl>>[] = [];
 	try {
@@ -166,7 +245,10 @@ async function resolveDocuments(app: AppContext, req: RequestContext, input: Doc
 }
 
 /** The options of a new parsing, and the test controls of its metadata. */
-type ParsingOptions = Pick<ParsingRecord, 'pictureDescriptionEnabled' | 'tableVerificationEnabled' | 'model' | 'metadata'> & { controls: EmulatorControls };
+type ParsingOptions = Pick<
+	ParsingRecord,
+	'pictureDescriptionEnabled' | 'tableVerificationEnabled' | 'model' | 'metadata'
+> & { controls: EmulatorControls };
 
 /** Parsing options of §v0-4.5 (also read by §v0-4.8 for the parsing it creates). */
 function readParsingOptions(input: Input, errors: ErrorBag): ParsingOptions {
@@ -180,7 +262,12 @@ function readParsingOptions(input: Input, errors: ErrorBag): ParsingOptions {
 	};
 }
 
-function createParsing(app: AppContext, doc: DocumentRecord, opts: ParsingOptions, share = 1): ParsingRecord {
+function createParsing(
+	app: AppContext,
+	doc: DocumentRecord,
+	opts: ParsingOptions,
+	share = 1,
+): ParsingRecord {
 	const job = newJob(app, doc.source, opts.controls, { allowPartial: true, share });
 	const parsing: ParsingRecord = {
 		id: randomUUID(),
@@ -191,7 +278,9 @@ function createParsing(app: AppContext, doc: DocumentRecord, opts: ParsingOption
 		model: opts.model,
 		metadata: opts.metadata,
 		job,
-		pictureIds: opts.pictureDescriptionEnabled ? Array.from({ length: Math.max(1, doc.source.pageCount) }, () => randomUUID()) : [],
+		pictureIds: opts.pictureDescriptionEnabled
+			? Array.from({ length: Math.max(1, doc.source.pageCount) }, () => randomUUID())
+			: [],
 		createdAt: serviceCreatedAt(job),
 	};
 	for (const pictureId of parsing.pictureIds) app.store.pictures.set(pictureId, parsing.id);
@@ -214,7 +303,13 @@ async function uploadDocument(app: AppContext, req: RequestContext): Promise<Rep
 	errors.throwIfAny();
 	const file = upload as UploadedFile;
 	const name = filename ?? file.filename;
-	const doc = createDocument(app, req, name, await ingestFile(app, name, file.file, range), metadata ?? {});
+	const doc = createDocument(
+		app,
+		req,
+		name,
+		await ingestFile(app, name, file.file, range),
+		metadata ?? {},
+	);
 	return json(201, renderDocument(doc));
 }
 
@@ -224,7 +319,12 @@ async function listDocuments(app: AppContext, req: RequestContext): Promise<Repl
 	const inRange = readCreatedRange(req, errors);
 	const search = queryValue(req.query, 'search');
 	let docs = newestFirst(app.store.documents.values());
-	if (inRange || search) docs = docs.filter((d) => (!inRange || inRange(d.createdAt)) && (!search || matchesSearch(search, [d.filename, ...metadataValues(d.metadata)])));
+	if (inRange || search)
+		docs = docs.filter(
+			(d) =>
+				(!inRange || inRange(d.createdAt)) &&
+				(!search || matchesSearch(search, [d.filename, ...metadataValues(d.metadata)])),
+		);
 	return json(200, paginate(req, docs, renderDocument, errors));
 }
 
@@ -236,7 +336,12 @@ async function downloadDocument(app: AppContext, _req: RequestContext, id: strin
 	const doc = lookup(app.store.documents, id, 'Document');
 	const signature = randomBytes(16).toString('hex');
 	app.store.signatures.set(signature, doc.id);
-	return { status: 302, headers: { location: `${app.filesUrl}/files/${doc.id}/${encodeURIComponent(doc.filename)}?signature=${signature}` } };
+	return {
+		status: 302,
+		headers: {
+			location: `${app.filesUrl}/files/${doc.id}/${encodeURIComponent(doc.filename)}?signature=${signature}`,
+		},
+	};
 }
 
 /** POST /v0/parsing (§v0-4.5): one Parsing, or an array of Parsings for a list of URLs. */
@@ -247,7 +352,9 @@ async function createParsings(app: AppContext, req: RequestContext): Promise<Rep
 	const opts = readParsingOptions(input, errors);
 	errors.throwIfAny();
 	const docInput = document as DocumentInput;
-	const parsings = (await resolveDocuments(app, req, docInput)).map((doc) => createParsing(app, doc, opts));
+	const parsings = (await resolveDocuments(app, req, docInput)).map((doc) =>
+		createParsing(app, doc, opts),
+	);
 	const now = app.clock();
 	const rendered = parsings.map((p) => renderParsing(app, p, now));
 	return json(201, docInput.kind === 'urls' ? rendered : rendered[0]);
@@ -259,7 +366,11 @@ async function listParsings(app: AppContext, req: RequestContext): Promise<Reply
 	const inRange = readCreatedRange(req, errors);
 	const search = queryValue(req.query, 'search');
 	const status = queryValue(req.query, 'status');
-	if (status !== undefined && status !== '' && !(PARSING_STATUSES as readonly string[]).includes(status)) {
+	if (
+		status !== undefined &&
+		status !== '' &&
+		!(PARSING_STATUSES as readonly string[]).includes(status)
+	) {
 		errors.add('status', `Select a valid choice. ${status} is not one of the available choices.`);
 	}
 	// Filters first (no rendering: the status from the job's state); only the page's items are rendered.
@@ -268,11 +379,18 @@ async function listParsings(app: AppContext, req: RequestContext): Promise<Reply
 		items = items.filter(
 			(p) =>
 				(!inRange || inRange(p.createdAt)) &&
-				(!search || matchesSearch(search, [app.store.documents.get(p.documentId)?.filename, ...metadataValues(p.metadata)])) &&
+				(!search ||
+					matchesSearch(search, [
+						app.store.documents.get(p.documentId)?.filename,
+						...metadataValues(p.metadata),
+					])) &&
 				(!status || statusLabel(jobState(p.job, req.now), 'IN_QUEUE') === status),
 		);
 	}
-	return json(200, paginate(req, items, (p) => renderParsing(app, p, req.now), errors));
+	return json(
+		200,
+		paginate(req, items, (p) => renderParsing(app, p, req.now), errors),
+	);
 }
 
 /**
@@ -296,14 +414,17 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 	const hasParsing = !isBlank(parsingId);
 	let parsing: ParsingRecord | undefined;
 	let document: DocumentInput | undefined;
-	if (hasDocument && hasParsing) errors.add('non_field_errors', 'Provide either document or parsing, not both.');
-	else if (!hasDocument && !hasParsing) errors.add('non_field_errors', 'One of document or parsing is required.');
+	if (hasDocument && hasParsing)
+		errors.add('non_field_errors', 'Provide either document or parsing, not both.');
+	else if (!hasDocument && !hasParsing)
+		errors.add('non_field_errors', 'One of document or parsing is required.');
 	else if (hasParsing) {
 		parsing = isUuid(parsingId) ? app.store.parsings.get(parsingId) : undefined;
 		const status = parsing && jobState(parsing.job, req.now).outcome?.status;
 		if (!isUuid(parsingId)) errors.add('parsing', 'Must be a valid UUID.');
 		else if (!parsing) errors.add('parsing', 'Unknown parsing id.');
-		else if (status !== 'FINISHED' && status !== 'PARTIAL_FINISHED') errors.add('parsing', 'Parsing is not finished.');
+		else if (status !== 'FINISHED' && status !== 'PARTIAL_FINISHED')
+			errors.add('parsing', 'Parsing is not finished.');
 	} else {
 		document = readDocumentInput(app, input, errors, false);
 	}
@@ -314,12 +435,23 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 	if (document) {
 		const [doc] = await resolveDocuments(app, req, document);
 		parsing = createParsing(app, doc, opts, 0.5);
-		job = newJob(app, doc.source, opts.controls, { allowPartial: false, share: 0.5, after: parsing.job });
+		job = newJob(app, doc.source, opts.controls, {
+			allowPartial: false,
+			share: 0.5,
+			after: parsing.job,
+		});
 	} else {
 		parsing = parsing as ParsingRecord;
 		job = newJob(app, parsing.job.source, opts.controls, { allowPartial: false });
 	}
-	const extract: ExtractRecord = { id: randomUUID(), seq: app.store.nextSeq(), schema: schema as SchemaSnapshot, parsingId: parsing.id, job, createdAt: serviceCreatedAt(job) };
+	const extract: ExtractRecord = {
+		id: randomUUID(),
+		seq: app.store.nextSeq(),
+		schema: schema as SchemaSnapshot,
+		parsingId: parsing.id,
+		job,
+		createdAt: serviceCreatedAt(job),
+	};
 	app.store.extracts.set(extract.id, extract);
 	return json(201, renderExtract(app, extract, app.clock()));
 }
@@ -332,15 +464,21 @@ export function v0Routes(router: Router<RouteDef>): void {
 	route('POST', '/v0/documents', uploadDocument);
 	route('GET', '/v0/documents', listDocuments);
 	// GET /v0/documents/{id} (§v0-4.3)
-	route('GET', '/v0/documents/:id', async (app, _req, { id }) => json(200, renderDocument(lookup(app.store.documents, id, 'Document'))));
+	route('GET', '/v0/documents/:id', async (app, _req, { id }) =>
+		json(200, renderDocument(lookup(app.store.documents, id, 'Document'))),
+	);
 	route('GET', '/v0/documents/:id/download', (app, req, { id }) => downloadDocument(app, req, id));
 	route('POST', '/v0/parsing', createParsings);
 	route('GET', '/v0/parsing', listParsings);
 	// GET /v0/parsing/{id} (§v0-4.7)
-	route('GET', '/v0/parsing/:id', async (app, req, { id }) => json(200, renderParsing(app, lookup(app.store.parsings, id, 'Parsing'), req.now)));
+	route('GET', '/v0/parsing/:id', async (app, req, { id }) =>
+		json(200, renderParsing(app, lookup(app.store.parsings, id, 'Parsing'), req.now)),
+	);
 	route('POST', '/v0/extract', createExtract);
 	// GET /v0/extract/{id} (§v0-4.9)
-	route('GET', '/v0/extract/:id', async (app, req, { id }) => json(200, renderExtract(app, lookup(app.store.extracts, id, 'Extract'), req.now)));
+	route('GET', '/v0/extract/:id', async (app, req, { id }) =>
+		json(200, renderExtract(app, lookup(app.store.extracts, id, 'Extract'), req.now)),
+	);
 	// A picture's image (§v0-2.2 `picture`: "relative path of the image"); same key as the API.
 	route('GET', '/v0/media/pictures/:pictureId.png', async (app, _req, { pictureId }) => {
 		if (!app.store.pictures.has(pictureId)) throw notFound();

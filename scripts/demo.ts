@@ -18,7 +18,12 @@ import { binaryProperty, loadTypes, runWorkflow, shutdownEngine } from './engine
 import { startEmulator, type Emulator } from '../emulator';
 
 const ROOT = path.join(__dirname, '..');
-const MIME: Record<string, string> = { '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
+const MIME: Record<string, string> = {
+	'.pdf': 'application/pdf',
+	'.png': 'image/png',
+	'.jpg': 'image/jpeg',
+	'.jpeg': 'image/jpeg',
+};
 
 function parseArgs(argv: string[]): { file: string; schema?: string } {
 	let file = path.join(ROOT, 'examples', 'files', 'invoice.pdf');
@@ -40,8 +45,12 @@ async function main(): Promise<number> {
 	const { file, schema } = parseArgs(process.argv.slice(2));
 	const realUrl = process.env.EXTRACTION_SERVICE_URL;
 	const realKey = process.env.EXTRACTION_SERVICE_API_KEY;
-	if (realUrl && !realKey) throw new Error('EXTRACTION_SERVICE_URL is set but EXTRACTION_SERVICE_API_KEY is not');
-	if (realUrl && !schema) throw new Error('Against a real account, pass the schema to use: npm run demo -- FILE.pdf --schema <uuid>');
+	if (realUrl && !realKey)
+		throw new Error('EXTRACTION_SERVICE_URL is set but EXTRACTION_SERVICE_API_KEY is not');
+	if (realUrl && !schema)
+		throw new Error(
+			'Against a real account, pass the schema to use: npm run demo -- FILE.pdf --schema <uuid>',
+		);
 
 	let emulator: Emulator | undefined;
 	let credentials: { baseUrl: string; apiKey: string };
@@ -55,7 +64,9 @@ async function main(): Promise<number> {
 	}
 
 	try {
-		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', 'workflows', 'extract-invoice.json'), 'utf8'));
+		const workflow = JSON.parse(
+			readFileSync(path.join(ROOT, 'examples', 'workflows', 'extract-invoice.json'), 'utf8'),
+		);
 		const node = workflow.nodes.find((n: { name: string }) => n.name === 'Extract Invoice');
 		// The example carries a placeholder schema ID for users to replace; the emulator's seeded
 		// Invoice schema stands in for it here (against a real account, --schema gives yours).
@@ -70,7 +81,9 @@ async function main(): Promise<number> {
 		const result = await runWorkflow({
 			workflow,
 			startNode: 'Extract Invoice',
-			input: [{ json: { fileName }, binary: { data: await binaryProperty(bytes, fileName, mimeType) } }],
+			input: [
+				{ json: { fileName }, binary: { data: await binaryProperty(bytes, fileName, mimeType) } },
+			],
 			credentials: { extractionServiceApi: credentials },
 			types: loadTypes('dist'),
 		});

@@ -24,7 +24,14 @@ process.env.N8N_ENCRYPTION_KEY ??= 'extraction-service-harness-key';
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecuteContext, ExecutionLifecycleHooks, LoadOptionsContext, RoutingNode, WorkflowExecute } from 'n8n-core';
+import {
+	BinaryDataService,
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	LoadOptionsContext,
+	RoutingNode,
+	WorkflowExecute,
+} from 'n8n-core';
 import type {
 	IBinaryData,
 	ICredentialDataDecryptedObject,
@@ -92,11 +99,20 @@ export function loadTypes(from: 'source' | 'dist' = 'source'): EngineTypes {
 	const root = path.resolve(__dirname, '..', from === 'dist' ? 'dist' : '.');
 	const ext = from === 'dist' ? '.js' : '.ts';
 	/* eslint-disable @typescript-eslint/no-require-imports */
-	const { ExtractionService } = require(path.join(root, 'nodes/ExtractionService/ExtractionService.node' + ext));
-	const { ExtractionServiceApi } = require(path.join(root, 'credentials/ExtractionServiceApi.credentials' + ext));
-	const { ExtractionServiceTokenApi } = require(path.join(root, 'credentials/ExtractionServiceTokenApi.credentials' + ext));
+	const { ExtractionService } = require(
+		path.join(root, 'nodes/ExtractionService/ExtractionService.node' + ext),
+	);
+	const { ExtractionServiceApi } = require(
+		path.join(root, 'credentials/ExtractionServiceApi.credentials' + ext),
+	);
+	const { ExtractionServiceTokenApi } = require(
+		path.join(root, 'credentials/ExtractionServiceTokenApi.credentials' + ext),
+	);
 	/* eslint-enable @typescript-eslint/no-require-imports */
-	return { node: new ExtractionService(), credentials: [new ExtractionServiceApi(), new ExtractionServiceTokenApi()] };
+	return {
+		node: new ExtractionService(),
+		credentials: [new ExtractionServiceApi(), new ExtractionServiceTokenApi()],
+	};
 }
 
 function nodeTypesFor(types: EngineTypes): INodeTypes {
@@ -105,7 +121,8 @@ function nodeTypesFor(types: EngineTypes): INodeTypes {
 		name === NODE_TYPE ? types.node : passThrough;
 	return {
 		getByName: byName,
-		getByNameAndVersion: (name: string, version?: number) => NodeHelpers.getVersionedNodeType(byName(name), version),
+		getByNameAndVersion: (name: string, version?: number) =>
+			NodeHelpers.getVersionedNodeType(byName(name), version),
 		getKnownTypes: () => ({}),
 	};
 }
@@ -129,8 +146,10 @@ class PlainCredentialsHelper extends ICredentialsHelper {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		const type = this.types.find((t) => t.name === typeName);
-		if (typeof type?.authenticate === 'function') return await type.authenticate(credentials, requestOptions);
-		if (type?.authenticate) throw new Error(`The harness only supports function authentication (${typeName})`);
+		if (typeof type?.authenticate === 'function')
+			return await type.authenticate(credentials, requestOptions);
+		if (type?.authenticate)
+			throw new Error(`The harness only supports function authentication (${typeName})`);
 		return requestOptions;
 	}
 
@@ -146,7 +165,11 @@ class PlainCredentialsHelper extends ICredentialsHelper {
 		throw new Error('Not available in the test harness');
 	}
 
-	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+	async getDecrypted(
+		_additionalData: unknown,
+		_nodeCredentials: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
 		const data = this.credentials[type];
 		if (!data) throw new Error(`No credentials of type ${type} were given to the harness`);
 		return data;
@@ -201,7 +224,11 @@ export async function binaryProperty(
 }
 
 /** What n8n's server gives an execution: hooks, credentials, URLs (plain object; see the header). */
-function additionalDataFor(hooks: ExecutionLifecycleHooks | undefined, credentials: CredentialMap, types: EngineTypes): IWorkflowExecuteAdditionalData {
+function additionalDataFor(
+	hooks: ExecutionLifecycleHooks | undefined,
+	credentials: CredentialMap,
+	types: EngineTypes,
+): IWorkflowExecuteAdditionalData {
 	return {
 		hooks,
 		credentialsHelper: new PlainCredentialsHelper(credentials, types.credentials),
@@ -298,7 +325,11 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		execution = execute.processRunExecutionData(workflow);
 	} catch (error) {
 		// n8n refuses to start a workflow whose nodes have issues (e.g. an empty required parameter).
-		return { run: undefined as unknown as IRun, error: error as Error & IDataObject, output: () => [] };
+		return {
+			run: undefined as unknown as IRun,
+			error: error as Error & IDataObject,
+			output: () => [],
+		};
 	}
 	options.onStart?.({ cancel: () => execution.cancel() });
 	await execution.catch(() => undefined);
@@ -355,13 +386,30 @@ export async function shutdownEngine(): Promise<void> {
  */
 export async function runListSearch(
 	method: string,
-	options: { parameters: INode['parameters']; credentials: CredentialMap; filter?: string; paginationToken?: string; types?: EngineTypes },
+	options: {
+		parameters: INode['parameters'];
+		credentials: CredentialMap;
+		filter?: string;
+		paginationToken?: string;
+		types?: EngineTypes;
+	},
 ): Promise<INodeListSearchResult> {
 	const types = options.types ?? loadTypes('source');
 	const workflowData = singleNodeWorkflow(options.parameters);
-	const workflow = new Workflow({ id: 'harness', nodes: workflowData.nodes as INode[], connections: {}, active: false, nodeTypes: nodeTypesFor(types) });
+	const workflow = new Workflow({
+		id: 'harness',
+		nodes: workflowData.nodes as INode[],
+		connections: {},
+		active: false,
+		nodeTypes: nodeTypesFor(types),
+	});
 	const node = workflow.getNode('Extraction Service')!;
-	const context = new LoadOptionsContext(workflow, node, additionalDataFor(undefined, options.credentials, types), 'parameters.schema');
+	const context = new LoadOptionsContext(
+		workflow,
+		node,
+		additionalDataFor(undefined, options.credentials, types),
+		'parameters.schema',
+	);
 	const nodeType = NodeHelpers.getVersionedNodeType(types.node, 1) as INodeType;
 	const search = nodeType.methods?.listSearch?.[method];
 	if (!search) throw new Error(`The node has no listSearch method "${method}"`);
@@ -421,7 +469,8 @@ export async function runCredentialTest(
 	const credentialType = types.credentials.find((t) => t.name === typeName);
 	if (!credentialType) throw new Error(`The harness knows no credential type "${typeName}"`);
 	const testRequest = credentialType.test;
-	if (!testRequest) return { status: 'Error', message: 'No testing function found for this credential.' };
+	if (!testRequest)
+		return { status: 'Error', message: 'No testing function found for this credential.' };
 
 	const data = NodeHelpers.getNodeParameters(
 		credentialType.properties,
@@ -431,7 +480,12 @@ export async function runCredentialTest(
 		null,
 		null,
 	) as ICredentialDataDecryptedObject;
-	const credentialsDecrypted: ICredentialsDecrypted = { id: 'harness-credential', name: 'Harness credential', type: typeName, data };
+	const credentialsDecrypted: ICredentialsDecrypted = {
+		id: 'harness-credential',
+		name: 'Harness credential',
+		type: typeName,
+		data,
+	};
 
 	const node: INode = {
 		id: 'temp',
@@ -446,7 +500,15 @@ export async function runCredentialTest(
 		description: {
 			...NO_OP_DESCRIPTION,
 			credentials: [{ name: typeName, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: testRequest.request },
+					default: '',
+				},
+			],
 		},
 	};
 	// The temporary type is the only one this workflow knows (n8n registers it in a mock NodeTypes).
@@ -480,7 +542,11 @@ export async function runCredentialTest(
 
 	let response: INodeExecutionData[][] | null | undefined;
 	try {
-		response = await new RoutingNode(executeFunctions, nodeTypeCopy, credentialsDecrypted).runNode();
+		response = await new RoutingNode(
+			executeFunctions,
+			nodeTypeCopy,
+			credentialsDecrypted,
+		).runNode();
 	} catch (caught) {
 		const error = caught as CredentialTestError;
 		if (error.cause?.response) {
@@ -502,7 +568,10 @@ export async function runCredentialTest(
 	for (const rule of testRequest.rules ?? []) {
 		if (rule.type === 'responseSuccessBody') {
 			const body = response?.[0]?.[0]?.json ?? {};
-			if (NodeHelpers.getParameterValueByPath(body as INodeParameters, rule.properties.key, '') === rule.properties.value) {
+			if (
+				NodeHelpers.getParameterValueByPath(body as INodeParameters, rule.properties.key, '') ===
+				rule.properties.value
+			) {
 				return { status: 'Error', message: rule.properties.message };
 			}
 		}
@@ -521,7 +590,9 @@ export function loadTriggerType(from: 'source' | 'dist' = 'source'): INodeType {
 	const root = path.resolve(__dirname, '..', from === 'dist' ? 'dist' : '.');
 	const ext = from === 'dist' ? '.js' : '.ts';
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const { ExtractionServiceTrigger } = require(path.join(root, 'nodes/ExtractionServiceTrigger/ExtractionServiceTrigger.node' + ext));
+	const { ExtractionServiceTrigger } = require(
+		path.join(root, 'nodes/ExtractionServiceTrigger/ExtractionServiceTrigger.node' + ext),
+	);
 	return new ExtractionServiceTrigger() as INodeType;
 }
 
@@ -591,11 +662,15 @@ export interface TriggerHarnessOptions {
  * the credential types' own `authenticate`.
  */
 export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHarness {
-	const types = options.types ?? { trigger: loadTriggerType('source'), credentials: loadTypes('source').credentials };
+	const types = options.types ?? {
+		trigger: loadTriggerType('source'),
+		credentials: loadTypes('source').credentials,
+	};
 	const nodeTypes: INodeTypes = {
 		getByName: () => types.trigger,
 		getByNameAndVersion: (name: string, version?: number) => {
-			if (name !== TRIGGER_NODE_TYPE) throw new Error(`The trigger harness knows no node type "${name}"`);
+			if (name !== TRIGGER_NODE_TYPE)
+				throw new Error(`The trigger harness knows no node type "${name}"`);
 			return NodeHelpers.getVersionedNodeType(types.trigger, version);
 		},
 		getKnownTypes: () => ({}),
@@ -622,7 +697,10 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		staticData: options.staticData,
 		settings: { executionOrder: 'v1' },
 	});
-	const additionalData = additionalDataFor(undefined, options.credentials, { node: types.trigger, credentials: types.credentials });
+	const additionalData = additionalDataFor(undefined, options.credentials, {
+		node: types.trigger,
+		credentials: types.credentials,
+	});
 	// As in n8n's ActiveWorkflows.activatePollTrigger: one poll context (activation `activate`) and
 	// one executor function for the life of the active workflow, called once at activation with
 	// `testingTrigger` true, then at each poll time.
@@ -639,38 +717,49 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		Object.assign(target, JSON.parse(JSON.stringify(staged)) as IDataObject);
 	};
 	const durable = options.durableCursors === true;
-	const contextFor = (activation: WorkflowActivateMode): PollContext => new PollContext(
-		workflow,
-		node,
-		additionalData,
-		'trigger',
-		activation,
-		(data) => {
-			current.emitted = true;
-			current.items = data[0] ?? [];
-			everyEmit.push(data[0] ?? []);
-			if (durable) commit(); // committed with the execution the emit starts
-		},
-		(error) => {
-			current.error = error as Error & IDataObject;
-		},
-		async () => {
-			if (durable) commit();
-		},
-		async (poll) => {
-			if (!durable) return await poll();
-			// As n8n 2.41: the activation poll (testingTrigger) that returns nothing commits nothing, so
-			// the first scheduled poll starts from the static data saved before the activation.
-			return await staging.run({ data: JSON.parse(JSON.stringify(shared())) as IDataObject }, poll);
-		},
-		() => (durable ? (staging.getStore()?.data ?? shared()) : shared()),
-	);
-	const executorFor = (activation: WorkflowActivateMode) => Container.get(PollTriggerExecutor).create(workflow, node, contextFor(activation) as IPollFunctions, () => true);
+	const contextFor = (activation: WorkflowActivateMode): PollContext =>
+		new PollContext(
+			workflow,
+			node,
+			additionalData,
+			'trigger',
+			activation,
+			(data) => {
+				current.emitted = true;
+				current.items = data[0] ?? [];
+				everyEmit.push(data[0] ?? []);
+				if (durable) commit(); // committed with the execution the emit starts
+			},
+			(error) => {
+				current.error = error as Error & IDataObject;
+			},
+			async () => {
+				if (durable) commit();
+			},
+			async (poll) => {
+				if (!durable) return await poll();
+				// As n8n 2.41: the activation poll (testingTrigger) that returns nothing commits nothing, so
+				// the first scheduled poll starts from the static data saved before the activation.
+				return await staging.run(
+					{ data: JSON.parse(JSON.stringify(shared())) as IDataObject },
+					poll,
+				);
+			},
+			() => (durable ? (staging.getStore()?.data ?? shared()) : shared()),
+		);
+	const executorFor = (activation: WorkflowActivateMode) =>
+		Container.get(PollTriggerExecutor).create(
+			workflow,
+			node,
+			contextFor(activation) as IPollFunctions,
+			() => true,
+		);
 	const activeExecutor = executorFor('activate');
 	// With durable cursors, n8n 2.41's scheduler runs each scheduled poll on a poll context of its own,
 	// activation mode `update` (TriggerExecutionContextFactory.createPollExecutionContext); the
 	// activation poll runs on the one ActiveWorkflows made.
-	const executePollTrigger = async (testingTrigger: boolean) => await (durable && !testingTrigger ? executorFor('update') : activeExecutor)(testingTrigger);
+	const executePollTrigger = async (testingTrigger: boolean) =>
+		await (durable && !testingTrigger ? executorFor('update') : activeExecutor)(testingTrigger);
 
 	const scheduled = async (testingTrigger: boolean): Promise<PollRun> => {
 		const run: PollRun = { items: [], emitted: false };
@@ -698,7 +787,8 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				return { items: [], emitted: false, error: error as Error & IDataObject };
 			}
 		},
-		staticData: () => JSON.parse(JSON.stringify(workflow.getStaticData('node', node))) as IDataObject,
+		staticData: () =>
+			JSON.parse(JSON.stringify(workflow.getStaticData('node', node))) as IDataObject,
 		emits: () => [...everyEmit],
 	};
 }

@@ -63,9 +63,17 @@ export const SECOND_INVOICE_LINES = [
  * @param date the invoice date (`YYYY-MM-DD`); the PDF's creation and modification date are 09:00 UTC that day
  * @returns the PDF's bytes
  */
-export async function makeSampleInvoice(lines = SAMPLE_INVOICE_LINES, date = '2026-11-02'): Promise<Buffer> {
-	const invoiceNumber = (lines.find((l) => l.startsWith('Invoice number')) ?? '').replace('Invoice number: ', '');
-	const styled = lines.map((text) => (text === 'INVOICE' || text.startsWith('Total') ? { text, bold: true, size: 14 } : text));
+export async function makeSampleInvoice(
+	lines = SAMPLE_INVOICE_LINES,
+	date = '2026-11-02',
+): Promise<Buffer> {
+	const invoiceNumber = (lines.find((l) => l.startsWith('Invoice number')) ?? '').replace(
+		'Invoice number: ',
+		'',
+	);
+	const styled = lines.map((text) =>
+		text === 'INVOICE' || text.startsWith('Total') ? { text, bold: true, size: 14 } : text,
+	);
 	return await makePdf([styled], {
 		title: `Invoice ${invoiceNumber}`.trim(),
 		author: lines[0],

@@ -15,7 +15,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { analyzePackage, SOURCE_FILE_PATTERNS } from '@n8n/scan-community-package/scanner/scanner.mjs';
+import {
+	analyzePackage,
+	SOURCE_FILE_PATTERNS,
+} from '@n8n/scan-community-package/scanner/scanner.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(path.join(tmpdir(), 'scan-package-'));
@@ -25,14 +28,19 @@ let failed = 0;
 async function pass(name, dir, patterns) {
 	const result = await analyzePackage(dir, patterns);
 	// A warning alone passes the scanner; print it anyway so it is seen.
-	console.log(`${result.passed ? 'PASS' : 'FAIL'} ${name}${result.message ? `: ${result.message}` : ''}`);
+	console.log(
+		`${result.passed ? 'PASS' : 'FAIL'} ${name}${result.message ? `: ${result.message}` : ''}`,
+	);
 	if (result.details) console.log(result.details.replaceAll(dir, name));
 	if (!result.passed) failed++;
 }
 
 try {
 	await pass('source', root, SOURCE_FILE_PATTERNS);
-	execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+	execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
+		cwd: root,
+		stdio: ['ignore', 'ignore', 'inherit'],
+	});
 	const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
 	execFileSync('tar', ['-xzf', path.join(work, tarball), '-C', work]);
 	await pass('tarball', path.join(work, 'package'), ['**/*.js', 'package.json']);

@@ -8,14 +8,20 @@ import { useEmulator } from './helpers/setup';
 
 const emulator = useEmulator();
 
-async function authenticate(type: ICredentialType, credentials: Record<string, string>, request: IHttpRequestOptions) {
+async function authenticate(
+	type: ICredentialType,
+	credentials: Record<string, string>,
+	request: IHttpRequestOptions,
+) {
 	if (typeof type.authenticate !== 'function') throw new Error('function authentication expected');
 	return await type.authenticate(credentials, request);
 }
 
 /** The emulator's requests to the given origin that carry a secret header. */
 function requestsWithSecret(origin: 'api' | 'files') {
-	return emulator().requests.filter((r) => r.origin === origin && ('x-api-key' in r.headers || 'authorization' in r.headers));
+	return emulator().requests.filter(
+		(r) => r.origin === origin && ('x-api-key' in r.headers || 'authorization' in r.headers),
+	);
 }
 
 describe('Extraction Service API credential (§v0-5)', () => {
@@ -23,13 +29,21 @@ describe('Extraction Service API credential (§v0-5)', () => {
 
 	it('sends the key as X-API-Key to the Base URL origin, trailing slash or not', async () => {
 		for (const baseUrl of ['https://api.example.com', 'https://api.example.com/']) {
-			const out = await authenticate(type, { baseUrl, apiKey: 'k-1' }, { url: 'https://api.example.com/v0/extract' });
+			const out = await authenticate(
+				type,
+				{ baseUrl, apiKey: 'k-1' },
+				{ url: 'https://api.example.com/v0/extract' },
+			);
 			expect(out.headers).toEqual({ 'X-API-Key': 'k-1' });
 		}
 	});
 
 	it('sends nothing to another origin (pre-signed download URLs)', async () => {
-		const out = await authenticate(type, { baseUrl: 'https://api.example.com', apiKey: 'k-1' }, { url: 'https://files.example.net/doc.pdf' });
+		const out = await authenticate(
+			type,
+			{ baseUrl: 'https://api.example.com', apiKey: 'k-1' },
+			{ url: 'https://files.example.net/doc.pdf' },
+		);
 		expect(out.headers).toBeUndefined();
 	});
 
@@ -38,19 +52,34 @@ describe('Extraction Service API credential (§v0-5)', () => {
 	});
 
 	it('tests with GET /v0/documents?page=1&size=1: OK with the key, Error with a wrong one', async () => {
-		expect(await runCredentialTest(type.name, { baseUrl: `${emulator().url}/`, apiKey: emulator().apiKey })).toEqual({
+		expect(
+			await runCredentialTest(type.name, {
+				baseUrl: `${emulator().url}/`,
+				apiKey: emulator().apiKey,
+			}),
+		).toEqual({
 			status: 'OK',
 			message: 'Connection successful!',
 		});
-		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([['api', 'GET', '/v0/documents', 200]]);
+		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([
+			['api', 'GET', '/v0/documents', 200],
+		]);
 		expect(emulator().requests[0].query).toEqual({ page: '1', size: '1' });
 		expect(emulator().requests[0].headers['x-api-key']).toBe(emulator().apiKey);
 
 		emulator().clearLog();
-		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, apiKey: 'nope' })).toEqual({ status: 'Error', message: 'Unauthorized' });
+		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, apiKey: 'nope' })).toEqual(
+			{ status: 'Error', message: 'Unauthorized' },
+		);
 		// n8n-core's httpRequestWithAuthentication retries a 401 once after preAuthentication: 1 or 2 requests.
 		expect(emulator().requests.length).toBeGreaterThanOrEqual(1);
-		for (const r of emulator().requests) expect([r.origin, r.path, r.status, r.headers['x-api-key']]).toEqual(['api', '/v0/documents', 401, 'nope']);
+		for (const r of emulator().requests)
+			expect([r.origin, r.path, r.status, r.headers['x-api-key']]).toEqual([
+				'api',
+				'/v0/documents',
+				401,
+				'nope',
+			]);
 	});
 });
 
@@ -58,12 +87,20 @@ describe('Extraction Service Token API credential (§unversioned-5)', () => {
 	const type = new ExtractionServiceTokenApi();
 
 	it('sends the raw token as Authorization, without "Bearer"', async () => {
-		const out = await authenticate(type, { baseUrl: 'https://api.example.com/', token: 't-1' }, { url: 'https://api.example.com/schema/' });
+		const out = await authenticate(
+			type,
+			{ baseUrl: 'https://api.example.com/', token: 't-1' },
+			{ url: 'https://api.example.com/schema/' },
+		);
 		expect(out.headers).toEqual({ Authorization: 't-1' });
 	});
 
 	it('sends nothing to another origin', async () => {
-		const out = await authenticate(type, { baseUrl: 'https://api.example.com', token: 't-1' }, { url: 'http://api.example.com/schema/' });
+		const out = await authenticate(
+			type,
+			{ baseUrl: 'https://api.example.com', token: 't-1' },
+			{ url: 'http://api.example.com/schema/' },
+		);
 		expect(out.headers).toBeUndefined();
 	});
 
@@ -72,64 +109,108 @@ describe('Extraction Service Token API credential (§unversioned-5)', () => {
 	});
 
 	it('tests with GET /schema/?page=1&size=1: OK with the token, Error with a wrong one', async () => {
-		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, token: emulator().token })).toEqual({
+		expect(
+			await runCredentialTest(type.name, { baseUrl: emulator().url, token: emulator().token }),
+		).toEqual({
 			status: 'OK',
 			message: 'Connection successful!',
 		});
-		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([['api', 'GET', '/schema/', 200]]);
+		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([
+			['api', 'GET', '/schema/', 200],
+		]);
 		expect(emulator().requests[0].query).toEqual({ page: '1', size: '1' });
 		expect(emulator().requests[0].headers.authorization).toBe(emulator().token);
 
 		emulator().clearLog();
-		expect(await runCredentialTest(type.name, { baseUrl: `${emulator().url}/`, token: 'nope' })).toEqual({ status: 'Error', message: 'Unauthorized' });
+		expect(
+			await runCredentialTest(type.name, { baseUrl: `${emulator().url}/`, token: 'nope' }),
+		).toEqual({ status: 'Error', message: 'Unauthorized' });
 		// n8n-core's httpRequestWithAuthentication retries a 401 once after preAuthentication: 1 or 2 requests.
 		expect(emulator().requests.length).toBeGreaterThanOrEqual(1);
-		for (const r of emulator().requests) expect([r.origin, r.path, r.status, r.headers.authorization]).toEqual(['api', '/schema/', 401, 'nope']);
+		for (const r of emulator().requests)
+			expect([r.origin, r.path, r.status, r.headers.authorization]).toEqual([
+				'api',
+				'/schema/',
+				401,
+				'nope',
+			]);
 	});
 });
 
 describe.each([
-	{ type: new ExtractionServiceApi(), path: '/v0/documents', header: 'x-api-key', secret: () => ({ apiKey: emulator().apiKey }) },
-	{ type: new ExtractionServiceTokenApi(), path: '/schema/', header: 'authorization', secret: () => ({ token: emulator().token }) },
-])('$type.displayName: the Test button through n8n-core (CredentialsTester path)', ({ type, path, header, secret }) => {
-	afterEach(() => emulator().clearFaults());
+	{
+		type: new ExtractionServiceApi(),
+		path: '/v0/documents',
+		header: 'x-api-key',
+		secret: () => ({ apiKey: emulator().apiKey }),
+	},
+	{
+		type: new ExtractionServiceTokenApi(),
+		path: '/schema/',
+		header: 'authorization',
+		secret: () => ({ token: emulator().token }),
+	},
+])(
+	'$type.displayName: the Test button through n8n-core (CredentialsTester path)',
+	({ type, path, header, secret }) => {
+		afterEach(() => emulator().clearFaults());
 
-	it('stops at a Base URL answering 302 to another origin, says so, and sends the secret nowhere but the Base URL', async () => {
-		emulator().injectFaults({ method: 'GET', path }, [{ status: 302, location: `${emulator().filesUrl}/somewhere` }]);
+		it('stops at a Base URL answering 302 to another origin, says so, and sends the secret nowhere but the Base URL', async () => {
+			emulator().injectFaults({ method: 'GET', path }, [
+				{ status: 302, location: `${emulator().filesUrl}/somewhere` },
+			]);
 
-		const result = await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() });
+			const result = await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() });
 
-		expect(requestsWithSecret('files')).toEqual([]);
-		expect(emulator().requests.filter((r) => r.origin === 'files')).toEqual([]);
-		expect(result).toEqual({ status: 'Error', message: REDIRECT_MESSAGE });
-		expect(emulator().requests.map((r) => [r.origin, r.path, r.status])).toEqual([['api', path, 302]]);
-	});
+			expect(requestsWithSecret('files')).toEqual([]);
+			expect(emulator().requests.filter((r) => r.origin === 'files')).toEqual([]);
+			expect(result).toEqual({ status: 'Error', message: REDIRECT_MESSAGE });
+			expect(emulator().requests.map((r) => [r.origin, r.path, r.status])).toEqual([
+				['api', path, 302],
+			]);
+		});
 
-	it.each([301, 303, 307, 308])('names a %i redirect the same way', async (status) => {
-		emulator().injectFaults({ method: 'GET', path }, [{ status, location: `${emulator().filesUrl}/somewhere` }]);
-		const result = await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() });
-		expect(result).toEqual({ status: 'Error', message: REDIRECT_MESSAGE });
-		expect(emulator().requests.filter((r) => r.origin === 'files')).toEqual([]);
-	});
+		it.each([301, 303, 307, 308])('names a %i redirect the same way', async (status) => {
+			emulator().injectFaults({ method: 'GET', path }, [
+				{ status, location: `${emulator().filesUrl}/somewhere` },
+			]);
+			const result = await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() });
+			expect(result).toEqual({ status: 'Error', message: REDIRECT_MESSAGE });
+			expect(emulator().requests.filter((r) => r.origin === 'files')).toEqual([]);
+		});
 
-	it('trims whitespace around the Base URL and tolerates a trailing slash', async () => {
-		const result = await runCredentialTest(type.name, { baseUrl: `  ${emulator().url}/  `, ...secret() });
+		it('trims whitespace around the Base URL and tolerates a trailing slash', async () => {
+			const result = await runCredentialTest(type.name, {
+				baseUrl: `  ${emulator().url}/  `,
+				...secret(),
+			});
 
-		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
-		expect(emulator().requests.map((r) => [r.origin, r.path, r.status])).toEqual([['api', path, 200]]);
-		expect(emulator().requests[0].headers[header]).toBe(Object.values(secret())[0]);
-	});
+			expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+			expect(emulator().requests.map((r) => [r.origin, r.path, r.status])).toEqual([
+				['api', path, 200],
+			]);
+			expect(emulator().requests[0].headers[header]).toBe(Object.values(secret())[0]);
+		});
 
-	it('is OK with good credentials and an Error with a wrong secret', async () => {
-		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() })).toEqual({ status: 'OK', message: 'Connection successful!' });
-		const wrong = Object.fromEntries(Object.keys(secret()).map((k) => [k, 'wrong-secret']));
-		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, ...wrong })).toEqual({ status: 'Error', message: 'Unauthorized' });
-		expect(emulator().requests.every((r) => r.origin === 'api' && r.path === path)).toBe(true);
-		expect(emulator().requests.map((r) => [r.status, r.headers[header]])).toEqual([
-			[200, Object.values(secret())[0]],
-			// n8n-core retries a 401 once (see above): every further request is the 401 with the wrong secret.
-			...emulator().requests.slice(1).map(() => [401, 'wrong-secret']),
-		]);
-		expect(emulator().requests.length).toBeGreaterThanOrEqual(2);
-	});
-});
+		it('is OK with good credentials and an Error with a wrong secret', async () => {
+			expect(await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() })).toEqual({
+				status: 'OK',
+				message: 'Connection successful!',
+			});
+			const wrong = Object.fromEntries(Object.keys(secret()).map((k) => [k, 'wrong-secret']));
+			expect(await runCredentialTest(type.name, { baseUrl: emulator().url, ...wrong })).toEqual({
+				status: 'Error',
+				message: 'Unauthorized',
+			});
+			expect(emulator().requests.every((r) => r.origin === 'api' && r.path === path)).toBe(true);
+			expect(emulator().requests.map((r) => [r.status, r.headers[header]])).toEqual([
+				[200, Object.values(secret())[0]],
+				// n8n-core retries a 401 once (see above): every further request is the 401 with the wrong secret.
+				...emulator()
+					.requests.slice(1)
+					.map(() => [401, 'wrong-secret']),
+			]);
+			expect(emulator().requests.length).toBeGreaterThanOrEqual(2);
+		});
+	},
+);

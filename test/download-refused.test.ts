@@ -10,9 +10,22 @@ const emulator = useEmulator({ processingMs: 0 });
 afterEach(() => emulator().clearFaults());
 
 async function uploadedDocumentId(): Promise<string> {
-	const { items, error } = await runNode(emulator(), { resource: 'document', operation: 'upload', binaryPropertyName: 'data' }, [
-		{ json: {}, binary: { data: { data: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64'), mimeType: 'application/pdf', fileName: 'a.pdf' } } },
-	]);
+	const { items, error } = await runNode(
+		emulator(),
+		{ resource: 'document', operation: 'upload', binaryPropertyName: 'data' },
+		[
+			{
+				json: {},
+				binary: {
+					data: {
+						data: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64'),
+						mimeType: 'application/pdf',
+						fileName: 'a.pdf',
+					},
+				},
+			},
+		],
+	);
 	if (error) throw error;
 	return String(items[0].json.id);
 }
@@ -27,13 +40,24 @@ describe('A download link the storage host refuses', () => {
 		const port = new URL(emulator().url).port;
 		const storagePath = fault ? '/storage/a.pdf' : `/v0/documents/${id}`;
 		const storage = `http://localhost:${port}${storagePath}?X-Signature=abc123`;
-		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}/download` }, [{ status: 302, location: storage }]);
+		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}/download` }, [
+			{ status: 302, location: storage },
+		]);
 		if (fault) emulator().injectFaults({ method: 'GET', path: storagePath }, [{ status: fault }]);
-		const { error } = await runNode(emulator(), { resource: 'document', operation: 'download', documentId: id });
-		expect({ message: error?.message, description: String((error as { description?: string } | undefined)?.description ?? '') }).toEqual({
+		const { error } = await runNode(emulator(), {
+			resource: 'document',
+			operation: 'download',
+			documentId: id,
+		});
+		expect({
+			message: error?.message,
+			description: String((error as { description?: string } | undefined)?.description ?? ''),
+		}).toEqual({
 			message: `The download link was refused or has expired (HTTP ${status} from http://localhost:${port})`,
 			description: expect.stringMatching(/Get .* fresh link/),
 		});
-		expect(`${error?.message} ${String((error as { description?: string } | undefined)?.description)}`).not.toMatch(/abc123|X-Signature|credits|API key/i);
+		expect(
+			`${error?.message} ${String((error as { description?: string } | undefined)?.description)}`,
+		).not.toMatch(/abc123|X-Signature|credits|API key/i);
 	});
 });

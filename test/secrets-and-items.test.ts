@@ -3,7 +3,14 @@ import { inspect } from 'node:util';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { RunResult } from '../scripts/engine';
-import { INVOICE_SCHEMA, apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
+import {
+	INVOICE_SCHEMA,
+	apiRequests,
+	credentialsFor,
+	fileItem,
+	runNode,
+	useEmulator,
+} from './helpers/setup';
 
 const KEY = 'SENTINEL-KEY-9f8e7d6c';
 const TOKEN = 'SENTINEL-TOKEN-1a2b3c4d';
@@ -23,42 +30,142 @@ const extract = (options: Record<string, unknown> = {}, extra: Record<string, un
 
 /** Everything n8n would show or store of a run: output items, the error (all its properties), the execution data. */
 function visible(result: RunResult & { items: INodeExecutionData[] }): string {
-	return [inspect(result.items, { depth: null }), inspect(result.error, { depth: null, showHidden: true }), inspect(result.run?.data, { depth: null })].join('\n');
+	return [
+		inspect(result.items, { depth: null }),
+		inspect(result.error, { depth: null, showHidden: true }),
+		inspect(result.run?.data, { depth: null }),
+	].join('\n');
 }
 
 describe('Secrets never leave the auth header', () => {
 	const scenarios: Array<[string, () => Promise<RunResult & { items: INodeExecutionData[] }>]> = [
 		['success', async () => await runNode(emulator(), extract(), [await fileItem()])],
-		['401 wrong API key', async () => await runNode(emulator(), extract(), [await fileItem()], { credentials: credentialsFor(emulator(), { apiKey: WRONG }) })],
-		['401 expired token', async () => await runNode(emulator(), { resource: 'schema', operation: 'getAll', returnAll: true }, undefined, { credentials: credentialsFor(emulator(), { token: EXPIRED }) })],
-		['401 wrong token under Continue On Fail', async () => await runNode(emulator(), { resource: 'schema', operation: 'getAll', returnAll: true }, undefined, { credentials: credentialsFor(emulator(), { token: WRONG }), node: { continueOnFail: true } })],
-		['400 field errors', async () => await runNode(emulator(), extract({}, { schemaId: '00000000-0000-4000-8000-000000000000' }), [await fileItem()])],
-		['404', async () => await runNode(emulator(), { resource: 'extract', operation: 'get', extractId: '11111111-2222-4333-8444-555555555555' })],
-		['403 credits', async () => {
-			const before = emulator().getCredits();
-			emulator().setCredits(0);
-			try {
-				return await runNode(emulator(), { resource: 'extraction', operation: 'create', server: 'EU-1' }, [await fileItem()]);
-			} finally {
-				emulator().setCredits(before);
-			}
-		}],
-		['processing ERROR', async () => await runNode(emulator(), extract({ metadata: '{"emulator_outcome": "ERROR"}' }), [await fileItem()])],
-		['timeout', async () => await runNode(emulator(), extract({ timeout: 1, metadata: '{"emulator_processing_ms": 30000}' }), [await fileItem()])],
-		['5xx after retries', async () => {
-			emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ status: 502 }, { status: 502 }]);
-			return await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: true, options: { maxRetries: 1 } });
-		}],
-		['dropped connection on a create', async () => {
-			emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ drop: true }]);
-			return await runNode(emulator(), extract(), [await fileItem()]);
-		}],
-		['connection refused', async () => await runNode(emulator(), extract({ maxRetries: 0 }), [await fileItem()], { credentials: credentialsFor(emulator(), { baseUrl: 'http://127.0.0.1:9' }) })],
-		['bad input', async () => await runNode(emulator(), extract({ metadata: '[1]' }), [await fileItem()])],
-		['download redirected to another origin', async () => {
-			const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [await fileItem()]);
-			return await runNode(emulator(), { resource: 'document', operation: 'download', documentId: doc.items[0].json.id });
-		}],
+		[
+			'401 wrong API key',
+			async () =>
+				await runNode(emulator(), extract(), [await fileItem()], {
+					credentials: credentialsFor(emulator(), { apiKey: WRONG }),
+				}),
+		],
+		[
+			'401 expired token',
+			async () =>
+				await runNode(
+					emulator(),
+					{ resource: 'schema', operation: 'getAll', returnAll: true },
+					undefined,
+					{ credentials: credentialsFor(emulator(), { token: EXPIRED }) },
+				),
+		],
+		[
+			'401 wrong token under Continue On Fail',
+			async () =>
+				await runNode(
+					emulator(),
+					{ resource: 'schema', operation: 'getAll', returnAll: true },
+					undefined,
+					{
+						credentials: credentialsFor(emulator(), { token: WRONG }),
+						node: { continueOnFail: true },
+					},
+				),
+		],
+		[
+			'400 field errors',
+			async () =>
+				await runNode(
+					emulator(),
+					extract({}, { schemaId: '00000000-0000-4000-8000-000000000000' }),
+					[await fileItem()],
+				),
+		],
+		[
+			'404',
+			async () =>
+				await runNode(emulator(), {
+					resource: 'extract',
+					operation: 'get',
+					extractId: '11111111-2222-4333-8444-555555555555',
+				}),
+		],
+		[
+			'403 credits',
+			async () => {
+				const before = emulator().getCredits();
+				emulator().setCredits(0);
+				try {
+					return await runNode(
+						emulator(),
+						{ resource: 'extraction', operation: 'create', server: 'EU-1' },
+						[await fileItem()],
+					);
+				} finally {
+					emulator().setCredits(before);
+				}
+			},
+		],
+		[
+			'processing ERROR',
+			async () =>
+				await runNode(emulator(), extract({ metadata: '{"emulator_outcome": "ERROR"}' }), [
+					await fileItem(),
+				]),
+		],
+		[
+			'timeout',
+			async () =>
+				await runNode(
+					emulator(),
+					extract({ timeout: 1, metadata: '{"emulator_processing_ms": 30000}' }),
+					[await fileItem()],
+				),
+		],
+		[
+			'5xx after retries',
+			async () => {
+				emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [
+					{ status: 502 },
+					{ status: 502 },
+				]);
+				return await runNode(emulator(), {
+					resource: 'document',
+					operation: 'getAll',
+					returnAll: true,
+					options: { maxRetries: 1 },
+				});
+			},
+		],
+		[
+			'dropped connection on a create',
+			async () => {
+				emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ drop: true }]);
+				return await runNode(emulator(), extract(), [await fileItem()]);
+			},
+		],
+		[
+			'connection refused',
+			async () =>
+				await runNode(emulator(), extract({ maxRetries: 0 }), [await fileItem()], {
+					credentials: credentialsFor(emulator(), { baseUrl: 'http://127.0.0.1:9' }),
+				}),
+		],
+		[
+			'bad input',
+			async () => await runNode(emulator(), extract({ metadata: '[1]' }), [await fileItem()]),
+		],
+		[
+			'download redirected to another origin',
+			async () => {
+				const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
+					await fileItem(),
+				]);
+				return await runNode(emulator(), {
+					resource: 'document',
+					operation: 'download',
+					documentId: doc.items[0].json.id,
+				});
+			},
+		],
 	];
 
 	it.each(scenarios)('%s', async (_name, scenario) => {
@@ -70,7 +177,8 @@ describe('Secrets never leave the auth header', () => {
 			const { authorization, 'x-api-key': apiKey, ...otherHeaders } = request.headers;
 			const elsewhere = JSON.stringify({ path: request.path, query: request.query, otherHeaders });
 			for (const secret of SECRETS) expect(elsewhere).not.toContain(secret);
-			if (request.origin === 'files') expect([authorization, apiKey]).toEqual([undefined, undefined]);
+			if (request.origin === 'files')
+				expect([authorization, apiKey]).toEqual([undefined, undefined]);
 			if (request.path.startsWith('/v0/')) expect(authorization).toBeUndefined();
 			else if (request.origin === 'api') expect(apiKey).toBeUndefined();
 		}
@@ -81,24 +189,52 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 	it('10 items where items 3 and 7 fail: 2 error items paired to them, 8 intact results, input order kept', async () => {
 		const inputs = await Promise.all(
 			Array.from({ length: 10 }, (_, i) =>
-				fileItem(undefined, { schema: i === 3 ? 'not-a-uuid' : i === 7 ? '00000000-0000-4000-8000-000000000000' : INVOICE_SCHEMA, n: i }),
+				fileItem(undefined, {
+					schema:
+						i === 3
+							? 'not-a-uuid'
+							: i === 7
+								? '00000000-0000-4000-8000-000000000000'
+								: INVOICE_SCHEMA,
+					n: i,
+				}),
 			),
 		);
-		const { items, error } = await runNode(emulator(), extract({}, { schemaId: '={{ $json.schema }}' }), inputs, { node: { continueOnFail: true } });
+		const { items, error } = await runNode(
+			emulator(),
+			extract({}, { schemaId: '={{ $json.schema }}' }),
+			inputs,
+			{ node: { continueOnFail: true } },
+		);
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(10);
 		expect(items.map((i) => i.pairedItem)).toEqual(inputs.map((_, i) => ({ item: i })));
 		expect(items[3].json.error).toBe('Parameter "Schema ID" must be a UUID, got "not-a-uuid"');
-		expect(items[7].json).toMatchObject({ error: 'The service rejected the request: schema: Unknown schema id.', httpCode: '400' });
-		for (const i of [0, 1, 2, 4, 5, 6, 8, 9]) expect(items[i].json).toMatchObject({ status: 'FINISHED', invoice_number: 'INV-2026-0042' });
+		expect(items[7].json).toMatchObject({
+			error: 'The service rejected the request: schema: Unknown schema id.',
+			httpCode: '400',
+		});
+		for (const i of [0, 1, 2, 4, 5, 6, 8, 9])
+			expect(items[i].json).toMatchObject({ status: 'FINISHED', invoice_number: 'INV-2026-0042' });
 		// Item 3 was refused before sending; the others were all created.
 		expect(apiRequests(emulator()).filter((r) => r.method === 'POST')).toHaveLength(9);
 	});
 
-	it('without Continue On Fail, the first failure stops the execution and the other items\' polling', async () => {
-		const inputs = await Promise.all(Array.from({ length: 3 }, (_, i) => fileItem(undefined, { schema: i === 1 ? 'bad' : INVOICE_SCHEMA })));
+	it("without Continue On Fail, the first failure stops the execution and the other items' polling", async () => {
+		const inputs = await Promise.all(
+			Array.from({ length: 3 }, (_, i) =>
+				fileItem(undefined, { schema: i === 1 ? 'bad' : INVOICE_SCHEMA }),
+			),
+		);
 		const started = Date.now();
-		const { error } = await runNode(emulator(), extract({ metadata: '{"emulator_processing_ms": 30000}' }, { schemaId: '={{ $json.schema }}' }), inputs);
+		const { error } = await runNode(
+			emulator(),
+			extract(
+				{ metadata: '{"emulator_processing_ms": 30000}' },
+				{ schemaId: '={{ $json.schema }}' },
+			),
+			inputs,
+		);
 		expect(error?.message).toBe('Parameter "Schema ID" must be a UUID, got "bad"');
 		expect(Date.now() - started).toBeLessThan(10_000);
 		const at = Date.now();
@@ -107,11 +243,18 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 	});
 
 	it('applies to non-job operations too (Document → Get)', async () => {
-		const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [await fileItem()]);
+		const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
+			await fileItem(),
+		]);
 		const ids = [doc.items[0].json.id, '11111111-2222-4333-8444-555555555555', 'nope'];
-		const { items } = await runNode(emulator(), { resource: 'document', operation: 'get', documentId: '={{ $json.id }}' }, ids.map((id) => ({ json: { id } })), {
-			node: { continueOnFail: true },
-		});
+		const { items } = await runNode(
+			emulator(),
+			{ resource: 'document', operation: 'get', documentId: '={{ $json.id }}' },
+			ids.map((id) => ({ json: { id } })),
+			{
+				node: { continueOnFail: true },
+			},
+		);
 		expect(items.map((i) => i.json.error ?? i.json.id)).toEqual([
 			doc.items[0].json.id,
 			'Document 11111111-2222-4333-8444-555555555555 was not found',

@@ -46,7 +46,9 @@ type Dating = 'own created_at' | 'bulk created_at';
 const DATINGS: Dating[] = ['own created_at', 'bulk created_at'];
 
 /** Every dating with every list order, for `describe.each`. */
-const DATINGS_AND_ORDERS: Array<[Dating, ListOrder]> = DATINGS.flatMap((dating) => ORDERS.map((order): [Dating, ListOrder] => [dating, order]));
+const DATINGS_AND_ORDERS: Array<[Dating, ListOrder]> = DATINGS.flatMap((dating) =>
+	ORDERS.map((order): [Dating, ListOrder] => [dating, order]),
+);
 
 /** The emulator's base clock: epoch ms from the first reading on, moved only as its dating says. */
 class TestClock {
@@ -97,14 +99,19 @@ afterEach(() => {
 type Event = 'extractionFinished' | 'parsingFinished' | 'documentUploaded';
 
 /** A bulk of jobs made by the emulator, dated after everything before (ids oldest first). */
-function seedJobs(kind: 'extraction' | 'parsing', n: number, options: Parameters<Emulator['seedJobs']>[2] = {}): string[] {
+function seedJobs(
+	kind: 'extraction' | 'parsing',
+	n: number,
+	options: Parameters<Emulator['seedJobs']>[2] = {},
+): string[] {
 	current?.clock.step();
 	return emulator().seedJobs(kind, n, options);
 }
 
 /** A bulk of finished jobs, or uploads, of an event (ids oldest first). */
 function seedFinished(event: Event, n: number, namePrefix = 'seed'): string[] {
-	if (event !== 'documentUploaded') return seedJobs(event === 'extractionFinished' ? 'extraction' : 'parsing', n, { namePrefix });
+	if (event !== 'documentUploaded')
+		return seedJobs(event === 'extractionFinished' ? 'extraction' : 'parsing', n, { namePrefix });
 	current?.clock.step();
 	return emulator().seedDocuments(n, { namePrefix });
 }
@@ -134,14 +141,23 @@ async function activate(harness: TriggerHarness): Promise<Polled> {
 	const run = await harness.activate();
 	if (run.error) throw new Error(`the activation failed: ${run.error.message}`);
 	expect(run.emitted).toBe(false);
-	return { ids: idsOf(run.items), requests: [...apiRequests(emulator())], stateBytes: stateBytes(harness) };
+	return {
+		ids: idsOf(run.items),
+		requests: [...apiRequests(emulator())],
+		stateBytes: stateBytes(harness),
+	};
 }
 
 /** One scheduled poll, with the requests it made (the log is cleared before it). */
 async function pollOnce(harness: TriggerHarness): Promise<Polled> {
 	emulator().clearLog();
 	const run = await harness.poll();
-	return { ids: idsOf(run.items), error: run.error, requests: [...apiRequests(emulator())], stateBytes: stateBytes(harness) };
+	return {
+		ids: idsOf(run.items),
+		error: run.error,
+		requests: [...apiRequests(emulator())],
+		stateBytes: stateBytes(harness),
+	};
 }
 
 /** One scheduled poll that must not fail (its error fails the test, named). */
@@ -155,7 +171,12 @@ async function okPoll(harness: TriggerHarness, label: string): Promise<Polled> {
  * Polls until every id of `expected` has fired (at most `maxPolls` polls), then `extraPolls` more;
  * any poll that fails fails the test. Returns each poll, so that the test can count what fired.
  */
-async function drain(harness: TriggerHarness, expected: string[], maxPolls: number, extraPolls = 2): Promise<Polled[]> {
+async function drain(
+	harness: TriggerHarness,
+	expected: string[],
+	maxPolls: number,
+	extraPolls = 2,
+): Promise<Polled[]> {
 	const polls: Polled[] = [];
 	const fired = new Set<string>();
 	const missing = () => expected.some((id) => !fired.has(id));
@@ -164,14 +185,24 @@ async function drain(harness: TriggerHarness, expected: string[], maxPolls: numb
 		polls.push(polled);
 		for (const id of polled.ids) fired.add(id);
 	}
-	for (let n = 0; n < extraPolls; n++) polls.push(await okPoll(harness, `extra poll ${n + 1} (after ${polls.length} polls)`));
+	for (let n = 0; n < extraPolls; n++)
+		polls.push(await okPoll(harness, `extra poll ${n + 1} (after ${polls.length} polls)`));
 	return polls;
 }
 
 const firedIn = (polls: Polled[]): string[] => polls.flatMap((polled) => polled.ids);
 
 /** How the fired ids compare with the expected ones (compared with `allOnce` for a one-line verdict). */
-function tally(fired: string[], expected: string[]): { expected: number; firedOnce: number; neverFired: number; firedMoreThanOnce: number; unexpected: number } {
+function tally(
+	fired: string[],
+	expected: string[],
+): {
+	expected: number;
+	firedOnce: number;
+	neverFired: number;
+	firedMoreThanOnce: number;
+	unexpected: number;
+} {
 	const times = new Map<string, number>();
 	for (const id of fired) times.set(id, (times.get(id) ?? 0) + 1);
 	const wanted = new Set(expected);
@@ -184,17 +215,25 @@ function tally(fired: string[], expected: string[]): { expected: number; firedOn
 	};
 }
 
-const allOnce = (n: number) => ({ expected: n, firedOnce: n, neverFired: 0, firedMoreThanOnce: 0, unexpected: 0 });
+const allOnce = (n: number) => ({
+	expected: n,
+	firedOnce: n,
+	neverFired: 0,
+	firedMoreThanOnce: 0,
+	unexpected: 0,
+});
 
 /** Expects `fired` to be each id of `expected` exactly once and nothing else; `label` names the poll(s) in the failure. */
 function expectEachOnce(label: string, fired: string[], expected: string[]): void {
 	expect({ [label]: tally(fired, expected) }).toEqual({ [label]: allOnce(expected.length) });
 }
 
-const largestState = (polls: Polled[]): number => Math.max(0, ...polls.map((polled) => polled.stateBytes));
+const largestState = (polls: Polled[]): number =>
+	Math.max(0, ...polls.map((polled) => polled.stateBytes));
 
 /** Reads by id of extractions (`GET /extract/{id}/`, `§unversioned-4.3`) among some requests. */
-const extractionReads = (requests: LoggedRequest[]): number => requests.filter((r) => r.method === 'GET' && /^\/extract\/[^/]+\/$/.test(r.path)).length;
+const extractionReads = (requests: LoggedRequest[]): number =>
+	requests.filter((r) => r.method === 'GET' && /^\/extract\/[^/]+\/$/.test(r.path)).length;
 
 /** Fails the test when a poll made more than `limit` requests, naming them by kind. */
 function atMost(requests: LoggedRequest[], limit: number, label: string): void {
@@ -211,157 +250,223 @@ function atMost(requests: LoggedRequest[], limit: number, label: string): void {
 // ---------------------------------------------------------------------------------------------------
 // 1. Bursts
 
-describe.each(DATINGS_AND_ORDERS)('1. Bursts seen unfinished, then released (%s, list %s)', (dating, order) => {
-	ownEmulator(dating);
-	beforeEach(() => emulator().setListOrder(order));
+describe.each(DATINGS_AND_ORDERS)(
+	'1. Bursts seen unfinished, then released (%s, list %s)',
+	(dating, order) => {
+		ownEmulator(dating);
+		beforeEach(() => emulator().setListOrder(order));
 
-	it.each<[Event, 'extraction' | 'parsing']>([
-		['extractionFinished', 'extraction'],
-		['parsingFinished', 'parsing'],
-	])('%s: 2,500 jobs held unfinished fire nothing, then each fires exactly once after they finished; the state stays under 32 KB', async (event, kind) => {
-		const harness = trigger(event);
-		const polls: Polled[] = [await activate(harness)];
-		const burst = seedJobs(kind, 2500, { hold: true });
-		expect(burst).toHaveLength(2500);
-		for (let n = 1; n <= 3; n++) {
-			const polled = await okPoll(harness, `poll ${n} while held`);
-			polls.push(polled);
-			expect({ poll: n, fired: polled.ids.length }).toEqual({ poll: n, fired: 0 });
-		}
-		emulator().releaseJobs();
-		const after = await drain(harness, burst, 10);
-		polls.push(...after);
-		const largest = largestState(polls);
-		expect({ ...tally(firedIn(after), burst), largestStateBytes: largest <= STATE_LIMIT ? 'at most 32 KB' : largest }).toEqual({ ...allOnce(2500), largestStateBytes: 'at most 32 KB' });
-	});
-});
+		it.each<[Event, 'extraction' | 'parsing']>([
+			['extractionFinished', 'extraction'],
+			['parsingFinished', 'parsing'],
+		])(
+			'%s: 2,500 jobs held unfinished fire nothing, then each fires exactly once after they finished; the state stays under 32 KB',
+			async (event, kind) => {
+				const harness = trigger(event);
+				const polls: Polled[] = [await activate(harness)];
+				const burst = seedJobs(kind, 2500, { hold: true });
+				expect(burst).toHaveLength(2500);
+				for (let n = 1; n <= 3; n++) {
+					const polled = await okPoll(harness, `poll ${n} while held`);
+					polls.push(polled);
+					expect({ poll: n, fired: polled.ids.length }).toEqual({ poll: n, fired: 0 });
+				}
+				emulator().releaseJobs();
+				const after = await drain(harness, burst, 10);
+				polls.push(...after);
+				const largest = largestState(polls);
+				expect({
+					...tally(firedIn(after), burst),
+					largestStateBytes: largest <= STATE_LIMIT ? 'at most 32 KB' : largest,
+				}).toEqual({ ...allOnce(2500), largestStateBytes: 'at most 32 KB' });
+			},
+		);
+	},
+);
 
 // ---------------------------------------------------------------------------------------------------
 // 2. List order read from the list at every poll
 
-describe.each(DATINGS)('2. The list order is read from the list at every poll, not learnt once (%s)', (dating) => {
-	ownEmulator(dating);
+describe.each(DATINGS)(
+	'2. The list order is read from the list at every poll, not learnt once (%s)',
+	(dating) => {
+		ownEmulator(dating);
 
-	it.each<Event>(['extractionFinished', 'documentUploaded'])('%s: 250 existing (pages of 100), then the order flips twice; each poll fires exactly the 2 new ones', async (event) => {
-		seedFinished(event, 250, 'history');
-		const harness = trigger(event);
-		await activate(harness); // newest first
-		const steps: Array<{ order: ListOrder; label: string }> = [
-			{ order: 'newest-first', label: 'the poll, newest first' },
-			{ order: 'oldest-first', label: 'the poll after the list turned oldest first' },
-			{ order: 'newest-first', label: 'the poll after it turned back to newest first' },
-		];
-		for (const { order, label } of steps) {
-			emulator().setListOrder(order);
-			const fresh = seedFinished(event, 2, 'fresh');
-			expectEachOnce(label, (await okPoll(harness, label)).ids, fresh);
-		}
-		for (let n = 1; n <= 2; n++) expectEachOnce(`quiet poll ${n}`, (await okPoll(harness, `quiet poll ${n}`)).ids, []);
-	});
-});
+		it.each<Event>(['extractionFinished', 'documentUploaded'])(
+			'%s: 250 existing (pages of 100), then the order flips twice; each poll fires exactly the 2 new ones',
+			async (event) => {
+				seedFinished(event, 250, 'history');
+				const harness = trigger(event);
+				await activate(harness); // newest first
+				const steps: Array<{ order: ListOrder; label: string }> = [
+					{ order: 'newest-first', label: 'the poll, newest first' },
+					{ order: 'oldest-first', label: 'the poll after the list turned oldest first' },
+					{ order: 'newest-first', label: 'the poll after it turned back to newest first' },
+				];
+				for (const { order, label } of steps) {
+					emulator().setListOrder(order);
+					const fresh = seedFinished(event, 2, 'fresh');
+					expectEachOnce(label, (await okPoll(harness, label)).ids, fresh);
+				}
+				for (let n = 1; n <= 2; n++)
+					expectEachOnce(`quiet poll ${n}`, (await okPoll(harness, `quiet poll ${n}`)).ids, []);
+			},
+		);
+	},
+);
 
 // ---------------------------------------------------------------------------------------------------
 // 3. A count that stops short
 
-describe.each(DATINGS_AND_ORDERS)('3. A count capped at 100 while the list holds 300 (%s, list %s)', (dating, order) => {
-	ownEmulator(dating);
-	beforeEach(() => emulator().setListOrder(order));
+describe.each(DATINGS_AND_ORDERS)(
+	'3. A count capped at 100 while the list holds 300 (%s, list %s)',
+	(dating, order) => {
+		ownEmulator(dating);
+		beforeEach(() => emulator().setListOrder(order));
 
-	it.each<Event>(['extractionFinished', 'documentUploaded'])('%s: 3 new ones each fire exactly once', async (event) => {
-		emulator().setListQuirks({ countCap: 100 });
-		seedFinished(event, 300, 'history');
-		const harness = trigger(event);
-		await activate(harness);
-		const fresh = seedFinished(event, 3, 'fresh');
-		expectEachOnce('the polls after activation', firedIn(await drain(harness, fresh, 5)), fresh);
-	});
-});
+		it.each<Event>(['extractionFinished', 'documentUploaded'])(
+			'%s: 3 new ones each fire exactly once',
+			async (event) => {
+				emulator().setListQuirks({ countCap: 100 });
+				seedFinished(event, 300, 'history');
+				const harness = trigger(event);
+				await activate(harness);
+				const fresh = seedFinished(event, 3, 'fresh');
+				expectEachOnce(
+					'the polls after activation',
+					firedIn(await drain(harness, fresh, 5)),
+					fresh,
+				);
+			},
+		);
+	},
+);
 
 // ---------------------------------------------------------------------------------------------------
 // 4. A page larger than asked
 
-describe.each(DATINGS_AND_ORDERS)('4. Pages of 1,500 whatever the size asked (%s, list %s)', (dating, order) => {
-	ownEmulator(dating);
-	beforeEach(() => emulator().setListOrder(order));
+describe.each(DATINGS_AND_ORDERS)(
+	'4. Pages of 1,500 whatever the size asked (%s, list %s)',
+	(dating, order) => {
+		ownEmulator(dating);
+		beforeEach(() => emulator().setListOrder(order));
 
-	it(`Extraction Finished: 1,500 new ones fire exactly once each, no poll reading more than ${MAX_FIRING_PER_POLL} + 4 by id`, async () => {
-		emulator().setListQuirks({ pageSize: 1500 });
-		const harness = trigger('extractionFinished');
-		await activate(harness);
-		const burst = seedFinished('extractionFinished', 1500);
-		const polls = await drain(harness, burst, 10);
-		const overLimit = polls.map((polled, n) => ({ poll: n + 1, readsById: extractionReads(polled.requests) })).filter((poll) => poll.readsById > MAX_FIRING_PER_POLL + 4);
-		expect({ pollsReadingTooManyById: overLimit, ...tally(firedIn(polls), burst) }).toEqual({ pollsReadingTooManyById: [], ...allOnce(1500) });
-	});
-});
+		it(`Extraction Finished: 1,500 new ones fire exactly once each, no poll reading more than ${MAX_FIRING_PER_POLL} + 4 by id`, async () => {
+			emulator().setListQuirks({ pageSize: 1500 });
+			const harness = trigger('extractionFinished');
+			await activate(harness);
+			const burst = seedFinished('extractionFinished', 1500);
+			const polls = await drain(harness, burst, 10);
+			const overLimit = polls
+				.map((polled, n) => ({ poll: n + 1, readsById: extractionReads(polled.requests) }))
+				.filter((poll) => poll.readsById > MAX_FIRING_PER_POLL + 4);
+			expect({ pollsReadingTooManyById: overLimit, ...tally(firedIn(polls), burst) }).toEqual({
+				pollsReadingTooManyById: [],
+				...allOnce(1500),
+			});
+		});
+	},
+);
 
 // ---------------------------------------------------------------------------------------------------
 // 5. A date filter the service ignores
 
-describe.each(DATINGS_AND_ORDERS)('5. A service that ignores created_at_after / created_at_before (%s, list %s)', (dating, order) => {
-	ownEmulator(dating);
-	beforeEach(() => emulator().setListOrder(order));
+describe.each(DATINGS_AND_ORDERS)(
+	'5. A service that ignores created_at_after / created_at_before (%s, list %s)',
+	(dating, order) => {
+		ownEmulator(dating);
+		beforeEach(() => emulator().setListOrder(order));
 
-	it.each<Event>(['documentUploaded', 'parsingFinished'])('%s: with 4 old ones (an hour and a day before activation), 4 polls make one execution with exactly the new one', async (event) => {
-		emulator().setClockOffset(-3_600_000);
-		seedFinished(event, 2, 'hour-old');
-		emulator().setClockOffset(-86_400_000);
-		seedFinished(event, 2, 'day-old');
-		emulator().setClockOffset(0);
-		emulator().setListQuirks({ ignoreDateFilter: true });
-		const harness = trigger(event);
-		await activate(harness);
-		const before = harness.emits().length;
-		const fresh = seedFinished(event, 1, 'new');
-		for (let n = 1; n <= 4; n++) await okPoll(harness, `poll ${n}`);
-		const emits = harness.emits().slice(before);
-		expect({ executions: emits.length, ...tally(emits.flatMap(idsOf), fresh) }).toEqual({ executions: 1, ...allOnce(1) });
-	});
-});
+		it.each<Event>(['documentUploaded', 'parsingFinished'])(
+			'%s: with 4 old ones (an hour and a day before activation), 4 polls make one execution with exactly the new one',
+			async (event) => {
+				emulator().setClockOffset(-3_600_000);
+				seedFinished(event, 2, 'hour-old');
+				emulator().setClockOffset(-86_400_000);
+				seedFinished(event, 2, 'day-old');
+				emulator().setClockOffset(0);
+				emulator().setListQuirks({ ignoreDateFilter: true });
+				const harness = trigger(event);
+				await activate(harness);
+				const before = harness.emits().length;
+				const fresh = seedFinished(event, 1, 'new');
+				for (let n = 1; n <= 4; n++) await okPoll(harness, `poll ${n}`);
+				const emits = harness.emits().slice(before);
+				expect({ executions: emits.length, ...tally(emits.flatMap(idsOf), fresh) }).toEqual({
+					executions: 1,
+					...allOnce(1),
+				});
+			},
+		);
+	},
+);
 
 // ---------------------------------------------------------------------------------------------------
 // 6. A service clock that goes back more than 10 minutes
 
-describe.each(DATINGS_AND_ORDERS)('6. The service clock goes back 15 minutes (%s, list %s)', (dating, order) => {
-	ownEmulator(dating);
-	beforeEach(() => emulator().setListOrder(order));
+describe.each(DATINGS_AND_ORDERS)(
+	'6. The service clock goes back 15 minutes (%s, list %s)',
+	(dating, order) => {
+		ownEmulator(dating);
+		beforeEach(() => emulator().setListOrder(order));
 
-	it.each<Event>(['documentUploaded', 'parsingFinished'])('%s: the 2 created after the jump each fire exactly once, or a poll fails naming what happened; nothing fires twice', async (event) => {
-		seedFinished(event, 5, 'history');
-		const harness = trigger(event);
-		await activate(harness);
-		const first = seedFinished(event, 1, 'before-jump');
-		expectEachOnce('the poll before the jump', (await okPoll(harness, 'the poll before the jump')).ids, first);
-		emulator().setClockOffset(-15 * 60_000);
-		const fresh = seedFinished(event, 2, 'after-jump');
-		const polls: Polled[] = [];
-		for (let n = 0; n < 3; n++) polls.push(await pollOnce(harness));
-		const verdict = tally(firedIn(polls), fresh);
-		// Never a repeat, never anything else.
-		expect({ firedMoreThanOnce: verdict.firedMoreThanOnce, unexpected: verdict.unexpected }).toEqual({ firedMoreThanOnce: 0, unexpected: 0 });
-		const errors = polls.map((polled) => polled.error?.message).filter((message): message is string => message !== undefined);
-		const named = errors.some((message) => /clock|before|earlier/i.test(message));
-		// Both fired once, or a poll said what happened: never silently nothing.
-		const outcome =
-			verdict.firedOnce === fresh.length ? 'both fired once' : named ? 'reported' : `${verdict.neverFired} of ${fresh.length} silently never fired (errors: ${errors.join(' | ') || 'none'})`;
-		expect(['both fired once', 'reported']).toContain(outcome);
-		// Any error a poll gave names what happened.
-		for (const message of errors) expect(message).toMatch(/clock|before|earlier/i);
-	});
+		it.each<Event>(['documentUploaded', 'parsingFinished'])(
+			'%s: the 2 created after the jump each fire exactly once, or a poll fails naming what happened; nothing fires twice',
+			async (event) => {
+				seedFinished(event, 5, 'history');
+				const harness = trigger(event);
+				await activate(harness);
+				const first = seedFinished(event, 1, 'before-jump');
+				expectEachOnce(
+					'the poll before the jump',
+					(await okPoll(harness, 'the poll before the jump')).ids,
+					first,
+				);
+				emulator().setClockOffset(-15 * 60_000);
+				const fresh = seedFinished(event, 2, 'after-jump');
+				const polls: Polled[] = [];
+				for (let n = 0; n < 3; n++) polls.push(await pollOnce(harness));
+				const verdict = tally(firedIn(polls), fresh);
+				// Never a repeat, never anything else.
+				expect({
+					firedMoreThanOnce: verdict.firedMoreThanOnce,
+					unexpected: verdict.unexpected,
+				}).toEqual({ firedMoreThanOnce: 0, unexpected: 0 });
+				const errors = polls
+					.map((polled) => polled.error?.message)
+					.filter((message): message is string => message !== undefined);
+				const named = errors.some((message) => /clock|before|earlier/i.test(message));
+				// Both fired once, or a poll said what happened: never silently nothing.
+				const outcome =
+					verdict.firedOnce === fresh.length
+						? 'both fired once'
+						: named
+							? 'reported'
+							: `${verdict.neverFired} of ${fresh.length} silently never fired (errors: ${errors.join(' | ') || 'none'})`;
+				expect(['both fired once', 'reported']).toContain(outcome);
+				// Any error a poll gave names what happened.
+				for (const message of errors) expect(message).toMatch(/clock|before|earlier/i);
+			},
+		);
 
-	it('extractionFinished: the 2 created after the jump each fire exactly once (the list has no dates: positions do not depend on the clock)', async () => {
-		seedFinished('extractionFinished', 5, 'history');
-		const harness = trigger('extractionFinished');
-		await activate(harness);
-		const first = seedFinished('extractionFinished', 1, 'before-jump');
-		expectEachOnce('the poll before the jump', (await okPoll(harness, 'the poll before the jump')).ids, first);
-		emulator().setClockOffset(-15 * 60_000);
-		const fresh = seedFinished('extractionFinished', 2, 'after-jump');
-		const polls: Polled[] = [];
-		for (let n = 1; n <= 3; n++) polls.push(await okPoll(harness, `poll ${n} after the jump`));
-		expectEachOnce('the 3 polls after the jump', firedIn(polls), fresh);
-	});
-});
+		it('extractionFinished: the 2 created after the jump each fire exactly once (the list has no dates: positions do not depend on the clock)', async () => {
+			seedFinished('extractionFinished', 5, 'history');
+			const harness = trigger('extractionFinished');
+			await activate(harness);
+			const first = seedFinished('extractionFinished', 1, 'before-jump');
+			expectEachOnce(
+				'the poll before the jump',
+				(await okPoll(harness, 'the poll before the jump')).ids,
+				first,
+			);
+			emulator().setClockOffset(-15 * 60_000);
+			const fresh = seedFinished('extractionFinished', 2, 'after-jump');
+			const polls: Polled[] = [];
+			for (let n = 1; n <= 3; n++) polls.push(await okPoll(harness, `poll ${n} after the jump`));
+			expectEachOnce('the 3 polls after the jump', firedIn(polls), fresh);
+		});
+	},
+);
 
 // ---------------------------------------------------------------------------------------------------
 // 7. Cost follows new work, not history
@@ -391,7 +496,9 @@ async function costAgainstHistory(event: Event, history: number, k: number): Pro
 	expectEachOnce('the quiet poll after them', after.ids, []);
 	atMost(after.requests, 3, 'the quiet poll after them');
 	const largest = largestState(polls);
-	expect({ largestStateBytes: largest <= STATE_LIMIT ? 'at most 32 KB' : largest }).toEqual({ largestStateBytes: 'at most 32 KB' });
+	expect({ largestStateBytes: largest <= STATE_LIMIT ? 'at most 32 KB' : largest }).toEqual({
+		largestStateBytes: 'at most 32 KB',
+	});
 }
 
 /** 4 rounds of 500 new finished jobs, each round fired whole by the poll right after it. */
@@ -401,32 +508,49 @@ async function sustained(event: Event): Promise<void> {
 	await activate(harness);
 	for (let round = 1; round <= 4; round++) {
 		const fresh = seedFinished(event, 500, `round-${round}`);
-		expectEachOnce(`the poll of round ${round}`, (await okPoll(harness, `the poll of round ${round}`)).ids, fresh);
+		expectEachOnce(
+			`the poll of round ${round}`,
+			(await okPoll(harness, `the poll of round ${round}`)).ids,
+			fresh,
+		);
 	}
-	expectEachOnce('the quiet poll after 4 rounds', (await okPoll(harness, 'the quiet poll after 4 rounds')).ids, []);
+	expectEachOnce(
+		'the quiet poll after 4 rounds',
+		(await okPoll(harness, 'the quiet poll after 4 rounds')).ids,
+		[],
+	);
 }
 
-describe.each(DATINGS)('7a. Cost: Parsing Finished against 10,000 finished parsings of the last minutes (%s)', (dating) => {
-	ownEmulator(dating);
-	it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 + 150 requests; the state stays under 32 KB', async () => {
-		await costAgainstHistory('parsingFinished', 10_000, 150);
-	});
-});
+describe.each(DATINGS)(
+	'7a. Cost: Parsing Finished against 10,000 finished parsings of the last minutes (%s)',
+	(dating) => {
+		ownEmulator(dating);
+		it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 + 150 requests; the state stays under 32 KB', async () => {
+			await costAgainstHistory('parsingFinished', 10_000, 150);
+		});
+	},
+);
 
-describe.each(DATINGS)('7b. Cost: Document Uploaded against 10,000 documents of the last minutes (%s)', (dating) => {
-	ownEmulator(dating);
-	it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 requests; the state stays under 32 KB', async () => {
-		await costAgainstHistory('documentUploaded', 10_000, 150);
-	});
-});
+describe.each(DATINGS)(
+	'7b. Cost: Document Uploaded against 10,000 documents of the last minutes (%s)',
+	(dating) => {
+		ownEmulator(dating);
+		it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 requests; the state stays under 32 KB', async () => {
+			await costAgainstHistory('documentUploaded', 10_000, 150);
+		});
+	},
+);
 
-describe.each(DATINGS_AND_ORDERS)('7b. Cost: Extraction Finished against 10,000 finished extractions (%s, list %s)', (dating, order) => {
-	ownEmulator(dating);
-	beforeEach(() => emulator().setListOrder(order));
-	it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 + 150 requests; the state stays under 32 KB', async () => {
-		await costAgainstHistory('extractionFinished', 10_000, 150);
-	});
-});
+describe.each(DATINGS_AND_ORDERS)(
+	'7b. Cost: Extraction Finished against 10,000 finished extractions (%s, list %s)',
+	(dating, order) => {
+		ownEmulator(dating);
+		beforeEach(() => emulator().setListOrder(order));
+		it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 + 150 requests; the state stays under 32 KB', async () => {
+			await costAgainstHistory('extractionFinished', 10_000, 150);
+		});
+	},
+);
 
 describe.each(DATINGS)('7c. Sustained load: Parsing Finished (%s)', (dating) => {
 	ownEmulator(dating);
@@ -435,13 +559,16 @@ describe.each(DATINGS)('7c. Sustained load: Parsing Finished (%s)', (dating) => 
 	});
 });
 
-describe.each(DATINGS_AND_ORDERS)('7c. Sustained load: Extraction Finished (%s, list %s)', (dating, order) => {
-	ownEmulator(dating);
-	beforeEach(() => emulator().setListOrder(order));
-	it('4 rounds of 500 new finished extractions: each round fires whole in the poll right after it', async () => {
-		await sustained('extractionFinished');
-	});
-});
+describe.each(DATINGS_AND_ORDERS)(
+	'7c. Sustained load: Extraction Finished (%s, list %s)',
+	(dating, order) => {
+		ownEmulator(dating);
+		beforeEach(() => emulator().setListOrder(order));
+		it('4 rounds of 500 new finished extractions: each round fires whole in the poll right after it', async () => {
+			await sustained('extractionFinished');
+		});
+	},
+);
 
 // ---------------------------------------------------------------------------------------------------
 // 8. More items of one created_at than a poll can read
@@ -459,11 +586,17 @@ describe('8. More documents share one created_at than a poll reads (bulk created
 			expect({ poll: n, fired: polled.ids.length, error: polled.error?.message }).toEqual({
 				poll: n,
 				fired: 0,
-				error: expect.stringMatching(/^More documents share one created_at \(\d{4}-\d\d-\d\dT[\d:.]+Z\) than a poll can read \(\d+ read\)$/),
+				error: expect.stringMatching(
+					/^More documents share one created_at \(\d{4}-\d\d-\d\dT[\d:.]+Z\) than a poll can read \(\d+ read\)$/,
+				),
 			});
 		}
 		emulator().setMaxPageSize(PAGE);
-		expectEachOnce('the poll with pages of 100', (await okPoll(harness, 'the poll with pages of 100')).ids, crowd);
+		expectEachOnce(
+			'the poll with pages of 100',
+			(await okPoll(harness, 'the poll with pages of 100')).ids,
+			crowd,
+		);
 	});
 });
 
@@ -480,10 +613,21 @@ describe.each(ORDERS)('9. Extractions first seen unfinished (list %s)', (order) 
 		await activate(harness);
 		const held = seedJobs('extraction', 2, { hold: true });
 		const done = seedJobs('extraction', 1);
-		expectEachOnce('the poll that finds them', (await okPoll(harness, 'the poll that finds them')).ids, done);
+		expectEachOnce(
+			'the poll that finds them',
+			(await okPoll(harness, 'the poll that finds them')).ids,
+			done,
+		);
 		const pending = String(harness.staticData().pending);
-		expect({ followed: pending.split(',').filter(Boolean).length, missed: pending.includes('~') }).toEqual({ followed: 2, missed: false });
+		expect({
+			followed: pending.split(',').filter(Boolean).length,
+			missed: pending.includes('~'),
+		}).toEqual({ followed: 2, missed: false });
 		emulator().releaseJobs(held);
-		expectEachOnce('the poll after they finished', (await okPoll(harness, 'the poll after they finished')).ids, held);
+		expectEachOnce(
+			'the poll after they finished',
+			(await okPoll(harness, 'the poll after they finished')).ids,
+			held,
+		);
 	});
 });

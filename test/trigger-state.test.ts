@@ -4,12 +4,22 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { MarkSet, hashId, markOf, packMarks, unpackMarks } from '../nodes/ExtractionServiceTrigger/poll/marks';
+import {
+	MarkSet,
+	hashId,
+	markOf,
+	packMarks,
+	unpackMarks,
+} from '../nodes/ExtractionServiceTrigger/poll/marks';
 import { Sketch, keyOf } from '../nodes/ExtractionServiceTrigger/poll/sketch';
 
 describe('marks', () => {
 	it('pack and unpack keep every mark (hash, key, misses), sorted by key; damaged text reads as undefined', () => {
-		const marks = [markOf('b', 1_732_000_000_500), markOf('a', 1_732_000_000_000, 2), markOf('c', 1_732_000_000_500)];
+		const marks = [
+			markOf('b', 1_732_000_000_500),
+			markOf('a', 1_732_000_000_000, 2),
+			markOf('c', 1_732_000_000_500),
+		];
 		const back = unpackMarks(packMarks(marks));
 		expect(back).toEqual([...marks].sort((x, y) => x.key - y.key));
 		expect(unpackMarks('')).toEqual([]);
@@ -38,7 +48,8 @@ describe('sketch of the margin', () => {
 	// Fixed ids, so that the rare summary that cannot be read (1 in about 1,000 for 5 differences)
 	// cannot make the test flaky; each call gives new ones.
 	let made = 0;
-	const ids = (n: number) => Array.from({ length: n }, () => `00000000-0000-4000-8000-${String(++made).padStart(12, '0')}`);
+	const ids = (n: number) =>
+		Array.from({ length: n }, () => `00000000-0000-4000-8000-${String(++made).padStart(12, '0')}`);
 
 	it('names the ids one set has and the other has not, both ways, after packing', () => {
 		const common = ids(500);

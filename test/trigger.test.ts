@@ -14,7 +14,14 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { ListOrder } from '../emulator';
 import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
-import { INVOICE_SCHEMA, SAMPLE_PDF, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
+import {
+	INVOICE_SCHEMA,
+	SAMPLE_PDF,
+	credentialsFor,
+	fileItem,
+	runNode,
+	useEmulator,
+} from './helpers/setup';
 
 const emulator = useEmulator({ processingMs: 100 });
 
@@ -26,9 +33,15 @@ const nextName = (prefix: string) => `${prefix}-${++fileCounter}.pdf`;
 type Family = 'v0' | 'unversioned';
 
 /** One call to the emulator's API with the family's secret; throws on a non-2xx answer. */
-async function call(family: Family, method: string, path: string, body?: FormData): Promise<IDataObject> {
+async function call(
+	family: Family,
+	method: string,
+	path: string,
+	body?: FormData,
+): Promise<IDataObject> {
 	const e = emulator();
-	const headers: Record<string, string> = family === 'v0' ? { 'x-api-key': e.apiKey } : { authorization: e.token };
+	const headers: Record<string, string> =
+		family === 'v0' ? { 'x-api-key': e.apiKey } : { authorization: e.token };
 	const res = await fetch(`${e.url}${path}`, { method, headers, body });
 	const text = await res.text();
 	if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
@@ -70,16 +83,26 @@ const controls = (options: JobOptions): IDataObject => ({
 
 /** An extraction (`POST /extract/`, `§unversioned-4.2`) with the Invoice schema. */
 async function extraction(options: JobOptions = {}): Promise<IDataObject> {
-	const form = pdfForm('document', nextName('invoice'), { server: 'EU-1', schema: INVOICE_SCHEMA, metadata: JSON.stringify(controls(options)) });
+	const form = pdfForm('document', nextName('invoice'), {
+		server: 'EU-1',
+		schema: INVOICE_SCHEMA,
+		metadata: JSON.stringify(controls(options)),
+	});
 	const created = await call('unversioned', 'POST', '/extract/', form);
-	return options.settle === false ? created : await settle('unversioned', `/extract/${String(created.id)}/`);
+	return options.settle === false
+		? created
+		: await settle('unversioned', `/extract/${String(created.id)}/`);
 }
 
 /** A parsing of an uploaded file (`POST /v0/parsing`, `§v0-4.5`). */
 async function parsing(options: JobOptions = {}): Promise<IDataObject> {
-	const form = pdfForm('document', nextName('scan'), { metadata: JSON.stringify(controls(options)) });
+	const form = pdfForm('document', nextName('scan'), {
+		metadata: JSON.stringify(controls(options)),
+	});
 	const created = await call('v0', 'POST', '/v0/parsing', form);
-	return options.settle === false ? created : await settle('v0', `/v0/parsing/${String(created.id)}`);
+	return options.settle === false
+		? created
+		: await settle('v0', `/v0/parsing/${String(created.id)}`);
 }
 
 /** An uploaded document (`POST /v0/documents`, `§v0-4.1`), named `<prefix>-<n>.pdf`. */
@@ -88,7 +111,11 @@ async function documentUpload(prefix = 'upload'): Promise<IDataObject> {
 }
 
 /** A trigger for `event` with the emulator's credentials (mutable: a test may swap a secret). */
-function trigger(event: string, parameters: IDataObject = {}, credentials = credentialsFor(emulator())): TriggerHarness {
+function trigger(
+	event: string,
+	parameters: IDataObject = {},
+	credentials = credentialsFor(emulator()),
+): TriggerHarness {
 	return createTriggerHarness({ parameters: { event, ...parameters }, credentials });
 }
 
@@ -106,7 +133,12 @@ const ids = (items: INodeExecutionData[]) => items.map((item) => String(item.jso
  * `extraPolls` more times; at most `maxPolls` polls. Returns every id fired, repetitions included,
  * so a test can check each fired exactly once.
  */
-async function pollUntilFired(harness: TriggerHarness, expected: string[], maxPolls = 30, extraPolls = 2): Promise<string[]> {
+async function pollUntilFired(
+	harness: TriggerHarness,
+	expected: string[],
+	maxPolls = 30,
+	extraPolls = 2,
+): Promise<string[]> {
 	const fired: string[] = [];
 	for (let n = 0; n < maxPolls && !expected.every((id) => fired.includes(id)); n++) {
 		fired.push(...ids(await ok(harness.poll())));
@@ -118,208 +150,288 @@ async function pollUntilFired(harness: TriggerHarness, expected: string[], maxPo
 
 const sorted = (values: string[]) => [...values].sort();
 
-describe.each<ListOrder>(['newest-first', 'oldest-first'])('Extraction Finished / Failed, list %s', (order) => {
-	beforeAll(() => emulator().setListOrder(order));
-	afterAll(() => emulator().setListOrder('newest-first'));
-	afterEach(() => emulator().setMaxPageSize(100));
+describe.each<ListOrder>(['newest-first', 'oldest-first'])(
+	'Extraction Finished / Failed, list %s',
+	(order) => {
+		beforeAll(() => emulator().setListOrder(order));
+		afterAll(() => emulator().setListOrder('newest-first'));
+		afterEach(() => emulator().setMaxPageSize(100));
 
-	it('emits nothing old after activation; each new finished extraction fires exactly once across many polls', async () => {
-		const old = [await extraction(), await extraction()];
-		const harness = trigger('extractionFinished');
-		const activation = await harness.activate();
-		expect(activation.error).toBeUndefined();
-		expect(activation.emitted).toBe(false);
-		expect(await ok(harness.poll())).toEqual([]);
+		it('emits nothing old after activation; each new finished extraction fires exactly once across many polls', async () => {
+			const old = [await extraction(), await extraction()];
+			const harness = trigger('extractionFinished');
+			const activation = await harness.activate();
+			expect(activation.error).toBeUndefined();
+			expect(activation.emitted).toBe(false);
+			expect(await ok(harness.poll())).toEqual([]);
 
-		// Three invoices through the action node (Extraction → Create, waiting for them).
-		const input = await Promise.all([1, 2, 3].map(async () => await fileItem({ data: { bytes: SAMPLE_PDF, fileName: nextName('node') } })));
-		const created = await runNode(emulator(), { resource: 'extraction', operation: 'create', binaryPropertyName: 'data', server: 'EU-1', schema: byId(INVOICE_SCHEMA) }, input);
-		expect(created.error).toBeUndefined();
-		const createdIds = ids(created.items);
-		expect(createdIds).toHaveLength(3);
+			// Three invoices through the action node (Extraction → Create, waiting for them).
+			const input = await Promise.all(
+				[1, 2, 3].map(
+					async () => await fileItem({ data: { bytes: SAMPLE_PDF, fileName: nextName('node') } }),
+				),
+			);
+			const created = await runNode(
+				emulator(),
+				{
+					resource: 'extraction',
+					operation: 'create',
+					binaryPropertyName: 'data',
+					server: 'EU-1',
+					schema: byId(INVOICE_SCHEMA),
+				},
+				input,
+			);
+			expect(created.error).toBeUndefined();
+			const createdIds = ids(created.items);
+			expect(createdIds).toHaveLength(3);
 
-		const first = await ok(harness.poll());
-		expect(sorted(ids(first))).toEqual(sorted(createdIds));
-		// Output like Extraction → Get with Simplify: the extracted fields at the top level.
-		expect(first[0].json).toMatchObject({ status: 'FINISHED', invoice_number: 'INV-2026-0042', currency: 'EUR' });
-		expect(first[0].json.document_name).toMatch(/^node-\d+\.pdf$/);
+			const first = await ok(harness.poll());
+			expect(sorted(ids(first))).toEqual(sorted(createdIds));
+			// Output like Extraction → Get with Simplify: the extracted fields at the top level.
+			expect(first[0].json).toMatchObject({
+				status: 'FINISHED',
+				invoice_number: 'INV-2026-0042',
+				currency: 'EUR',
+			});
+			expect(first[0].json.document_name).toMatch(/^node-\d+\.pdf$/);
 
-		const later = [...ids(await ok(harness.poll())), ...ids(await ok(harness.poll())), ...ids(await ok(harness.poll()))];
-		expect(later).toEqual([]);
-		const one = await extraction();
-		expect(ids(await ok(harness.poll()))).toEqual([one.id]);
-		expect(ids(await ok(harness.poll()))).toEqual([]);
-		expect(old).toHaveLength(2);
-	});
+			const later = [
+				...ids(await ok(harness.poll())),
+				...ids(await ok(harness.poll())),
+				...ids(await ok(harness.poll())),
+			];
+			expect(later).toEqual([]);
+			const one = await extraction();
+			expect(ids(await ok(harness.poll()))).toEqual([one.id]);
+			expect(ids(await ok(harness.poll()))).toEqual([]);
+			expect(old).toHaveLength(2);
+		});
 
-	it('fires each extraction once while pages shift under the poller (page size 2, jobs created between and during polls, finishing out of order)', async () => {
-		emulator().setMaxPageSize(2);
-		await extraction();
-		const harness = trigger('extractionFinished');
-		expect((await harness.activate()).emitted).toBe(false);
+		it('fires each extraction once while pages shift under the poller (page size 2, jobs created between and during polls, finishing out of order)', async () => {
+			emulator().setMaxPageSize(2);
+			await extraction();
+			const harness = trigger('extractionFinished');
+			expect((await harness.activate()).emitted).toBe(false);
 
-		const expected: string[] = [];
-		const fired: string[] = [];
-		// A slow job first, then faster ones: the slow one is pushed deeper while it runs.
-		const slow = await extraction({ processingMs: 1500, settle: false });
-		expected.push(String(slow.id));
-		for (let burst = 0; burst < 3; burst++) {
-			const jobs = await Promise.all([1, 2, 3].map(async () => await extraction()));
-			expected.push(...jobs.map((job) => String(job.id)));
-			fired.push(...ids(await ok(harness.poll())));
-		}
-		// Two extractions created while a poll is between two list pages: new finished ones first, so
-		// the poll reads a second page (newest first: page 2; oldest first: the last page), which the
-		// emulator answers 400 ms late, after the two were created.
-		const burst = await Promise.all([1, 2, 3].map(async () => await extraction()));
-		expected.push(...burst.map((job) => String(job.id)));
-		emulator().clearLog();
-		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{ delayMs: 0 }, { delayMs: 400 }]);
-		let settled = false;
-		const during = harness.poll().finally(() => (settled = true));
-		const listReads = () => emulator().requests.filter((r) => r.method === 'GET' && r.path === '/extract/').length;
-		while (listReads() < 2 && !settled) await sleep(10);
-		expect(listReads()).toBe(2); // the second page is being answered
-		const meanwhile = await Promise.all([1, 2].map(async () => await extraction({ settle: false })));
-		expected.push(...meanwhile.map((job) => String(job.id)));
-		fired.push(...ids(await ok(during)));
-		emulator().clearFaults();
+			const expected: string[] = [];
+			const fired: string[] = [];
+			// A slow job first, then faster ones: the slow one is pushed deeper while it runs.
+			const slow = await extraction({ processingMs: 1500, settle: false });
+			expected.push(String(slow.id));
+			for (let burst = 0; burst < 3; burst++) {
+				const jobs = await Promise.all([1, 2, 3].map(async () => await extraction()));
+				expected.push(...jobs.map((job) => String(job.id)));
+				fired.push(...ids(await ok(harness.poll())));
+			}
+			// Two extractions created while a poll is between two list pages: new finished ones first, so
+			// the poll reads a second page (newest first: page 2; oldest first: the last page), which the
+			// emulator answers 400 ms late, after the two were created.
+			const burst = await Promise.all([1, 2, 3].map(async () => await extraction()));
+			expected.push(...burst.map((job) => String(job.id)));
+			emulator().clearLog();
+			emulator().injectFaults({ method: 'GET', path: '/extract/' }, [
+				{ delayMs: 0 },
+				{ delayMs: 400 },
+			]);
+			let settled = false;
+			const during = harness.poll().finally(() => (settled = true));
+			const listReads = () =>
+				emulator().requests.filter((r) => r.method === 'GET' && r.path === '/extract/').length;
+			while (listReads() < 2 && !settled) await sleep(10);
+			expect(listReads()).toBe(2); // the second page is being answered
+			const meanwhile = await Promise.all(
+				[1, 2].map(async () => await extraction({ settle: false })),
+			);
+			expected.push(...meanwhile.map((job) => String(job.id)));
+			fired.push(...ids(await ok(during)));
+			emulator().clearFaults();
 
-		for (const job of [slow, ...meanwhile]) await settle('unversioned', `/extract/${String(job.id)}/`);
-		fired.push(...(await pollUntilFired(harness, expected.filter((id) => !fired.includes(id)))));
-		expect(sorted(fired)).toEqual(sorted(expected));
-	});
+			for (const job of [slow, ...meanwhile])
+				await settle('unversioned', `/extract/${String(job.id)}/`);
+			fired.push(
+				...(await pollUntilFired(
+					harness,
+					expected.filter((id) => !fired.includes(id)),
+				)),
+			);
+			expect(sorted(fired)).toEqual(sorted(expected));
+		});
 
-	it('drains a backlog larger than one poll may read (page size 1: 20 pages a poll) over several polls, each extraction once', async () => {
-		const batch = { metaKey: 'batch', metaValue: `backlog-${order}` };
-		const harness = trigger('extractionFinished', { filters: batch });
-		await ok(harness.activate());
-		const backlog: string[] = [];
-		for (let n = 0; n < 45; n++) backlog.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
-		emulator().setMaxPageSize(1);
+		it('drains a backlog larger than one poll may read (page size 1: 20 pages a poll) over several polls, each extraction once', async () => {
+			const batch = { metaKey: 'batch', metaValue: `backlog-${order}` };
+			const harness = trigger('extractionFinished', { filters: batch });
+			await ok(harness.activate());
+			const backlog: string[] = [];
+			for (let n = 0; n < 45; n++)
+				backlog.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
+			emulator().setMaxPageSize(1);
 
-		const first = ids(await ok(harness.poll()));
-		expect(first.length).toBeGreaterThan(0);
-		expect(first.length).toBeLessThan(backlog.length);
-		const fired = [...first, ...(await pollUntilFired(harness, backlog.filter((id) => !first.includes(id))))];
-		expect(sorted(fired)).toEqual(sorted(backlog));
-	});
+			const first = ids(await ok(harness.poll()));
+			expect(first.length).toBeGreaterThan(0);
+			expect(first.length).toBeLessThan(backlog.length);
+			const fired = [
+				...first,
+				...(await pollUntilFired(
+					harness,
+					backlog.filter((id) => !first.includes(id)),
+				)),
+			];
+			expect(sorted(fired)).toEqual(sorted(backlog));
+		});
 
-	it('a burst seen unfinished (more than a poll reads by id) fires whole on the first poll after it finished, read from its list pages', async () => {
-		const batch = { metaKey: 'batch', metaValue: `burst-${order}` };
-		const harness = trigger('extractionFinished', { filters: batch });
-		await ok(harness.activate());
-		emulator().setMaxPageSize(10);
-		const burst = await Promise.all(Array.from({ length: 60 }, async () => await extraction({ processingMs: 4000, settle: false, metadata: { batch: batch.metaValue } })));
-		const burstIds = burst.map((job) => String(job.id));
-		// The poll sees all 60 unfinished and follows them.
-		expect(ids(await ok(harness.poll()))).toEqual([]);
-		for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
+		it('a burst seen unfinished (more than a poll reads by id) fires whole on the first poll after it finished, read from its list pages', async () => {
+			const batch = { metaKey: 'batch', metaValue: `burst-${order}` };
+			const harness = trigger('extractionFinished', { filters: batch });
+			await ok(harness.activate());
+			emulator().setMaxPageSize(10);
+			const burst = await Promise.all(
+				Array.from(
+					{ length: 60 },
+					async () =>
+						await extraction({
+							processingMs: 4000,
+							settle: false,
+							metadata: { batch: batch.metaValue },
+						}),
+				),
+			);
+			const burstIds = burst.map((job) => String(job.id));
+			// The poll sees all 60 unfinished and follows them.
+			expect(ids(await ok(harness.poll()))).toEqual([]);
+			for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
 
-		emulator().clearLog();
-		const fired = ids(await ok(harness.poll()));
-		expect(sorted(fired)).toEqual(sorted(burstIds));
-		// Found on the 6 list pages, then each read once by id for its data: no read by id to find them.
-		const readsById = emulator().requests.filter((r) => r.method === 'GET' && /^\/extract\/[^/]+\/$/.test(r.path)).length;
-		expect(readsById).toBe(burstIds.length);
-		expect(await ok(harness.poll())).toEqual([]);
-	});
+			emulator().clearLog();
+			const fired = ids(await ok(harness.poll()));
+			expect(sorted(fired)).toEqual(sorted(burstIds));
+			// Found on the 6 list pages, then each read once by id for its data: no read by id to find them.
+			const readsById = emulator().requests.filter(
+				(r) => r.method === 'GET' && /^\/extract\/[^/]+\/$/.test(r.path),
+			).length;
+			expect(readsById).toBe(burstIds.length);
+			expect(await ok(harness.poll())).toEqual([]);
+		});
 
-	it('a burst seen unfinished still fires each extraction once when older ones were deleted meanwhile (positions moved)', async () => {
-		const batch = { metaKey: 'batch', metaValue: `burst-deleted-${order}` };
-		const harness = trigger('extractionFinished', { filters: batch });
-		await ok(harness.activate());
-		emulator().setMaxPageSize(10);
-		const older: string[] = [];
-		for (let n = 0; n < 12; n++) older.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
-		const burst = await Promise.all(Array.from({ length: 50 }, async () => await extraction({ processingMs: 4000, settle: false, metadata: { batch: batch.metaValue } })));
-		const burstIds = burst.map((job) => String(job.id));
-		const first = ids(await ok(harness.poll()));
-		expect(sorted(first)).toEqual(sorted(older));
-		for (const id of older) await call('unversioned', 'DELETE', `/extract/${id}/`);
-		for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
-		expect(sorted(await pollUntilFired(harness, burstIds, 5))).toEqual(sorted(burstIds));
-	});
+		it('a burst seen unfinished still fires each extraction once when older ones were deleted meanwhile (positions moved)', async () => {
+			const batch = { metaKey: 'batch', metaValue: `burst-deleted-${order}` };
+			const harness = trigger('extractionFinished', { filters: batch });
+			await ok(harness.activate());
+			emulator().setMaxPageSize(10);
+			const older: string[] = [];
+			for (let n = 0; n < 12; n++)
+				older.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
+			const burst = await Promise.all(
+				Array.from(
+					{ length: 50 },
+					async () =>
+						await extraction({
+							processingMs: 4000,
+							settle: false,
+							metadata: { batch: batch.metaValue },
+						}),
+				),
+			);
+			const burstIds = burst.map((job) => String(job.id));
+			const first = ids(await ok(harness.poll()));
+			expect(sorted(first)).toEqual(sorted(older));
+			for (const id of older) await call('unversioned', 'DELETE', `/extract/${id}/`);
+			for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
+			expect(sorted(await pollUntilFired(harness, burstIds, 5))).toEqual(sorted(burstIds));
+		});
 
-	it('fires new extractions once when as many old ones were deleted meanwhile (the count did not change)', async () => {
-		const batch = { metaKey: 'batch', metaValue: `deletions-${order}` };
-		const harness = trigger('extractionFinished', { filters: batch });
-		await ok(harness.activate());
-		const old: string[] = [];
-		for (let n = 0; n < 5; n++) old.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
-		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(old));
-		emulator().setMaxPageSize(2);
+		it('fires new extractions once when as many old ones were deleted meanwhile (the count did not change)', async () => {
+			const batch = { metaKey: 'batch', metaValue: `deletions-${order}` };
+			const harness = trigger('extractionFinished', { filters: batch });
+			await ok(harness.activate());
+			const old: string[] = [];
+			for (let n = 0; n < 5; n++)
+				old.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
+			expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(old));
+			emulator().setMaxPageSize(2);
 
-		for (const id of old.slice(0, 3)) await call('unversioned', 'DELETE', `/extract/${id}/`);
-		const fresh: string[] = [];
-		for (let n = 0; n < 3; n++) fresh.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
-		expect(sorted(await pollUntilFired(harness, fresh, 3))).toEqual(sorted(fresh));
-	});
+			for (const id of old.slice(0, 3)) await call('unversioned', 'DELETE', `/extract/${id}/`);
+			const fresh: string[] = [];
+			for (let n = 0; n < 3; n++)
+				fresh.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
+			expect(sorted(await pollUntilFired(harness, fresh, 3))).toEqual(sorted(fresh));
+		});
 
-	it('a workflow that deletes each extraction it handled: the next poll finds where it stopped by date, fires each new one once, replays nothing', async () => {
-		const batch = { metaKey: 'batch', metaValue: `delete-after-${order}` };
-		const harness = trigger('extractionFinished', { filters: batch });
-		await ok(harness.activate());
-		const make = async () => String((await extraction({ metadata: { batch: batch.metaValue } })).id);
-		// Twelve handled; the newest eight (every one the trigger names as where it stopped) deleted,
-		// the four older stay: the next poll must find the boundary between them and the new ones.
-		const handled: string[] = [];
-		for (let n = 0; n < 12; n++) handled.push(await make());
-		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(handled));
-		for (const id of handled.slice(4)) await call('unversioned', 'DELETE', `/extract/${id}/`);
-		const fired: string[] = [];
-		const created: string[] = [];
-		for (let round = 0; round < 3; round++) {
-			const fresh = [await make(), await make()];
-			created.push(...fresh);
-			const run = await harness.poll();
-			expect(run.error).toBeUndefined();
-			const got = ids(run.items);
-			fired.push(...got);
-			// The workflow deletes what it handled.
-			for (const id of got) await call('unversioned', 'DELETE', `/extract/${id}/`);
-		}
-		// Nothing new, and every extraction the edge named deleted: nothing fires again.
-		const quiet = await harness.poll();
-		expect(quiet.error).toBeUndefined();
-		expect(quiet.items).toEqual([]);
-		expect(sorted(fired)).toEqual(sorted(created));
-	});
+		it('a workflow that deletes each extraction it handled: the next poll finds where it stopped by date, fires each new one once, replays nothing', async () => {
+			const batch = { metaKey: 'batch', metaValue: `delete-after-${order}` };
+			const harness = trigger('extractionFinished', { filters: batch });
+			await ok(harness.activate());
+			const make = async () =>
+				String((await extraction({ metadata: { batch: batch.metaValue } })).id);
+			// Twelve handled; the newest eight (every one the trigger names as where it stopped) deleted,
+			// the four older stay: the next poll must find the boundary between them and the new ones.
+			const handled: string[] = [];
+			for (let n = 0; n < 12; n++) handled.push(await make());
+			expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(handled));
+			for (const id of handled.slice(4)) await call('unversioned', 'DELETE', `/extract/${id}/`);
+			const fired: string[] = [];
+			const created: string[] = [];
+			for (let round = 0; round < 3; round++) {
+				const fresh = [await make(), await make()];
+				created.push(...fresh);
+				const run = await harness.poll();
+				expect(run.error).toBeUndefined();
+				const got = ids(run.items);
+				fired.push(...got);
+				// The workflow deletes what it handled.
+				for (const id of got) await call('unversioned', 'DELETE', `/extract/${id}/`);
+			}
+			// Nothing new, and every extraction the edge named deleted: nothing fires again.
+			const quiet = await harness.poll();
+			expect(quiet.error).toBeUndefined();
+			expect(quiet.items).toEqual([]);
+			expect(sorted(fired)).toEqual(sorted(created));
+		});
 
-	it('fires failed extractions on Extraction Failed only, with the service\'s reason', async () => {
-		const failed = trigger('extractionFailed');
-		const finished = trigger('extractionFinished');
-		await ok(failed.activate());
-		await ok(finished.activate());
-		const bad = await extraction({ outcome: 'ERROR', metadata: { emulator_error: 'unreadable scan' } });
-		const good = await extraction();
+		it("fires failed extractions on Extraction Failed only, with the service's reason", async () => {
+			const failed = trigger('extractionFailed');
+			const finished = trigger('extractionFinished');
+			await ok(failed.activate());
+			await ok(finished.activate());
+			const bad = await extraction({
+				outcome: 'ERROR',
+				metadata: { emulator_error: 'unreadable scan' },
+			});
+			const good = await extraction();
 
-		const failures = await ok(failed.poll());
-		expect(ids(failures)).toEqual([bad.id]);
-		expect(failures[0].json).toMatchObject({ status: 'ERROR', error: 'Emulated processing failure: unreadable scan' });
-		expect(ids(await ok(finished.poll()))).toEqual([good.id]);
-		expect(await ok(failed.poll())).toEqual([]);
-		expect(await ok(finished.poll())).toEqual([]);
-	});
+			const failures = await ok(failed.poll());
+			expect(ids(failures)).toEqual([bad.id]);
+			expect(failures[0].json).toMatchObject({
+				status: 'ERROR',
+				error: 'Emulated processing failure: unreadable scan',
+			});
+			expect(ids(await ok(finished.poll()))).toEqual([good.id]);
+			expect(await ok(failed.poll())).toEqual([]);
+			expect(await ok(finished.poll())).toEqual([]);
+		});
 
-	it('manual mode returns the most recent matching extraction and does not move the cursor', async () => {
-		const harness = trigger('extractionFinished', { filters: { metaKey: 'mailbox', metaValue: `inbox-${order}` } });
-		await ok(harness.activate());
-		const before = harness.staticData();
-		const earlier = await extraction({ metadata: { mailbox: `inbox-${order}` } });
-		const latest = await extraction({ metadata: { mailbox: `inbox-${order}` } });
-		await extraction({ metadata: { mailbox: 'other' } });
+		it('manual mode returns the most recent matching extraction and does not move the cursor', async () => {
+			const harness = trigger('extractionFinished', {
+				filters: { metaKey: 'mailbox', metaValue: `inbox-${order}` },
+			});
+			await ok(harness.activate());
+			const before = harness.staticData();
+			const earlier = await extraction({ metadata: { mailbox: `inbox-${order}` } });
+			const latest = await extraction({ metadata: { mailbox: `inbox-${order}` } });
+			await extraction({ metadata: { mailbox: 'other' } });
 
-		const sample = await harness.fetchTestEvent();
-		expect(sample.error).toBeUndefined();
-		expect(ids(sample.items)).toEqual([latest.id]);
-		expect(sample.items[0].json.invoice_number).toBe('INV-2026-0042');
-		expect(harness.staticData()).toEqual(before);
+			const sample = await harness.fetchTestEvent();
+			expect(sample.error).toBeUndefined();
+			expect(ids(sample.items)).toEqual([latest.id]);
+			expect(sample.items[0].json.invoice_number).toBe('INV-2026-0042');
+			expect(harness.staticData()).toEqual(before);
 
-		// The cursor did not move: the next poll still fires both, and only the filtered ones.
-		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted([String(earlier.id), String(latest.id)]));
-	});
-});
+			// The cursor did not move: the next poll still fires both, and only the filtered ones.
+			expect(sorted(ids(await ok(harness.poll())))).toEqual(
+				sorted([String(earlier.id), String(latest.id)]),
+			);
+		});
+	},
+);
 
 describe('Extraction trigger: failing polls keep the cursor', () => {
 	afterEach(() => emulator().clearFaults());
@@ -338,7 +450,9 @@ describe('Extraction trigger: failing polls keep the cursor', () => {
 		expect(harness.staticData()).toEqual(before);
 
 		credentials.extractionServiceTokenApi.token = emulator().token;
-		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{ status: 401, echoHeaders: true }]);
+		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [
+			{ status: 401, echoHeaders: true },
+		]);
 		const echoed = await harness.poll();
 		expect(echoed.error?.message).toBe('The token is missing or invalid');
 		expect(inspect(echoed.error, { depth: 10 })).toContain('[redacted]');
@@ -355,73 +469,93 @@ describe('Extraction trigger: failing polls keep the cursor', () => {
 		const jobs = [await extraction(), await extraction()];
 		const before = harness.staticData();
 
-		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{ status: 503, retryAfter: '0', forever: true }]);
+		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [
+			{ status: 503, retryAfter: '0', forever: true },
+		]);
 		const listFails = await harness.poll();
 		expect(listFails.error?.message).toMatch(/503/);
 		expect(harness.staticData()).toEqual(before);
-		const listAttempts = emulator().requests.filter((r) => r.path === '/extract/' && r.status === 503).length;
+		const listAttempts = emulator().requests.filter(
+			(r) => r.path === '/extract/' && r.status === 503,
+		).length;
 		expect(listAttempts).toBe(4); // the first try and the client's 3 retries
 
 		emulator().clearFaults();
-		emulator().injectFaults({ method: 'GET', path: /^\/extract\/[0-9a-f-]+\/$/ }, [{ status: 502, retryAfter: '0', forever: true }]);
+		emulator().injectFaults({ method: 'GET', path: /^\/extract\/[0-9a-f-]+\/$/ }, [
+			{ status: 502, retryAfter: '0', forever: true },
+		]);
 		const readFails = await harness.poll();
 		expect(readFails.error?.message).toMatch(/502/);
 		expect(harness.staticData()).toEqual(before);
 
 		emulator().clearFaults();
-		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(jobs.map((job) => String(job.id))));
+		expect(sorted(ids(await ok(harness.poll())))).toEqual(
+			sorted(jobs.map((job) => String(job.id))),
+		);
 		expect(await ok(harness.poll())).toEqual([]);
 	});
 });
 
-describe.each<ListOrder>(['newest-first', 'oldest-first'])('Document Uploaded, list %s', (order) => {
-	beforeAll(() => emulator().setListOrder(order));
-	afterAll(() => emulator().setListOrder('newest-first'));
-	afterEach(() => emulator().setMaxPageSize(100));
+describe.each<ListOrder>(['newest-first', 'oldest-first'])(
+	'Document Uploaded, list %s',
+	(order) => {
+		beforeAll(() => emulator().setListOrder(order));
+		afterAll(() => emulator().setListOrder('newest-first'));
+		afterEach(() => emulator().setMaxPageSize(100));
 
-	it('emits nothing old after activation; each upload fires exactly once', async () => {
-		await documentUpload();
-		const harness = trigger('documentUploaded');
-		expect((await harness.activate()).emitted).toBe(false);
-		expect(await ok(harness.poll())).toEqual([]);
+		it('emits nothing old after activation; each upload fires exactly once', async () => {
+			await documentUpload();
+			const harness = trigger('documentUploaded');
+			expect((await harness.activate()).emitted).toBe(false);
+			expect(await ok(harness.poll())).toEqual([]);
 
-		const uploads = [await documentUpload(), await documentUpload(), await documentUpload()];
-		const fired = await ok(harness.poll());
-		expect(sorted(ids(fired))).toEqual(sorted(uploads.map((doc) => String(doc.id))));
-		const created = fired.map((item) => String(item.json.created_at));
-		expect(created).toEqual([...created].sort()); // oldest first
-		const firstUpload = fired.find((item) => item.json.id === uploads[0].id);
-		expect(firstUpload?.json.file_url_absolute).toBe(`${emulator().url}/v0/documents/${String(uploads[0].id)}/download`);
-		expect(await ok(harness.poll())).toEqual([]);
-		const last = await documentUpload();
-		expect(ids(await ok(harness.poll()))).toEqual([last.id]);
-		expect(await ok(harness.poll())).toEqual([]);
-	});
+			const uploads = [await documentUpload(), await documentUpload(), await documentUpload()];
+			const fired = await ok(harness.poll());
+			expect(sorted(ids(fired))).toEqual(sorted(uploads.map((doc) => String(doc.id))));
+			const created = fired.map((item) => String(item.json.created_at));
+			expect(created).toEqual([...created].sort()); // oldest first
+			const firstUpload = fired.find((item) => item.json.id === uploads[0].id);
+			expect(firstUpload?.json.file_url_absolute).toBe(
+				`${emulator().url}/v0/documents/${String(uploads[0].id)}/download`,
+			);
+			expect(await ok(harness.poll())).toEqual([]);
+			const last = await documentUpload();
+			expect(ids(await ok(harness.poll()))).toEqual([last.id]);
+			expect(await ok(harness.poll())).toEqual([]);
+		});
 
-	it('fires once a document whose created_at is minutes before the activation (a service clock behind n8n\'s)', async () => {
-		const harness = trigger('documentUploaded');
-		await ok(harness.activate());
-		expect(await ok(harness.poll())).toEqual([]);
-		const skewed = await documentUpload();
-		emulator().backdate(String(skewed.id), 3 * 60_000);
-		expect(ids(await ok(harness.poll()))).toEqual([skewed.id]);
-		expect(await ok(harness.poll())).toEqual([]);
-	});
+		it("fires once a document whose created_at is minutes before the activation (a service clock behind n8n's)", async () => {
+			const harness = trigger('documentUploaded');
+			await ok(harness.activate());
+			expect(await ok(harness.poll())).toEqual([]);
+			const skewed = await documentUpload();
+			emulator().backdate(String(skewed.id), 3 * 60_000);
+			expect(ids(await ok(harness.poll()))).toEqual([skewed.id]);
+			expect(await ok(harness.poll())).toEqual([]);
+		});
 
-	it('drains a backlog larger than one poll may read over several polls, each document once', async () => {
-		const harness = trigger('documentUploaded', { filters: { search: `backlog-${order}` } });
-		await ok(harness.activate());
-		emulator().setMaxPageSize(1); // one poll reads at most 20 pages: 20 documents
-		const uploads: string[] = [];
-		for (let n = 0; n < 45; n++) uploads.push(String((await documentUpload(`backlog-${order}`)).id));
+		it('drains a backlog larger than one poll may read over several polls, each document once', async () => {
+			const harness = trigger('documentUploaded', { filters: { search: `backlog-${order}` } });
+			await ok(harness.activate());
+			emulator().setMaxPageSize(1); // one poll reads at most 20 pages: 20 documents
+			const uploads: string[] = [];
+			for (let n = 0; n < 45; n++)
+				uploads.push(String((await documentUpload(`backlog-${order}`)).id));
 
-		const first = ids(await ok(harness.poll()));
-		expect(first.length).toBeGreaterThan(0);
-		expect(first.length).toBeLessThan(uploads.length);
-		const fired = [...first, ...(await pollUntilFired(harness, uploads.filter((id) => !first.includes(id))))];
-		expect(sorted(fired)).toEqual(sorted(uploads));
-	});
-});
+			const first = ids(await ok(harness.poll()));
+			expect(first.length).toBeGreaterThan(0);
+			expect(first.length).toBeLessThan(uploads.length);
+			const fired = [
+				...first,
+				...(await pollUntilFired(
+					harness,
+					uploads.filter((id) => !first.includes(id)),
+				)),
+			];
+			expect(sorted(fired)).toEqual(sorted(uploads));
+		});
+	},
+);
 
 describe('Parsing Finished / Failed', () => {
 	it('fires finished (also partially) and failed parsings once each, on their own events, also one that finishes polls later', async () => {
@@ -439,7 +573,11 @@ describe('Parsing Finished / Failed', () => {
 		const firstFinished = await ok(finished.poll());
 		expect(sorted(ids(firstFinished))).toEqual(sorted([String(done.id), String(partial.id)]));
 		const partialItem = firstFinished.find((item) => item.json.id === partial.id);
-		expect(partialItem?.json).toMatchObject({ status: 'PARTIAL_FINISHED', pages_failed: 1, error: '1 page(s) could not be processed' });
+		expect(partialItem?.json).toMatchObject({
+			status: 'PARTIAL_FINISHED',
+			pages_failed: 1,
+			error: '1 page(s) could not be processed',
+		});
 		expect(typeof partialItem?.json.markdown_content).toBe('string'); // the full parsing, read by id
 		const failures = await ok(failed.poll());
 		expect(ids(failures)).toEqual([broken.id]);
@@ -458,7 +596,9 @@ describe('Parsing Finished / Failed', () => {
 		// window is cut in time and the cursor moves past the slow parsing's creation.
 		emulator().setMaxPageSize(1);
 		try {
-			const quick = await Promise.all(Array.from({ length: 25 }, async () => String((await parsing()).id)));
+			const quick = await Promise.all(
+				Array.from({ length: 25 }, async () => String((await parsing()).id)),
+			);
 			const fired = await pollUntilFired(harness, quick, 30, 0);
 			expect(sorted(fired)).toEqual(sorted(quick));
 			const state = harness.staticData();
@@ -477,7 +617,9 @@ describe('Parsing Finished / Failed', () => {
 		await ok(harness.activate());
 		const before = harness.staticData();
 		const none = await harness.fetchTestEvent();
-		expect(none.error?.message).toBe('No parsing for the event "Parsing Finished" was found with these filters');
+		expect(none.error?.message).toBe(
+			'No parsing for the event "Parsing Finished" was found with these filters',
+		);
 
 		const latest = await parsing();
 		const sample = await trigger('parsingFinished').fetchTestEvent();
@@ -525,7 +667,10 @@ describe('Polls that overlap', () => {
 	it('a poll started while the previous one still runs does nothing: each job fires once', async () => {
 		const harness = trigger('documentUploaded');
 		expect((await harness.activate()).error).toBeUndefined();
-		const fresh = [String((await documentUpload('overlap')).id), String((await documentUpload('overlap')).id)];
+		const fresh = [
+			String((await documentUpload('overlap')).id),
+			String((await documentUpload('overlap')).id),
+		];
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ delayMs: 1500 }]);
 		const before = harness.emits().length;
 		await Promise.all([ok(harness.poll()), sleep(300).then(async () => await ok(harness.poll()))]);
@@ -540,36 +685,61 @@ describe('Polls that overlap', () => {
 
 describe("n8n's durable cursors (each poll on its own copy of the static data, committed with its execution)", () => {
 	const durable = (event: string, parameters: IDataObject = {}) =>
-		createTriggerHarness({ parameters: { event, ...parameters }, credentials: credentialsFor(emulator()), durableCursors: true });
+		createTriggerHarness({
+			parameters: { event, ...parameters },
+			credentials: credentialsFor(emulator()),
+			durableCursors: true,
+		});
 
 	it('each job fires once for every strategy; a failing poll commits nothing and the next good poll fires each job once', async () => {
-		const extractions = durable('extractionFinished', { filters: { metaKey: 'batch', metaValue: 'durable' } });
+		const extractions = durable('extractionFinished', {
+			filters: { metaKey: 'batch', metaValue: 'durable' },
+		});
 		const documents = durable('documentUploaded', { filters: { search: 'upload-durable' } });
 		const parsings = durable('parsingFinished', { filters: { search: 'parsed-durable' } });
-		for (const harness of [extractions, documents, parsings]) expect((await harness.activate()).error).toBeUndefined();
+		for (const harness of [extractions, documents, parsings])
+			expect((await harness.activate()).error).toBeUndefined();
 		const made = {
 			extractions: [String((await extraction({ metadata: { batch: 'durable' } })).id)],
 			documents: [String((await documentUpload('upload-durable')).id)],
 			parsings: [] as string[],
 		};
-		const form = pdfForm('document', nextName('parsed-durable'), { metadata: JSON.stringify(controls({})) });
-		made.parsings.push(String((await settle('v0', `/v0/parsing/${String((await call('v0', 'POST', '/v0/parsing', form)).id)}`)).id));
+		const form = pdfForm('document', nextName('parsed-durable'), {
+			metadata: JSON.stringify(controls({})),
+		});
+		made.parsings.push(
+			String(
+				(
+					await settle(
+						'v0',
+						`/v0/parsing/${String((await call('v0', 'POST', '/v0/parsing', form)).id)}`,
+					)
+				).id,
+			),
+		);
 		expect(ids(await ok(extractions.poll()))).toEqual(made.extractions);
 		expect(ids(await ok(documents.poll()))).toEqual(made.documents);
 		expect(ids(await ok(parsings.poll()))).toEqual(made.parsings);
 
 		const more = [String((await extraction({ metadata: { batch: 'durable' } })).id)];
-		emulator().injectFaults({ method: 'GET', path: '/extract/' }, Array.from({ length: 4 }, () => ({ status: 500 }))); // one poll: 1 + 3 retries
+		emulator().injectFaults(
+			{ method: 'GET', path: '/extract/' },
+			Array.from({ length: 4 }, () => ({ status: 500 })),
+		); // one poll: 1 + 3 retries
 		expect((await extractions.poll()).error).toBeDefined();
 		emulator().clearFaults();
 		expect(ids(await ok(extractions.poll()))).toEqual(more);
-		for (const harness of [extractions, documents, parsings]) expect(await ok(harness.poll())).toEqual([]);
+		for (const harness of [extractions, documents, parsings])
+			expect(await ok(harness.poll())).toEqual([]);
 	});
 
 	it('a poll started while the previous one still runs does nothing (the copies are not shared): each job fires once', async () => {
 		const harness = durable('documentUploaded', { filters: { search: 'overlap-durable' } });
 		expect((await harness.activate()).error).toBeUndefined();
-		const fresh = [String((await documentUpload('overlap-durable')).id), String((await documentUpload('overlap-durable')).id)];
+		const fresh = [
+			String((await documentUpload('overlap-durable')).id),
+			String((await documentUpload('overlap-durable')).id),
+		];
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ delayMs: 1500 }]);
 		await Promise.all([ok(harness.poll()), sleep(300).then(async () => await ok(harness.poll()))]);
 		emulator().clearFaults();
@@ -578,33 +748,42 @@ describe("n8n's durable cursors (each poll on its own copy of the static data, c
 	});
 });
 
-describe.each([false, true])('A document dated behind the cursor (durable cursors: %s)', (durableCursors) => {
-	const harnessFor = (search: string) =>
-		createTriggerHarness({ parameters: { event: 'documentUploaded', filters: { search } }, credentials: credentialsFor(emulator()), durableCursors });
+describe.each([false, true])(
+	'A document dated behind the cursor (durable cursors: %s)',
+	(durableCursors) => {
+		const harnessFor = (search: string) =>
+			createTriggerHarness({
+				parameters: { event: 'documentUploaded', filters: { search } },
+				credentials: credentialsFor(emulator()),
+				durableCursors,
+			});
 
-	it('inside the 10-minute margin it fires once; further behind, the poll fails once naming how many and from when, then goes on', async () => {
-		const prefix = `behind-${String(durableCursors)}`;
-		// One document before activation: the cursor starts at its created_at (the service's time).
-		await documentUpload(prefix);
-		const harness = harnessFor(prefix);
-		expect((await harness.activate()).error).toBeUndefined();
-		const first = String((await documentUpload(prefix)).id);
-		expect(ids(await ok(harness.poll()))).toEqual([first]);
+		it('inside the 10-minute margin it fires once; further behind, the poll fails once naming how many and from when, then goes on', async () => {
+			const prefix = `behind-${String(durableCursors)}`;
+			// One document before activation: the cursor starts at its created_at (the service's time).
+			await documentUpload(prefix);
+			const harness = harnessFor(prefix);
+			expect((await harness.activate()).error).toBeUndefined();
+			const first = String((await documentUpload(prefix)).id);
+			expect(ids(await ok(harness.poll()))).toEqual([first]);
 
-		// Listed late by 4 minutes: inside the margin, found through the margin's summaries.
-		const late = String((await documentUpload(prefix)).id);
-		emulator().backdate(late, 4 * 60_000);
-		expect(ids(await ok(harness.poll()))).toEqual([late]);
-		expect(await ok(harness.poll())).toEqual([]);
+			// Listed late by 4 minutes: inside the margin, found through the margin's summaries.
+			const late = String((await documentUpload(prefix)).id);
+			emulator().backdate(late, 4 * 60_000);
+			expect(ids(await ok(harness.poll()))).toEqual([late]);
+			expect(await ok(harness.poll())).toEqual([]);
 
-		// Listed 15 minutes behind: reported, not output, and reported once.
-		const far = String((await documentUpload(prefix)).id);
-		emulator().backdate(far, 15 * 60_000);
-		const failed = await harness.poll();
-		expect(failed.error?.message).toMatch(/^1 document appeared dated before the trigger's cursor \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
-		expect(String(failed.error?.description)).toContain('Created Before');
-		const after = String((await documentUpload(prefix)).id);
-		expect(ids(await ok(harness.poll()))).toEqual([after]);
-		expect(await ok(harness.poll())).toEqual([]);
-	});
-});
+			// Listed 15 minutes behind: reported, not output, and reported once.
+			const far = String((await documentUpload(prefix)).id);
+			emulator().backdate(far, 15 * 60_000);
+			const failed = await harness.poll();
+			expect(failed.error?.message).toMatch(
+				/^1 document appeared dated before the trigger's cursor \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
+			);
+			expect(String(failed.error?.description)).toContain('Created Before');
+			const after = String((await documentUpload(prefix)).id);
+			expect(ids(await ok(harness.poll()))).toEqual([after]);
+			expect(await ok(harness.poll())).toEqual([]);
+		});
+	},
+);

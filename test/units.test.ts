@@ -1,12 +1,19 @@
 import { Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
-import { DEFAULT_POLL_TIMING, LAST_POLL_MARGIN_MS, pollDelay, pollUntilFinal } from '../nodes/ExtractionService/v1/helpers/polling';
+import {
+	DEFAULT_POLL_TIMING,
+	LAST_POLL_MARGIN_MS,
+	pollDelay,
+	pollUntilFinal,
+} from '../nodes/ExtractionService/v1/helpers/polling';
 import { CancelledError, cancellableSleep } from '../nodes/ExtractionService/v1/transport/sleep';
 import { connectionErrorCode, parseRetryAfter } from '../nodes/ExtractionService/v1/transport';
 import { formatFieldErrors } from '../nodes/ExtractionService/v1/transport/errors';
 
 describe('pollDelay (§v0-3 rule 3: 2 to 5 s between polls)', () => {
 	it('starts at 2 s, grows to the 5 s cap, and jitter never leaves 2–5 s', () => {
-		expect([0, 1, 2, 3, 4, 5, 10].map((n) => Math.round(pollDelay(n, DEFAULT_POLL_TIMING, () => 0)))).toEqual([2000, 2500, 3125, 3906, 4883, 5000, 5000]);
+		expect(
+			[0, 1, 2, 3, 4, 5, 10].map((n) => Math.round(pollDelay(n, DEFAULT_POLL_TIMING, () => 0))),
+		).toEqual([2000, 2500, 3125, 3906, 4883, 5000, 5000]);
 		for (let n = 0; n < 12; n++) {
 			for (const r of [0, 0.25, 0.5, 0.999]) {
 				const d = pollDelay(n, DEFAULT_POLL_TIMING, () => r);
@@ -22,21 +29,25 @@ describe('pollUntilFinal: the last poll leaves time to be answered, and none fol
 	it('polls every 200 ms until the margin before the deadline, then reports a timeout; no read starts later', async () => {
 		const started: number[] = [];
 		const deadline = Date.now() + 2_500;
-		const result = await pollUntilFinal({ status: 'IN_PROGRESS' }, {
-			fetch: async () => {
-				started.push(Date.now());
-				return { status: 'IN_PROGRESS' };
+		const result = await pollUntilFinal(
+			{ status: 'IN_PROGRESS' },
+			{
+				fetch: async () => {
+					started.push(Date.now());
+					return { status: 'IN_PROGRESS' };
+				},
+				isFinal: (job) => job.status === 'FINISHED',
+				deadline,
+				signal: new AbortController().signal,
+				timing: { firstDelayMs: 200, maxDelayMs: 200, growth: 1, jitter: 0 },
 			},
-			isFinal: (job) => job.status === 'FINISHED',
-			deadline,
-			signal: new AbortController().signal,
-			timing: { firstDelayMs: 200, maxDelayMs: 200, growth: 1, jitter: 0 },
-		});
+		);
 		const returned = Date.now();
 		expect(result.timedOut).toBe(true);
 		expect(started.length).toBeGreaterThanOrEqual(5);
 		// Every read began at least the margin before the deadline (give or take a timer tick).
-		for (const at of started) expect(deadline - at).toBeGreaterThanOrEqual(LAST_POLL_MARGIN_MS - 50);
+		for (const at of started)
+			expect(deadline - at).toBeGreaterThanOrEqual(LAST_POLL_MARGIN_MS - 50);
 		await new Promise((resolve) => setTimeout(resolve, 300));
 		expect(started.filter((at) => at > returned)).toEqual([]);
 	});
@@ -58,7 +69,9 @@ describe('parseRetryAfter (RFC 9110 §10.2.3)', () => {
 describe('connectionErrorCode', () => {
 	it('finds a code however deep n8n wrapped it', () => {
 		expect(connectionErrorCode({ cause: { code: 'ECONNREFUSED' } })).toBe('ECONNREFUSED');
-		expect(connectionErrorCode({ context: { cause: { cause: { code: 'ECONNRESET' } } } })).toBe('ECONNRESET');
+		expect(connectionErrorCode({ context: { cause: { cause: { code: 'ECONNRESET' } } } })).toBe(
+			'ECONNRESET',
+		);
 		expect(connectionErrorCode(new Error('timeout of 1000ms exceeded'))).toBe('ECONNABORTED');
 		expect(connectionErrorCode({ code: 'EINVAL' })).toBeUndefined();
 	});
@@ -66,10 +79,16 @@ describe('connectionErrorCode', () => {
 
 describe('formatFieldErrors (§v0-7 and §unversioned-7 400 bodies)', () => {
 	it('lists each field with its messages, detail first-class', () => {
-		expect(formatFieldErrors({ schema: ['Unknown schema id.'], metadata: 'Must be a JSON object.', detail: 'Bad request' })).toBe(
-			'schema: Unknown schema id.; metadata: Must be a JSON object.; Bad request',
-		);
-		expect(formatFieldErrors({ non_field_errors: ['Provide either document or parsing, not both.'] })).toBe('Provide either document or parsing, not both.');
+		expect(
+			formatFieldErrors({
+				schema: ['Unknown schema id.'],
+				metadata: 'Must be a JSON object.',
+				detail: 'Bad request',
+			}),
+		).toBe('schema: Unknown schema id.; metadata: Must be a JSON object.; Bad request');
+		expect(
+			formatFieldErrors({ non_field_errors: ['Provide either document or parsing, not both.'] }),
+		).toBe('Provide either document or parsing, not both.');
 		expect(formatFieldErrors(undefined)).toBe('');
 	});
 });
@@ -80,14 +99,16 @@ describe('Semaphore', () => {
 		let active = 0;
 		let peak = 0;
 		const done = await Promise.all(
-			Array.from({ length: 20 }, async (_, i) =>
-				await limiter.run(async () => {
-					active++;
-					peak = Math.max(peak, active);
-					await new Promise((resolve) => setImmediate(resolve));
-					active--;
-					return i;
-				}),
+			Array.from(
+				{ length: 20 },
+				async (_, i) =>
+					await limiter.run(async () => {
+						active++;
+						peak = Math.max(peak, active);
+						await new Promise((resolve) => setImmediate(resolve));
+						active--;
+						return i;
+					}),
 			),
 		);
 		expect(done).toEqual(Array.from({ length: 20 }, (_, i) => i));
@@ -96,7 +117,9 @@ describe('Semaphore', () => {
 
 	it('frees the slot when a task throws', async () => {
 		const limiter = new Semaphore(1);
-		await expect(limiter.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+		await expect(limiter.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+			'boom',
+		);
 		await expect(limiter.run(async () => 'next')).resolves.toBe('next');
 	});
 });

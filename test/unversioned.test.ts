@@ -4,10 +4,21 @@ import { BinaryDataService } from 'n8n-core';
 import type { IBinaryData } from 'n8n-workflow';
 
 import { runListSearch } from '../scripts/engine';
-import { INVOICE_SCHEMA, SAMPLE_PDF, SAMPLE_RESULT, WORKFLOW_WITH_SCHEMA, apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
+import {
+	INVOICE_SCHEMA,
+	SAMPLE_PDF,
+	SAMPLE_RESULT,
+	WORKFLOW_WITH_SCHEMA,
+	apiRequests,
+	credentialsFor,
+	fileItem,
+	runNode,
+	useEmulator,
+} from './helpers/setup';
 
 const emulator = useEmulator();
-const bytesOf = async (binary: IBinaryData) => await Container.get(BinaryDataService).getAsBuffer(binary);
+const bytesOf = async (binary: IBinaryData) =>
+	await Container.get(BinaryDataService).getAsBuffer(binary);
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 const createExtraction = (extra: Record<string, unknown> = {}) => ({
@@ -20,7 +31,11 @@ const createExtraction = (extra: Record<string, unknown> = {}) => ({
 });
 
 async function finishedExtraction(extra: Record<string, unknown> = {}) {
-	const { items, error } = await runNode(emulator(), createExtraction({ simplify: false, ...extra }), [await fileItem()]);
+	const { items, error } = await runNode(
+		emulator(),
+		createExtraction({ simplify: false, ...extra }),
+		[await fileItem()],
+	);
 	if (error) throw error;
 	return items[0].json as Record<string, any>;
 }
@@ -29,39 +44,86 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 	it('creates and waits through a 202: extracted data plus id, status and document name, token in Authorization, trailing slashes', async () => {
 		// 3 s of processing: the first poll (about 2 s after creation) gets 202 IN_PROGRESS (§unversioned-4.3), the
 		// second (about 2.5 s later) 200 FINISHED.
-		const { items, error } = await runNode(emulator(), createExtraction({ options: { metadata: '{"emulator_processing_ms": 3000}' } }), [await fileItem()]);
+		const { items, error } = await runNode(
+			emulator(),
+			createExtraction({ options: { metadata: '{"emulator_processing_ms": 3000}' } }),
+			[await fileItem()],
+		);
 		expect(error).toBeUndefined();
-		expect(items[0].json).toEqual({ id: expect.any(String), status: 'FINISHED', document_name: 'invoice.pdf', ...SAMPLE_RESULT });
+		expect(items[0].json).toEqual({
+			id: expect.any(String),
+			status: 'FINISHED',
+			document_name: 'invoice.pdf',
+			...SAMPLE_RESULT,
+		});
 		const log = apiRequests(emulator());
 		const job = `/extract/${String(items[0].json.id)}/`;
-		expect(log.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['POST /extract/ 201', `GET ${job} 202`, `GET ${job} 200`]);
-		expect(log.every((r) => r.headers.authorization === emulator().token && r.headers['x-api-key'] === undefined)).toBe(true);
+		expect(log.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			'POST /extract/ 201',
+			`GET ${job} 202`,
+			`GET ${job} 200`,
+		]);
+		expect(
+			log.every(
+				(r) => r.headers.authorization === emulator().token && r.headers['x-api-key'] === undefined,
+			),
+		).toBe(true);
 	});
 
 	it('full resource: absolute document and image URLs', async () => {
 		const extraction = await finishedExtraction();
 		expect(extraction.document_url_absolute).toBe(`${emulator().url}${extraction.document_url}`);
-		expect(extraction.content_images[0].url_absolute).toBe(`${emulator().url}${extraction.content_images[0].url}`);
+		expect(extraction.content_images[0].url_absolute).toBe(
+			`${emulator().url}${extraction.content_images[0].url}`,
+		);
 		expect(extraction.credit_used).toBeGreaterThan(0);
 	});
 
 	it('gets, lists (with filters) and deletes an extraction', async () => {
 		const extraction = await finishedExtraction({ options: { metadata: '{"batch": "b-77"}' } });
-		const got = await runNode(emulator(), { resource: 'extraction', operation: 'get', extractionId: extraction.id });
-		expect(got.items[0].json).toMatchObject({ id: extraction.id, status: 'FINISHED', invoice_number: 'INV-2026-0042' });
-		const listed = await runNode(emulator(), { resource: 'extraction', operation: 'getAll', returnAll: true, filters: { metaKey: 'batch', metaValue: 'b-77' } });
+		const got = await runNode(emulator(), {
+			resource: 'extraction',
+			operation: 'get',
+			extractionId: extraction.id,
+		});
+		expect(got.items[0].json).toMatchObject({
+			id: extraction.id,
+			status: 'FINISHED',
+			invoice_number: 'INV-2026-0042',
+		});
+		const listed = await runNode(emulator(), {
+			resource: 'extraction',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { metaKey: 'batch', metaValue: 'b-77' },
+		});
 		expect(listed.items.map((i) => i.json.id)).toEqual([extraction.id]);
-		expect(apiRequests(emulator()).find((r) => r.method === 'GET' && r.path === '/extract/')?.query).toMatchObject({ meta_key: 'batch', meta_value: 'b-77' });
-		const deleted = await runNode(emulator(), { resource: 'extraction', operation: 'delete', extractionId: extraction.id });
+		expect(
+			apiRequests(emulator()).find((r) => r.method === 'GET' && r.path === '/extract/')?.query,
+		).toMatchObject({ meta_key: 'batch', meta_value: 'b-77' });
+		const deleted = await runNode(emulator(), {
+			resource: 'extraction',
+			operation: 'delete',
+			extractionId: extraction.id,
+		});
 		expect(deleted.items[0].json).toEqual({ id: extraction.id, deleted: true });
-		const gone = await runNode(emulator(), { resource: 'extraction', operation: 'get', extractionId: extraction.id });
+		const gone = await runNode(emulator(), {
+			resource: 'extraction',
+			operation: 'get',
+			extractionId: extraction.id,
+		});
 		expect(gone.error?.message).toBe(`Extraction ${extraction.id} was not found`);
 	});
 
 	it('downloads CSV (parses), JSON (equals the resource) and images (a zip listing the images)', async () => {
 		const extraction = await finishedExtraction();
 		const download = async (format: string) => {
-			const { items, error } = await runNode(emulator(), { resource: 'extraction', operation: 'download', extractionId: extraction.id, format });
+			const { items, error } = await runNode(emulator(), {
+				resource: 'extraction',
+				operation: 'download',
+				extractionId: extraction.id,
+				format,
+			});
 			if (error) throw error;
 			return items[0].binary!.data;
 		};
@@ -75,36 +137,69 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 
 		const json = await download('json');
 		expect(json.fileName).toBe('invoice.json');
-		const resource = await runNode(emulator(), { resource: 'extraction', operation: 'get', extractionId: extraction.id, simplify: false });
-		const { document_url_absolute: _d, ...withoutAdded } = resource.items[0].json as Record<string, any>;
-		withoutAdded.content_images = withoutAdded.content_images.map(({ url_absolute: _u, ...image }: Record<string, unknown>) => image);
+		const resource = await runNode(emulator(), {
+			resource: 'extraction',
+			operation: 'get',
+			extractionId: extraction.id,
+			simplify: false,
+		});
+		const { document_url_absolute: _d, ...withoutAdded } = resource.items[0].json as Record<
+			string,
+			any
+		>;
+		withoutAdded.content_images = withoutAdded.content_images.map(
+			({ url_absolute: _u, ...image }: Record<string, unknown>) => image,
+		);
 		expect(JSON.parse((await bytesOf(json)).toString('utf8'))).toEqual(withoutAdded);
 
 		const images = await download('images');
 		expect(images.fileName).toBe('invoice-images.zip');
 		const zip = await JSZip.loadAsync(await bytesOf(images));
-		expect(Object.keys(zip.files).sort()).toEqual(extraction.content_images.map((i: { name: string }) => i.name).sort());
+		expect(Object.keys(zip.files).sort()).toEqual(
+			extraction.content_images.map((i: { name: string }) => i.name).sort(),
+		);
 	});
 
 	it('says clearly that an extraction without a schema has nothing to download', async () => {
-		const extraction = await finishedExtraction({ schema: { __rl: true, mode: 'list', value: '' } });
+		const extraction = await finishedExtraction({
+			schema: { __rl: true, mode: 'list', value: '' },
+		});
 		expect(extraction.schema).toBeNull();
-		const { error } = await runNode(emulator(), { resource: 'extraction', operation: 'download', extractionId: extraction.id, format: 'csv' });
-		expect(error?.message).toBe(`Extraction ${extraction.id} has no schema: there is nothing to download`);
+		const { error } = await runNode(emulator(), {
+			resource: 'extraction',
+			operation: 'download',
+			extractionId: extraction.id,
+			format: 'csv',
+		});
+		expect(error?.message).toBe(
+			`Extraction ${extraction.id} has no schema: there is nothing to download`,
+		);
 	});
 
 	it('rejects a .docx before any request', async () => {
-		const docx = await fileItem({ data: { bytes: Buffer.from('PK\u0003\u0004 fake docx'), fileName: 'offer.docx', mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' } });
+		const docx = await fileItem({
+			data: {
+				bytes: Buffer.from('PK\u0003\u0004 fake docx'),
+				fileName: 'offer.docx',
+				mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+			},
+		});
 		const { error } = await runNode(emulator(), createExtraction(), [docx]);
-		expect(error?.message).toBe('The file "offer.docx" (application/vnd.openxmlformats-officedocument.wordprocessingml.document) is not a type the service accepts');
+		expect(error?.message).toBe(
+			'The file "offer.docx" (application/vnd.openxmlformats-officedocument.wordprocessingml.document) is not a type the service accepts',
+		);
 		expect(String(error?.description)).toContain('.pdf, .png, .jpg, .jpeg');
 		expect(apiRequests(emulator())).toHaveLength(0);
 	});
 
 	it('says the token expired, from the 401 body', async () => {
-		const { error } = await runNode(emulator(), createExtraction(), [await fileItem()], { credentials: credentialsFor(emulator(), { token: emulator().expiredToken }) });
+		const { error } = await runNode(emulator(), createExtraction(), [await fileItem()], {
+			credentials: credentialsFor(emulator(), { token: emulator().expiredToken }),
+		});
 		expect(error?.message).toBe('The token has expired');
-		expect(JSON.stringify([error?.message, error?.description])).not.toContain(emulator().expiredToken);
+		expect(JSON.stringify([error?.message, error?.description])).not.toContain(
+			emulator().expiredToken,
+		);
 	});
 
 	it('says credits are exhausted on a 403', async () => {
@@ -112,7 +207,9 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 		emulator().setCredits(0);
 		try {
 			const { error } = await runNode(emulator(), createExtraction(), [await fileItem()]);
-			expect(error?.message).toMatch(/^Insufficient credits: credits: Insufficient credits: 1 needed, 0 available\./);
+			expect(error?.message).toMatch(
+				/^Insufficient credits: credits: Insufficient credits: 1 needed, 0 available\./,
+			);
 		} finally {
 			emulator().setCredits(before);
 		}
@@ -121,7 +218,10 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 
 describe('Schema (§unversioned-4.5–4.9)', () => {
 	it('create → get → update → get many → delete round trip', async () => {
-		const definition = { type: 'object', properties: { po_number: { type: 'string', description: 'PO number' } } };
+		const definition = {
+			type: 'object',
+			properties: { po_number: { type: 'string', description: 'PO number' } },
+		};
 		const created = await runNode(emulator(), {
 			resource: 'schema',
 			operation: 'create',
@@ -131,41 +231,95 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 			options: { additionalInformations: 'PO numbers start with PO-' },
 		});
 		const schema = created.items[0].json as Record<string, any>;
-		expect(schema).toMatchObject({ id: expect.any(String), name: 'Purchase order', schema: definition, additional_informations: 'PO numbers start with PO-' });
+		expect(schema).toMatchObject({
+			id: expect.any(String),
+			name: 'Purchase order',
+			schema: definition,
+			additional_informations: 'PO numbers start with PO-',
+		});
 
-		const got = await runNode(emulator(), { resource: 'schema', operation: 'get', schema: byId(schema.id) });
+		const got = await runNode(emulator(), {
+			resource: 'schema',
+			operation: 'get',
+			schema: byId(schema.id),
+		});
 		expect(got.items[0].json).toMatchObject({ id: schema.id, name: 'Purchase order' });
 
-		const updated = await runNode(emulator(), { resource: 'schema', operation: 'update', schema: byId(schema.id), updateFields: { name: 'Purchase order v2' } });
-		expect(updated.items[0].json).toMatchObject({ id: schema.id, name: 'Purchase order v2', description: 'PO fields', schema: definition });
+		const updated = await runNode(emulator(), {
+			resource: 'schema',
+			operation: 'update',
+			schema: byId(schema.id),
+			updateFields: { name: 'Purchase order v2' },
+		});
+		expect(updated.items[0].json).toMatchObject({
+			id: schema.id,
+			name: 'Purchase order v2',
+			description: 'PO fields',
+			schema: definition,
+		});
 		const put = apiRequests(emulator()).find((r) => r.method === 'PUT');
 		expect(put?.path).toBe(`/schema/${schema.id}/`);
 
-		const all = await runNode(emulator(), { resource: 'schema', operation: 'getAll', returnAll: true });
-		expect(all.items.map((i) => i.json.name)).toEqual(expect.arrayContaining(['Invoice', 'Purchase order v2']));
+		const all = await runNode(emulator(), {
+			resource: 'schema',
+			operation: 'getAll',
+			returnAll: true,
+		});
+		expect(all.items.map((i) => i.json.name)).toEqual(
+			expect.arrayContaining(['Invoice', 'Purchase order v2']),
+		);
 
-		const deleted = await runNode(emulator(), { resource: 'schema', operation: 'delete', schema: byId(schema.id) });
+		const deleted = await runNode(emulator(), {
+			resource: 'schema',
+			operation: 'delete',
+			schema: byId(schema.id),
+		});
 		expect(deleted.items[0].json).toEqual({ id: schema.id, deleted: true });
-		const gone = await runNode(emulator(), { resource: 'schema', operation: 'get', schema: byId(schema.id) });
+		const gone = await runNode(emulator(), {
+			resource: 'schema',
+			operation: 'get',
+			schema: byId(schema.id),
+		});
 		expect(gone.error?.message).toBe(`Schema ${schema.id} was not found`);
 	});
 
 	it('refuses a malformed definition before any request', async () => {
-		const { error } = await runNode(emulator(), { resource: 'schema', operation: 'create', name: 'x', description: 'y', definition: '{"type": "object",' });
+		const { error } = await runNode(emulator(), {
+			resource: 'schema',
+			operation: 'create',
+			name: 'x',
+			description: 'y',
+			definition: '{"type": "object",',
+		});
 		expect(error?.message).toMatch(/^Parameter "Definition" is not valid JSON/);
 		expect(apiRequests(emulator())).toHaveLength(0);
 	});
 
 	it('lists schemas for the resource locator, filtered by name', async () => {
 		const credentials = credentialsFor(emulator());
-		const all = await runListSearch('searchSchemas', { parameters: { resource: 'schema', operation: 'get' }, credentials });
-		expect(all.results).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Invoice', value: INVOICE_SCHEMA })]));
-		const filtered = await runListSearch('searchSchemas', { parameters: { resource: 'schema', operation: 'get' }, credentials, filter: 'lines' });
+		const all = await runListSearch('searchSchemas', {
+			parameters: { resource: 'schema', operation: 'get' },
+			credentials,
+		});
+		expect(all.results).toEqual(
+			expect.arrayContaining([expect.objectContaining({ name: 'Invoice', value: INVOICE_SCHEMA })]),
+		);
+		const filtered = await runListSearch('searchSchemas', {
+			parameters: { resource: 'schema', operation: 'get' },
+			credentials,
+			filter: 'lines',
+		});
 		expect(filtered.results.map((r) => r.name)).toEqual(['Invoice lines']);
 	});
 
 	it('uses a schema picked from the list in an extraction', async () => {
-		const { items } = await runNode(emulator(), createExtraction({ schema: { __rl: true, mode: 'list', value: INVOICE_SCHEMA, cachedResultName: 'Invoice' } }), [await fileItem()]);
+		const { items } = await runNode(
+			emulator(),
+			createExtraction({
+				schema: { __rl: true, mode: 'list', value: INVOICE_SCHEMA, cachedResultName: 'Invoice' },
+			}),
+			[await fileItem()],
+		);
 		expect(items[0].json).toMatchObject({ status: 'FINISHED', invoice_number: 'INV-2026-0042' });
 	});
 });
@@ -176,10 +330,21 @@ describe('Workflow → Upload (§unversioned-4.10)', () => {
 			attachment_0: { bytes: SAMPLE_PDF, fileName: 'one.pdf' },
 			attachment_1: { bytes: SAMPLE_PDF, fileName: 'two.pdf' },
 		});
-		const { items, error } = await runNode(emulator(), { resource: 'workflow', operation: 'upload', workflowId: WORKFLOW_WITH_SCHEMA, options: { allBinaryProperties: true } }, [item]);
+		const { items, error } = await runNode(
+			emulator(),
+			{
+				resource: 'workflow',
+				operation: 'upload',
+				workflowId: WORKFLOW_WITH_SCHEMA,
+				options: { allBinaryProperties: true },
+			},
+			[item],
+		);
 		expect(error).toBeUndefined();
 		expect(items.map((i) => i.json.document_name)).toEqual(['one.pdf', 'two.pdf']);
-		expect(items.every((i) => i.json.status === 'FINISHED' && i.json.invoice_number === 'INV-2026-0042')).toBe(true);
+		expect(
+			items.every((i) => i.json.status === 'FINISHED' && i.json.invoice_number === 'INV-2026-0042'),
+		).toBe(true);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 		const posts = apiRequests(emulator()).filter((r) => r.method === 'POST');
 		expect(posts.map((r) => r.path)).toEqual([`/workflow/${WORKFLOW_WITH_SCHEMA}/extract/`]);
@@ -187,7 +352,11 @@ describe('Workflow → Upload (§unversioned-4.10)', () => {
 
 	it('names the workflow in a 404', async () => {
 		const id = '99999999-8888-4777-8666-555555555555';
-		const { error } = await runNode(emulator(), { resource: 'workflow', operation: 'upload', workflowId: id }, [await fileItem()]);
+		const { error } = await runNode(
+			emulator(),
+			{ resource: 'workflow', operation: 'upload', workflowId: id },
+			[await fileItem()],
+		);
 		expect(error?.message).toBe(`Workflow ${id} was not found`);
 	});
 });

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 
 import { makePdf } from '../emulator/sample-pdf';
-import { INVOICE_LINES_SCHEMA, INVOICE_SCHEMA, SAMPLE_PDF, SAMPLE_RESULT, apiRequests, fileItem, runNode, useEmulator } from './helpers/setup';
+import {
+	INVOICE_LINES_SCHEMA,
+	INVOICE_SCHEMA,
+	SAMPLE_PDF,
+	SAMPLE_RESULT,
+	apiRequests,
+	fileItem,
+	runNode,
+	useEmulator,
+} from './helpers/setup';
 
 const emulator = useEmulator();
 const sha = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -9,37 +18,65 @@ const sha = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('h
 /** A text PDF with one line of text per page. */
 const pdfWithPages = (pages: string[]): Promise<Buffer> => makePdf(pages.map((text) => [text]));
 
-async function uploadDocument(extra: Record<string, unknown> = {}, bytes: Buffer = SAMPLE_PDF, fileName = 'invoice.pdf') {
-	const { items, error } = await runNode(emulator(), { resource: 'document', operation: 'upload', binaryPropertyName: 'data', ...extra }, [
-		await fileItem({ data: { bytes, fileName } }),
-	]);
+async function uploadDocument(
+	extra: Record<string, unknown> = {},
+	bytes: Buffer = SAMPLE_PDF,
+	fileName = 'invoice.pdf',
+) {
+	const { items, error } = await runNode(
+		emulator(),
+		{ resource: 'document', operation: 'upload', binaryPropertyName: 'data', ...extra },
+		[await fileItem({ data: { bytes, fileName } })],
+	);
 	if (error) throw error;
 	return items[0].json as Record<string, unknown>;
 }
 
 describe('Document (§v0-4.1–4.4)', () => {
 	it('uploads with a file name override and metadata, and adds the absolute file URL', async () => {
-		const doc = await uploadDocument({ options: { filename: 'renamed.pdf', metadata: '{"source": "email"}' } });
-		expect(doc).toMatchObject({ filename: 'renamed.pdf', metadata: { source: 'email' }, page_count: 1 });
+		const doc = await uploadDocument({
+			options: { filename: 'renamed.pdf', metadata: '{"source": "email"}' },
+		});
+		expect(doc).toMatchObject({
+			filename: 'renamed.pdf',
+			metadata: { source: 'email' },
+			page_count: 1,
+		});
 		expect(doc.file_url_absolute).toBe(`${emulator().url}${String(doc.file_url)}`);
 	});
 
 	it('trims pages at upload (First Page / Last Page)', async () => {
-		const doc = await uploadDocument({ options: { pdfPageStart: 2, pdfPageEnd: 3 } }, await pdfWithPages(['one', 'two', 'three', 'four']), 'four.pdf');
+		const doc = await uploadDocument(
+			{ options: { pdfPageStart: 2, pdfPageEnd: 3 } },
+			await pdfWithPages(['one', 'two', 'three', 'four']),
+			'four.pdf',
+		);
 		expect(doc.page_count).toBe(2);
-		expect(apiRequests(emulator()).find((r) => r.method === 'POST')?.query).toEqual({ pdf_page_start: '2', pdf_page_end: '3' });
+		expect(apiRequests(emulator()).find((r) => r.method === 'POST')?.query).toEqual({
+			pdf_page_start: '2',
+			pdf_page_end: '3',
+		});
 	});
 
 	it('gets a document by id', async () => {
 		const doc = await uploadDocument();
-		const { items } = await runNode(emulator(), { resource: 'document', operation: 'get', documentId: doc.id });
+		const { items } = await runNode(emulator(), {
+			resource: 'document',
+			operation: 'get',
+			documentId: doc.id,
+		});
 		expect(items[0].json).toMatchObject({ id: doc.id, filename: 'invoice.pdf' });
 	});
 
-	it('downloads through the 302: the same bytes, the document\'s name and MIME type, and no key sent to the file host', async () => {
+	it("downloads through the 302: the same bytes, the document's name and MIME type, and no key sent to the file host", async () => {
 		const doc = await uploadDocument({}, SAMPLE_PDF, 'original-invoice.pdf');
 		emulator().clearLog();
-		const { items, error } = await runNode(emulator(), { resource: 'document', operation: 'download', documentId: doc.id, binaryPropertyName: 'file' });
+		const { items, error } = await runNode(emulator(), {
+			resource: 'document',
+			operation: 'download',
+			documentId: doc.id,
+			binaryPropertyName: 'file',
+		});
 		expect(error).toBeUndefined();
 		const binary = items[0].binary!.file;
 		expect(binary.fileName).toBe('original-invoice.pdf');
@@ -50,19 +87,41 @@ describe('Document (§v0-4.1–4.4)', () => {
 		const fileHits = apiRequests(emulator(), 'files');
 		expect(fileHits).toHaveLength(1);
 		expect(fileHits[0].headers['x-api-key']).toBeUndefined();
-		expect(apiRequests(emulator()).find((r) => r.path.endsWith('/download'))?.headers['x-api-key']).toBe(emulator().apiKey);
+		expect(
+			apiRequests(emulator()).find((r) => r.path.endsWith('/download'))?.headers['x-api-key'],
+		).toBe(emulator().apiKey);
 	});
 
 	it('Get Many with Return All follows `next` over 3 pages when the service caps the page size', async () => {
-		for (const n of [1, 2, 3, 4, 5]) await uploadDocument({ options: { filename: `paged-${n}.pdf`, metadata: '{"run": "pagination"}' } });
+		for (const n of [1, 2, 3, 4, 5])
+			await uploadDocument({
+				options: { filename: `paged-${n}.pdf`, metadata: '{"run": "pagination"}' },
+			});
 		emulator().setMaxPageSize(2);
 		emulator().clearLog();
 		try {
-			const { items } = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: true, filters: { search: 'pagination' } });
-			expect(items.map((i) => i.json.filename).sort()).toEqual(['paged-1.pdf', 'paged-2.pdf', 'paged-3.pdf', 'paged-4.pdf', 'paged-5.pdf']);
+			const { items } = await runNode(emulator(), {
+				resource: 'document',
+				operation: 'getAll',
+				returnAll: true,
+				filters: { search: 'pagination' },
+			});
+			expect(items.map((i) => i.json.filename).sort()).toEqual([
+				'paged-1.pdf',
+				'paged-2.pdf',
+				'paged-3.pdf',
+				'paged-4.pdf',
+				'paged-5.pdf',
+			]);
 			expect(apiRequests(emulator()).map((r) => r.query.page)).toEqual(['1', '2', '3']);
 			emulator().clearLog();
-			const limited = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: false, limit: 3, filters: { search: 'pagination' } });
+			const limited = await runNode(emulator(), {
+				resource: 'document',
+				operation: 'getAll',
+				returnAll: false,
+				limit: 3,
+				filters: { search: 'pagination' },
+			});
 			expect(limited.items).toHaveLength(3);
 			expect(apiRequests(emulator()).map((r) => r.query.page)).toEqual(['1', '2']);
 		} finally {
@@ -74,92 +133,191 @@ describe('Document (§v0-4.1–4.4)', () => {
 		// Two documents of its own, so the Limit is tested when the test runs alone too.
 		await uploadDocument({ options: { filename: 'needle-report.pdf' } });
 		await uploadDocument({ options: { filename: 'hay.pdf' } });
-		const limited = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: false, limit: 2 });
+		const limited = await runNode(emulator(), {
+			resource: 'document',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 2,
+		});
 		expect(limited.items).toHaveLength(2);
-		const found = await runNode(emulator(), { resource: 'document', operation: 'getAll', returnAll: true, filters: { search: 'needle' } });
+		const found = await runNode(emulator(), {
+			resource: 'document',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { search: 'needle' },
+		});
 		expect(found.items.map((i) => i.json.filename)).toEqual(['needle-report.pdf']);
 	});
 });
 
 describe('Parsing (§v0-4.5–4.7)', () => {
-	const createParsing = (extra: Record<string, unknown>) => ({ resource: 'parsing', operation: 'create', ...extra });
+	const createParsing = (extra: Record<string, unknown>) => ({
+		resource: 'parsing',
+		operation: 'create',
+		...extra,
+	});
 
 	it('parses a binary file into markdown containing its words, with absolute picture URLs', async () => {
-		const { items } = await runNode(emulator(), createParsing({ source: 'binary', options: { pictureDescriptionEnabled: true } }), [await fileItem()]);
+		const { items } = await runNode(
+			emulator(),
+			createParsing({ source: 'binary', options: { pictureDescriptionEnabled: true } }),
+			[await fileItem()],
+		);
 		const parsing = items[0].json as Record<string, any>;
 		expect(parsing.status).toBe('FINISHED');
 		expect(parsing.markdown_content).toContain('Invoice number: INV-2026-0042');
 		expect(parsing.pictures.length).toBeGreaterThan(0);
-		expect(parsing.pictures[0].picture_absolute).toBe(`${emulator().url}${parsing.pictures[0].picture}`);
-		expect(parsing.document.file_url_absolute).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v0\/documents\/.+\/download$/);
+		expect(parsing.pictures[0].picture_absolute).toBe(
+			`${emulator().url}${parsing.pictures[0].picture}`,
+		);
+		expect(parsing.document.file_url_absolute).toMatch(
+			/^http:\/\/127\.0\.0\.1:\d+\/v0\/documents\/.+\/download$/,
+		);
 	});
 
 	it('parses an uploaded document by id and a single URL', async () => {
 		const doc = await uploadDocument();
-		const byId = await runNode(emulator(), createParsing({ source: 'documentId', documentId: doc.id }));
+		const byId = await runNode(
+			emulator(),
+			createParsing({ source: 'documentId', documentId: doc.id }),
+		);
 		expect(byId.items[0].json).toMatchObject({ status: 'FINISHED', document: { id: doc.id } });
-		const byUrl = await runNode(emulator(), createParsing({ source: 'url', url: `${emulator().filesUrl}/static/a.pdf` }));
+		const byUrl = await runNode(
+			emulator(),
+			createParsing({ source: 'url', url: `${emulator().filesUrl}/static/a.pdf` }),
+		);
 		expect(byUrl.items[0].json.markdown_content).toContain('Static document A');
 	});
 
 	it('fans a list of 3 URLs out into 3 items, each paired to its input item', async () => {
 		const urls = ['a', 'b', 'c'].map((n) => `${emulator().filesUrl}/static/${n}.pdf`);
-		const { items } = await runNode(emulator(), createParsing({ source: 'urlList', urls: urls.join('\n') }), [{ json: { batch: 1 } }]);
+		const { items } = await runNode(
+			emulator(),
+			createParsing({ source: 'urlList', urls: urls.join('\n') }),
+			[{ json: { batch: 1 } }],
+		);
 		expect(items).toHaveLength(3);
-		expect(items.map((i) => (i.json.document as { filename: string }).filename)).toEqual(['a.pdf', 'b.pdf', 'c.pdf']);
+		expect(items.map((i) => (i.json.document as { filename: string }).filename)).toEqual([
+			'a.pdf',
+			'b.pdf',
+			'c.pdf',
+		]);
 		expect(items.map((i) => i.json.markdown_content)).toEqual([
 			expect.stringContaining('Static document A'),
 			expect.stringContaining('Static document B'),
 			expect.stringContaining('Static document C'),
 		]);
-		expect(items.every((i) => JSON.stringify(i.pairedItem) === JSON.stringify({ item: 0 }))).toBe(true);
+		expect(items.every((i) => JSON.stringify(i.pairedItem) === JSON.stringify({ item: 0 }))).toBe(
+			true,
+		);
 		expect(apiRequests(emulator()).filter((r) => r.method === 'POST')).toHaveLength(1);
 	});
 
 	it('outputs PARTIAL_FINISHED with the page counts, or fails it with "Treat Partial as Error"', async () => {
 		const bytes = await pdfWithPages(['p1', 'p2', 'p3']);
-		const partial = { source: 'binary', options: { metadata: '{"emulator_outcome": "PARTIAL_FINISHED"}' } };
-		const { items } = await runNode(emulator(), createParsing(partial), [await fileItem({ data: { bytes, fileName: 'three.pdf' } })]);
-		expect(items[0].json).toMatchObject({ status: 'PARTIAL_FINISHED', pages_total: 3, pages_failed: 1, pages_success: 2, error: expect.any(String) });
-		const strict = await runNode(emulator(), createParsing({ ...partial, options: { ...partial.options, treatPartialAsError: true } }), [
+		const partial = {
+			source: 'binary',
+			options: { metadata: '{"emulator_outcome": "PARTIAL_FINISHED"}' },
+		};
+		const { items } = await runNode(emulator(), createParsing(partial), [
 			await fileItem({ data: { bytes, fileName: 'three.pdf' } }),
 		]);
-		expect(strict.error?.message).toMatch(/^Parsing [0-9a-f-]{36} finished partially: 1 of 3 pages failed/);
+		expect(items[0].json).toMatchObject({
+			status: 'PARTIAL_FINISHED',
+			pages_total: 3,
+			pages_failed: 1,
+			pages_success: 2,
+			error: expect.any(String),
+		});
+		const strict = await runNode(
+			emulator(),
+			createParsing({ ...partial, options: { ...partial.options, treatPartialAsError: true } }),
+			[await fileItem({ data: { bytes, fileName: 'three.pdf' } })],
+		);
+		expect(strict.error?.message).toMatch(
+			/^Parsing [0-9a-f-]{36} finished partially: 1 of 3 pages failed/,
+		);
 	});
 
 	it('gets a parsing and lists parsings by status', async () => {
-		const created = await runNode(emulator(), createParsing({ source: 'binary' }), [await fileItem()]);
+		const created = await runNode(emulator(), createParsing({ source: 'binary' }), [
+			await fileItem(),
+		]);
 		const id = created.items[0].json.id;
 		const got = await runNode(emulator(), { resource: 'parsing', operation: 'get', parsingId: id });
 		expect(got.items[0].json).toMatchObject({ id, status: 'FINISHED' });
-		const listed = await runNode(emulator(), { resource: 'parsing', operation: 'getAll', returnAll: true, filters: { status: 'FINISHED' } });
+		const listed = await runNode(emulator(), {
+			resource: 'parsing',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { status: 'FINISHED' },
+		});
 		expect(listed.items.map((i) => i.json.id)).toContain(id);
-		expect(apiRequests(emulator()).find((r) => r.path === '/v0/parsing' && r.method === 'GET')?.query.status).toBe('FINISHED');
+		expect(
+			apiRequests(emulator()).find((r) => r.path === '/v0/parsing' && r.method === 'GET')?.query
+				.status,
+		).toBe('FINISHED');
 	});
 });
 
 describe('Extract from every source (§v0-4.8)', () => {
-	const createExtract = (extra: Record<string, unknown>) => ({ resource: 'extract', operation: 'create', schemaId: INVOICE_SCHEMA, ...extra });
+	const createExtract = (extra: Record<string, unknown>) => ({
+		resource: 'extract',
+		operation: 'create',
+		schemaId: INVOICE_SCHEMA,
+		...extra,
+	});
 
 	it('from a parsing ID, a document ID and a URL', async () => {
 		const doc = await uploadDocument();
-		const parsing = await runNode(emulator(), { resource: 'parsing', operation: 'create', source: 'documentId', documentId: doc.id });
-		const fromParsing = await runNode(emulator(), createExtract({ source: 'parsingId', parsingId: parsing.items[0].json.id }));
+		const parsing = await runNode(emulator(), {
+			resource: 'parsing',
+			operation: 'create',
+			source: 'documentId',
+			documentId: doc.id,
+		});
+		const fromParsing = await runNode(
+			emulator(),
+			createExtract({ source: 'parsingId', parsingId: parsing.items[0].json.id }),
+		);
 		expect(fromParsing.items[0].json).toMatchObject({ status: 'FINISHED', ...SAMPLE_RESULT });
-		const posted = apiRequests(emulator()).filter((r) => r.method === 'POST' && r.path === '/v0/extract');
+		const posted = apiRequests(emulator()).filter(
+			(r) => r.method === 'POST' && r.path === '/v0/extract',
+		);
 		expect(posted.at(-1)?.contentType).toMatch(/^application\/json/);
 
-		const fromDocument = await runNode(emulator(), createExtract({ source: 'documentId', documentId: doc.id }));
-		expect(fromDocument.items[0].json).toMatchObject({ status: 'FINISHED', invoice_number: 'INV-2026-0042' });
-		const fromUrl = await runNode(emulator(), createExtract({ source: 'url', url: `${emulator().filesUrl}/static/b.pdf` }));
+		const fromDocument = await runNode(
+			emulator(),
+			createExtract({ source: 'documentId', documentId: doc.id }),
+		);
+		expect(fromDocument.items[0].json).toMatchObject({
+			status: 'FINISHED',
+			invoice_number: 'INV-2026-0042',
+		});
+		const fromUrl = await runNode(
+			emulator(),
+			createExtract({ source: 'url', url: `${emulator().filesUrl}/static/b.pdf` }),
+		);
 		expect(fromUrl.items[0].json).toMatchObject({ status: 'FINISHED', filename: 'b.pdf' });
 	});
 
 	it('never sends both parsing and document: a saved workflow carrying both sends only the selected source', async () => {
 		const doc = await uploadDocument();
-		const parsing = await runNode(emulator(), { resource: 'parsing', operation: 'create', source: 'documentId', documentId: doc.id });
+		const parsing = await runNode(emulator(), {
+			resource: 'parsing',
+			operation: 'create',
+			source: 'documentId',
+			documentId: doc.id,
+		});
 		// The emulator answers 400 "Provide either document or parsing, not both" if both arrive.
-		const { items, error } = await runNode(emulator(), createExtract({ source: 'parsingId', parsingId: parsing.items[0].json.id, documentId: doc.id }));
+		const { items, error } = await runNode(
+			emulator(),
+			createExtract({
+				source: 'parsingId',
+				parsingId: parsing.items[0].json.id,
+				documentId: doc.id,
+			}),
+		);
 		expect(error).toBeUndefined();
 		expect(items[0].json.status).toBe('FINISHED');
 	});
@@ -167,9 +325,16 @@ describe('Extract from every source (§v0-4.8)', () => {
 	it('refuses an empty or malformed source ID before any request', async () => {
 		const blank = await runNode(emulator(), createExtract({ source: 'parsingId', parsingId: '' }));
 		expect(blank.error?.message).toContain('Parameter "Parsing ID" is required'); // n8n's own check
-		const empty = await runNode(emulator(), createExtract({ source: 'parsingId', parsingId: '={{ $json.parsing }}' }), [{ json: { parsing: '' } }]);
+		const empty = await runNode(
+			emulator(),
+			createExtract({ source: 'parsingId', parsingId: '={{ $json.parsing }}' }),
+			[{ json: { parsing: '' } }],
+		);
 		expect(empty.error?.message).toBe('Parameter "Parsing ID" is empty'); // ours, for expressions
-		const malformed = await runNode(emulator(), createExtract({ source: 'documentId', documentId: 'doc-42' }));
+		const malformed = await runNode(
+			emulator(),
+			createExtract({ source: 'documentId', documentId: 'doc-42' }),
+		);
 		expect(malformed.error?.message).toBe('Parameter "Document ID" must be a UUID, got "doc-42"');
 		expect(apiRequests(emulator())).toHaveLength(0);
 	});
@@ -181,10 +346,21 @@ describe('Extract from every source (§v0-4.8)', () => {
 			['Description: Toner', 'Amount: 254.50'],
 			['Description: Delivery', 'Amount: 15.00'],
 		]);
-		const { items } = await runNode(emulator(), createExtract({ source: 'binary', schemaId: INVOICE_LINES_SCHEMA, options: { splitIntoItems: true } }), [
-			await fileItem({ data: { bytes, fileName: 'lines.pdf' } }),
-		]);
-		const meta = { id: expect.any(String), status: 'FINISHED', schema: 'Invoice lines', filename: 'lines.pdf' };
+		const { items } = await runNode(
+			emulator(),
+			createExtract({
+				source: 'binary',
+				schemaId: INVOICE_LINES_SCHEMA,
+				options: { splitIntoItems: true },
+			}),
+			[await fileItem({ data: { bytes, fileName: 'lines.pdf' } })],
+		);
+		const meta = {
+			id: expect.any(String),
+			status: 'FINISHED',
+			schema: 'Invoice lines',
+			filename: 'lines.pdf',
+		};
 		expect(items.map((i) => i.json)).toEqual([
 			{ ...meta, index: 0, description: 'Paper', amount: 980 },
 			{ ...meta, index: 1, description: 'Toner', amount: 254.5 },
@@ -195,7 +371,11 @@ describe('Extract from every source (§v0-4.8)', () => {
 	});
 
 	it('passes the input binary through with "Include Input Binary"', async () => {
-		const { items } = await runNode(emulator(), createExtract({ source: 'binary', options: { includeInputBinary: true } }), [await fileItem()]);
+		const { items } = await runNode(
+			emulator(),
+			createExtract({ source: 'binary', options: { includeInputBinary: true } }),
+			[await fileItem()],
+		);
 		expect(items[0].binary?.data.fileName).toBe('invoice.pdf');
 	});
 });
@@ -230,13 +410,32 @@ describe('Waiting, as users need it (§v0-3)', () => {
 	it('On Timeout "Output Unfinished Item": outputs id and status, and a later Get resumes it', async () => {
 		const { items, error } = await runNode(
 			emulator(),
-			{ ...slowExtract({ timeout: 2, onTimeout: 'outputUnfinished', metadata: '{"emulator_processing_ms": 5000}' }) },
+			{
+				...slowExtract({
+					timeout: 2,
+					onTimeout: 'outputUnfinished',
+					metadata: '{"emulator_processing_ms": 5000}',
+				}),
+			},
 			[await fileItem()],
 		);
 		expect(error).toBeUndefined();
-		expect(items[0].json).toMatchObject({ id: expect.any(String), status: expect.stringMatching(/IN_QUEUE|IN_PROGRESS/), timedOut: true });
-		const resumed = await runNode(emulator(), { resource: 'extract', operation: 'get', extractId: items[0].json.id, waitForCompletion: true });
-		expect(resumed.items[0].json).toMatchObject({ id: items[0].json.id, status: 'FINISHED', ...SAMPLE_RESULT });
+		expect(items[0].json).toMatchObject({
+			id: expect.any(String),
+			status: expect.stringMatching(/IN_QUEUE|IN_PROGRESS/),
+			timedOut: true,
+		});
+		const resumed = await runNode(emulator(), {
+			resource: 'extract',
+			operation: 'get',
+			extractId: items[0].json.id,
+			waitForCompletion: true,
+		});
+		expect(resumed.items[0].json).toMatchObject({
+			id: items[0].json.id,
+			status: 'FINISHED',
+			...SAMPLE_RESULT,
+		});
 	});
 
 	it('"All Binary Properties": 3 attachments become 3 jobs and 3 items with their file names, paired to the one input item', async () => {
@@ -245,7 +444,17 @@ describe('Waiting, as users need it (§v0-3)', () => {
 			attachment_1: { bytes: SAMPLE_PDF, fileName: 'second.pdf' },
 			attachment_2: { bytes: SAMPLE_PDF, fileName: 'third.pdf' },
 		});
-		const { items } = await runNode(emulator(), { resource: 'extract', operation: 'create', source: 'binary', schemaId: INVOICE_SCHEMA, options: { allBinaryProperties: true } }, [item]);
+		const { items } = await runNode(
+			emulator(),
+			{
+				resource: 'extract',
+				operation: 'create',
+				source: 'binary',
+				schemaId: INVOICE_SCHEMA,
+				options: { allBinaryProperties: true },
+			},
+			[item],
+		);
 		expect(items.map((i) => i.json.filename)).toEqual(['first.pdf', 'second.pdf', 'third.pdf']);
 		expect(items.every((i) => i.json.invoice_number === 'INV-2026-0042')).toBe(true);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 0 }]);
@@ -257,22 +466,44 @@ describe('Waiting, as users need it (§v0-3)', () => {
 			attachment_1: { bytes: SAMPLE_PDF, fileName: 'second.pdf' },
 			attachment_2: { bytes: SAMPLE_PDF, fileName: 'third.pdf' },
 		});
-		const { items } = await runNode(emulator(), { resource: 'parsing', operation: 'create', source: 'binary', binaryPropertyName: 'attachment_2, attachment_0' }, [item]);
-		expect(items.map((i) => (i.json.document as { filename: string }).filename)).toEqual(['third.pdf', 'first.pdf']);
+		const { items } = await runNode(
+			emulator(),
+			{
+				resource: 'parsing',
+				operation: 'create',
+				source: 'binary',
+				binaryPropertyName: 'attachment_2, attachment_0',
+			},
+			[item],
+		);
+		expect(items.map((i) => (i.json.document as { filename: string }).filename)).toEqual([
+			'third.pdf',
+			'first.pdf',
+		]);
 	});
 
-	it('runs 10 items\' jobs together: every job is created before any is polled, and output follows input order', async () => {
+	it("runs 10 items' jobs together: every job is created before any is polled, and output follows input order", async () => {
 		emulator().setProcessingMs(3000);
 		try {
-			const inputs = await Promise.all(Array.from({ length: 10 }, (_, i) => fileItem({ data: { bytes: SAMPLE_PDF, fileName: `doc-${i}.pdf` } })));
-			const { items } = await runNode(emulator(), { resource: 'extract', operation: 'create', source: 'binary', schemaId: INVOICE_SCHEMA }, inputs);
+			const inputs = await Promise.all(
+				Array.from({ length: 10 }, (_, i) =>
+					fileItem({ data: { bytes: SAMPLE_PDF, fileName: `doc-${i}.pdf` } }),
+				),
+			);
+			const { items } = await runNode(
+				emulator(),
+				{ resource: 'extract', operation: 'create', source: 'binary', schemaId: INVOICE_SCHEMA },
+				inputs,
+			);
 			expect(items.map((i) => i.json.filename)).toEqual(inputs.map((_, i) => `doc-${i}.pdf`));
 			const log = apiRequests(emulator());
 			const creates = log.filter((r) => r.method === 'POST');
 			const polls = log.filter((r) => r.method === 'GET');
 			expect(creates).toHaveLength(10);
 			// Sequential waiting would poll job 1 to the end before creating job 2.
-			expect(Math.max(...creates.map((r) => r.at))).toBeLessThan(Math.min(...polls.map((r) => r.at)));
+			expect(Math.max(...creates.map((r) => r.at))).toBeLessThan(
+				Math.min(...polls.map((r) => r.at)),
+			);
 			// Each job is polled about T / interval times, not once per other job.
 			expect(polls.length).toBeLessThanOrEqual(10 * (Math.ceil(3000 / 2000) + 2));
 		} finally {

@@ -9,7 +9,14 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { ExtractionService } from '../nodes/ExtractionService/ExtractionService.node';
 import { runListSearch } from '../scripts/engine';
-import { INVOICE_SCHEMA, apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
+import {
+	INVOICE_SCHEMA,
+	apiRequests,
+	credentialsFor,
+	fileItem,
+	runNode,
+	useEmulator,
+} from './helpers/setup';
 
 const emulator = useEmulator();
 const description: INodeTypeDescription = new ExtractionService().description;
@@ -19,18 +26,44 @@ afterEach(() => emulator().clearFaults());
 /** The top-level parameters the editor shows for these parameter values on a node version. */
 function shown(version: number, parameters: INodeParameters): INodeProperties[] {
 	const node = { typeVersion: version };
-	const values = NodeHelpers.getNodeParameters(description.properties, parameters, true, false, { ...node, parameters } as never, description) ?? {};
-	return description.properties.filter((p) => NodeHelpers.displayParameter(values, p, node, description));
+	const values =
+		NodeHelpers.getNodeParameters(
+			description.properties,
+			parameters,
+			true,
+			false,
+			{ ...node, parameters } as never,
+			description,
+		) ?? {};
+	return description.properties.filter((p) =>
+		NodeHelpers.displayParameter(values, p, node, description),
+	);
 }
 
 /** The options of a shown collection (e.g. `options`) the editor offers for these values. */
 function offered(version: number, parameters: INodeParameters, collection: string): string[] {
 	const node = { typeVersion: version };
-	const values = NodeHelpers.getNodeParameters(description.properties, parameters, true, false, { ...node, parameters } as never, description) ?? {};
+	const values =
+		NodeHelpers.getNodeParameters(
+			description.properties,
+			parameters,
+			true,
+			false,
+			{ ...node, parameters } as never,
+			description,
+		) ?? {};
 	const property = shown(version, parameters).find((p) => p.name === collection);
 	if (!property) return [];
 	return (property.options as INodeProperties[])
-		.filter((option) => NodeHelpers.displayParameter((values[collection] ?? {}) as INodeParameters, option, node, description, values))
+		.filter((option) =>
+			NodeHelpers.displayParameter(
+				(values[collection] ?? {}) as INodeParameters,
+				option,
+				node,
+				description,
+				values,
+			),
+		)
 		.map((option) => option.displayName);
 }
 
@@ -39,63 +72,107 @@ const names = (properties: INodeProperties[]) => properties.map((p) => p.name);
 describe('Execution Settings (version 2)', () => {
 	const extraction = { resource: 'extraction', operation: 'create' };
 
-	it('version 2: a collection of their own with a notice; Options keep only the operation\'s options', () => {
-		expect(names(shown(2, extraction))).toEqual(expect.arrayContaining(['executionSettingsNotice', 'executionSettings']));
-		expect(shown(2, extraction).find((p) => p.name === 'executionSettingsNotice')?.displayName).toMatch(/apply to all items of this execution/);
-		expect(offered(2, extraction, 'executionSettings')).toEqual(['Concurrency', 'Max Retries', 'Request Timeout']);
+	it("version 2: a collection of their own with a notice; Options keep only the operation's options", () => {
+		expect(names(shown(2, extraction))).toEqual(
+			expect.arrayContaining(['executionSettingsNotice', 'executionSettings']),
+		);
+		expect(
+			shown(2, extraction).find((p) => p.name === 'executionSettingsNotice')?.displayName,
+		).toMatch(/apply to all items of this execution/);
+		expect(offered(2, extraction, 'executionSettings')).toEqual([
+			'Concurrency',
+			'Max Retries',
+			'Request Timeout',
+		]);
 		expect(offered(2, extraction, 'options')).not.toEqual(expect.arrayContaining(['Concurrency']));
 		expect(offered(2, extraction, 'options')).toContain('Wait Timeout');
 	});
 
 	it('version 1: unchanged, the settings stay in Options and there is no Execution Settings', () => {
 		expect(names(shown(1, extraction))).not.toContain('executionSettings');
-		expect(offered(1, extraction, 'options')).toEqual(expect.arrayContaining(['Concurrency', 'Max Retries', 'Request Timeout']));
+		expect(offered(1, extraction, 'options')).toEqual(
+			expect.arrayContaining(['Concurrency', 'Max Retries', 'Request Timeout']),
+		);
 	});
 
 	it('version 2 reads them from Execution Settings: Max Retries 0 fails at the first 503, 1 recovers', async () => {
 		const getAll = { resource: 'document', operation: 'getAll', returnAll: true };
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ status: 503 }]);
-		const strict = await runNode(emulator(), { ...getAll, executionSettings: { maxRetries: 0 } }, undefined, { node: { typeVersion: 2 } });
+		const strict = await runNode(
+			emulator(),
+			{ ...getAll, executionSettings: { maxRetries: 0 } },
+			undefined,
+			{ node: { typeVersion: 2 } },
+		);
 		expect(strict.error?.message).toBe('The service failed with HTTP 503');
 		emulator().clearLog();
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ status: 503 }]);
-		const patient = await runNode(emulator(), { ...getAll, executionSettings: { maxRetries: 1 } }, undefined, { node: { typeVersion: 2 } });
+		const patient = await runNode(
+			emulator(),
+			{ ...getAll, executionSettings: { maxRetries: 1 } },
+			undefined,
+			{ node: { typeVersion: 2 } },
+		);
 		expect(patient.error).toBeUndefined();
 		expect(apiRequests(emulator()).map((r) => r.status)).toEqual([503, 200]);
 	});
 });
 
 describe('Options shown only where they apply (both versions)', () => {
-	it.each([1, 2])('v%i: Wait Timeout and On Timeout only while Wait for Completion is on', (version) => {
-		const create = { resource: 'extract', operation: 'create', source: 'binary' };
-		expect(offered(version, { ...create, waitForCompletion: true }, 'options')).toEqual(expect.arrayContaining(['Wait Timeout', 'On Timeout']));
-		expect(offered(version, { ...create, waitForCompletion: false }, 'options')).not.toEqual(expect.arrayContaining(['Wait Timeout']));
-		expect(offered(version, { ...create, waitForCompletion: false }, 'options')).not.toContain('On Timeout');
-	});
+	it.each([1, 2])(
+		'v%i: Wait Timeout and On Timeout only while Wait for Completion is on',
+		(version) => {
+			const create = { resource: 'extract', operation: 'create', source: 'binary' };
+			expect(offered(version, { ...create, waitForCompletion: true }, 'options')).toEqual(
+				expect.arrayContaining(['Wait Timeout', 'On Timeout']),
+			);
+			expect(offered(version, { ...create, waitForCompletion: false }, 'options')).not.toEqual(
+				expect.arrayContaining(['Wait Timeout']),
+			);
+			expect(offered(version, { ...create, waitForCompletion: false }, 'options')).not.toContain(
+				'On Timeout',
+			);
+		},
+	);
 
 	it.each([1, 2])('v%i: Split Into Items only with Simplify', (version) => {
 		const get = { resource: 'extraction', operation: 'get' };
 		expect(offered(version, { ...get, simplify: true }, 'options')).toContain('Split Into Items');
-		expect(offered(version, { ...get, simplify: false }, 'options')).not.toContain('Split Into Items');
+		expect(offered(version, { ...get, simplify: false }, 'options')).not.toContain(
+			'Split Into Items',
+		);
 	});
 
 	it('Extract → Create: Model, Picture Description, Table Verification and Metadata only for sources that make a parsing', () => {
 		const parsingOptions = ['Metadata', 'Model', 'Picture Description', 'Table Verification'];
 		for (const source of ['binary', 'documentId', 'url']) {
-			expect(offered(2, { resource: 'extract', operation: 'create', source }, 'options')).toEqual(expect.arrayContaining(parsingOptions));
+			expect(offered(2, { resource: 'extract', operation: 'create', source }, 'options')).toEqual(
+				expect.arrayContaining(parsingOptions),
+			);
 		}
-		const fromParsing = offered(2, { resource: 'extract', operation: 'create', source: 'parsingId' }, 'options');
+		const fromParsing = offered(
+			2,
+			{ resource: 'extract', operation: 'create', source: 'parsingId' },
+			'options',
+		);
 		for (const option of parsingOptions) expect(fromParsing).not.toContain(option);
 	});
 
 	it('Last Page added alone keeps the whole document (default 0: not sent)', async () => {
-		const lastPage = (description.properties.find((p) => p.name === 'options' && JSON.stringify(p.displayOptions).includes('extraction'))?.options as INodeProperties[]).find(
-			(o) => o.name === 'pdfPageEnd',
-		);
+		const lastPage = (
+			description.properties.find(
+				(p) => p.name === 'options' && JSON.stringify(p.displayOptions).includes('extraction'),
+			)?.options as INodeProperties[]
+		).find((o) => o.name === 'pdfPageEnd');
 		expect(lastPage?.default).toBe(0);
-		const { error } = await runNode(emulator(), { resource: 'extraction', operation: 'create', server: 'EU-1', options: { pdfPageEnd: 0 } }, [await fileItem()], {
-			node: { typeVersion: 2 },
-		});
+		const { error } = await runNode(
+			emulator(),
+			{ resource: 'extraction', operation: 'create', server: 'EU-1', options: { pdfPageEnd: 0 } },
+			[await fileItem()],
+			{
+				node: { typeVersion: 2 },
+			},
+		);
 		expect(error).toBeUndefined();
 		expect(apiRequests(emulator()).find((r) => r.method === 'POST')?.query).toEqual({});
 	});
@@ -114,73 +191,188 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 	])('%o: %s is a locator on v2 and a string on v1', (parameters, name) => {
 		const v2 = shown(2, parameters).filter((p) => p.name === name);
 		const v1 = shown(1, parameters).filter((p) => p.name === name);
-		expect(v2.map((p) => [p.type, p.modes?.map((m) => m.name)])).toEqual([['resourceLocator', ['list', 'id']]]);
+		expect(v2.map((p) => [p.type, p.modes?.map((m) => m.name)])).toEqual([
+			['resourceLocator', ['list', 'id']],
+		]);
 		expect(v1.map((p) => p.type)).toEqual(['string']);
 	});
 
 	it('the /v0 Schema ID stays a string that says where an id comes from (the /v0 API cannot list schemas)', () => {
-		const schemaId = shown(2, { resource: 'extract', operation: 'create' }).find((p) => p.name === 'schemaId');
+		const schemaId = shown(2, { resource: 'extract', operation: 'create' }).find(
+			(p) => p.name === 'schemaId',
+		);
 		expect(schemaId?.type).toBe('string');
 		expect(schemaId?.description).toMatch(/cannot list schemas/);
 	});
 
 	it('From List finds documents, parsings and extractions; the picked value runs', async () => {
-		const upload = await runNode(emulator(), { resource: 'document', operation: 'upload', options: { filename: 'locator-needle.pdf' } }, [await fileItem()]);
+		const upload = await runNode(
+			emulator(),
+			{ resource: 'document', operation: 'upload', options: { filename: 'locator-needle.pdf' } },
+			[await fileItem()],
+		);
 		const documentId = String(upload.items[0].json.id);
-		const parsing = await runNode(emulator(), { resource: 'parsing', operation: 'create', source: 'documentId', documentId: { __rl: true, mode: 'list', value: documentId } }, undefined, {
-			node: { typeVersion: 2 },
-		});
+		const parsing = await runNode(
+			emulator(),
+			{
+				resource: 'parsing',
+				operation: 'create',
+				source: 'documentId',
+				documentId: { __rl: true, mode: 'list', value: documentId },
+			},
+			undefined,
+			{
+				node: { typeVersion: 2 },
+			},
+		);
 		expect(parsing.error).toBeUndefined();
-		const extraction = await runNode(emulator(), { resource: 'extraction', operation: 'create', server: 'EU-1', schema: { __rl: true, mode: 'id', value: INVOICE_SCHEMA } }, [await fileItem()], {
-			node: { typeVersion: 2 },
-		});
+		const extraction = await runNode(
+			emulator(),
+			{
+				resource: 'extraction',
+				operation: 'create',
+				server: 'EU-1',
+				schema: { __rl: true, mode: 'id', value: INVOICE_SCHEMA },
+			},
+			[await fileItem()],
+			{
+				node: { typeVersion: 2 },
+			},
+		);
 		expect(extraction.error).toBeUndefined();
 		const credentials = credentialsFor(emulator());
 
-		const documents = await runListSearch('searchDocuments', { parameters: { resource: 'document', operation: 'get' }, credentials, filter: 'locator-needle' });
-		expect(documents.results).toEqual([expect.objectContaining({ name: 'locator-needle.pdf', value: documentId })]);
-		const parsings = await runListSearch('searchParsings', { parameters: { resource: 'parsing', operation: 'get' }, credentials, filter: 'locator-needle' });
+		const documents = await runListSearch('searchDocuments', {
+			parameters: { resource: 'document', operation: 'get' },
+			credentials,
+			filter: 'locator-needle',
+		});
+		expect(documents.results).toEqual([
+			expect.objectContaining({ name: 'locator-needle.pdf', value: documentId }),
+		]);
+		const parsings = await runListSearch('searchParsings', {
+			parameters: { resource: 'parsing', operation: 'get' },
+			credentials,
+			filter: 'locator-needle',
+		});
 		expect(parsings.results.map((r) => r.value)).toEqual([parsing.items[0].json.id]);
-		const extractions = await runListSearch('searchExtractions', { parameters: { resource: 'extraction', operation: 'get' }, credentials, filter: 'invoice.pdf' });
+		const extractions = await runListSearch('searchExtractions', {
+			parameters: { resource: 'extraction', operation: 'get' },
+			credentials,
+			filter: 'invoice.pdf',
+		});
 		expect(extractions.results.map((r) => r.value)).toContain(extraction.items[0].json.id);
 
-		const got = await runNode(emulator(), { resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'list', value: documentId } }, undefined, { node: { typeVersion: 2 } });
+		const got = await runNode(
+			emulator(),
+			{
+				resource: 'document',
+				operation: 'get',
+				documentId: { __rl: true, mode: 'list', value: documentId },
+			},
+			undefined,
+			{ node: { typeVersion: 2 } },
+		);
 		expect(got.items[0].json).toMatchObject({ id: documentId, filename: 'locator-needle.pdf' });
-		const byId = await runNode(emulator(), { resource: 'extraction', operation: 'get', extractionId: { __rl: true, mode: 'id', value: extraction.items[0].json.id } }, undefined, {
-			node: { typeVersion: 2 },
+		const byId = await runNode(
+			emulator(),
+			{
+				resource: 'extraction',
+				operation: 'get',
+				extractionId: { __rl: true, mode: 'id', value: extraction.items[0].json.id },
+			},
+			undefined,
+			{
+				node: { typeVersion: 2 },
+			},
+		);
+		expect(byId.items[0].json).toMatchObject({
+			id: extraction.items[0].json.id,
+			status: 'FINISHED',
 		});
-		expect(byId.items[0].json).toMatchObject({ id: extraction.items[0].json.id, status: 'FINISHED' });
 	});
 
 	it('a locator By ID that is not a UUID is refused by n8n before the node runs; an expression giving one, by the node', async () => {
-		const typed = await runNode(emulator(), { resource: 'extraction', operation: 'get', extractionId: { __rl: true, mode: 'id', value: 'nope' } }, undefined, { node: { typeVersion: 2 } });
-		expect(typed.error?.message).toBe("The 'Extraction Service' node has issues:\n- Not a valid extraction ID: expected a UUID");
-		const mapped = await runNode(emulator(), { resource: 'extraction', operation: 'get', extractionId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } }, [{ json: { id: 'nope' } }], {
-			node: { typeVersion: 2 },
-		});
+		const typed = await runNode(
+			emulator(),
+			{
+				resource: 'extraction',
+				operation: 'get',
+				extractionId: { __rl: true, mode: 'id', value: 'nope' },
+			},
+			undefined,
+			{ node: { typeVersion: 2 } },
+		);
+		expect(typed.error?.message).toBe(
+			"The 'Extraction Service' node has issues:\n- Not a valid extraction ID: expected a UUID",
+		);
+		const mapped = await runNode(
+			emulator(),
+			{
+				resource: 'extraction',
+				operation: 'get',
+				extractionId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+			},
+			[{ json: { id: 'nope' } }],
+			{
+				node: { typeVersion: 2 },
+			},
+		);
 		expect(mapped.error?.message).toBe('Parameter "Extraction ID" must be a UUID, got "nope"');
 		expect(emulator().requests).toEqual([]);
 	});
 });
 
-describe('As an AI agent\'s tool', () => {
+describe("As an AI agent's tool", () => {
 	// n8n wraps a usableAsTool node as "<name>Tool"; `@tool` display options look at that name.
 	const tool: INodeTypeDescription = { ...description, name: `${description.name}Tool` };
 	const choices = (desc: INodeTypeDescription, parameters: INodeParameters, name: string) => {
 		const node = { typeVersion: 2 };
-		const values = NodeHelpers.getNodeParameters(desc.properties, parameters, true, false, { ...node, parameters } as never, desc) ?? {};
-		const property = desc.properties.find((p) => p.name === name && NodeHelpers.displayParameter(values, p, node, desc));
+		const values =
+			NodeHelpers.getNodeParameters(
+				desc.properties,
+				parameters,
+				true,
+				false,
+				{ ...node, parameters } as never,
+				desc,
+			) ?? {};
+		const property = desc.properties.find(
+			(p) => p.name === name && NodeHelpers.displayParameter(values, p, node, desc),
+		);
 		return ((property?.options ?? []) as Array<{ value: string; displayOptions?: object }>)
 			.filter((option) => NodeHelpers.displayParameter(values, option as never, node, desc))
 			.map((option) => option.value);
 	};
 
 	it('offers no binary upload: no Binary File source, no Upload / Create-from-file operation, no Workflow resource', () => {
-		expect(choices(tool, { resource: 'extract', operation: 'create' }, 'source')).toEqual(['documentId', 'parsingId', 'url']);
-		expect(choices(description, { resource: 'extract', operation: 'create' }, 'source')).toEqual(['binary', 'documentId', 'parsingId', 'url']);
-		expect(choices(tool, { resource: 'parsing', operation: 'create' }, 'source')).toEqual(['documentId', 'urlList', 'url']);
-		expect(choices(tool, { resource: 'document' }, 'operation')).toEqual(['download', 'get', 'getAll']);
-		expect(choices(tool, { resource: 'extraction' }, 'operation')).toEqual(['delete', 'download', 'get', 'getAll']);
+		expect(choices(tool, { resource: 'extract', operation: 'create' }, 'source')).toEqual([
+			'documentId',
+			'parsingId',
+			'url',
+		]);
+		expect(choices(description, { resource: 'extract', operation: 'create' }, 'source')).toEqual([
+			'binary',
+			'documentId',
+			'parsingId',
+			'url',
+		]);
+		expect(choices(tool, { resource: 'parsing', operation: 'create' }, 'source')).toEqual([
+			'documentId',
+			'urlList',
+			'url',
+		]);
+		expect(choices(tool, { resource: 'document' }, 'operation')).toEqual([
+			'download',
+			'get',
+			'getAll',
+		]);
+		expect(choices(tool, { resource: 'extraction' }, 'operation')).toEqual([
+			'delete',
+			'download',
+			'get',
+			'getAll',
+		]);
 		expect(choices(tool, {}, 'resource')).not.toContain('workflow');
 		expect(choices(description, {}, 'resource')).toContain('workflow');
 	});
@@ -200,9 +392,11 @@ describe('UI text', () => {
 		const placeholders: string[] = [];
 		const walk = (properties: INodeProperties[]) => {
 			for (const p of properties) {
-				if (p.placeholder && !['collection', 'fixedCollection', 'resourceLocator'].includes(p.type)) placeholders.push(p.placeholder);
+				if (p.placeholder && !['collection', 'fixedCollection', 'resourceLocator'].includes(p.type))
+					placeholders.push(p.placeholder);
 				if (p.type === 'collection') walk((p.options ?? []) as INodeProperties[]);
-				for (const mode of p.modes ?? []) if (mode.type === 'string' && mode.placeholder) placeholders.push(mode.placeholder);
+				for (const mode of p.modes ?? [])
+					if (mode.type === 'string' && mode.placeholder) placeholders.push(mode.placeholder);
 			}
 		};
 		walk(description.properties);

@@ -23,14 +23,23 @@ describe('Semaphore: polls and reads before creates, and creates still go on', (
 		const first = gate();
 		const running = limiter.run(async () => await first.promise);
 		const queued: Array<Promise<void>> = [];
-		for (let i = 0; i < 3; i++) queued.push(limiter.run(async () => void order.push(`create ${i}`)));
-		for (let i = 0; i < 8; i++) queued.push(limiter.run(async () => void order.push(`poll ${i}`), true));
+		for (let i = 0; i < 3; i++)
+			queued.push(limiter.run(async () => void order.push(`create ${i}`)));
+		for (let i = 0; i < 8; i++)
+			queued.push(limiter.run(async () => void order.push(`poll ${i}`), true));
 		expect(limiter.waiting).toBe(11);
 		first.open();
 		await Promise.all([running, ...queued]);
 		const share = NORMAL_SHARE - 1;
-		expect(order.slice(0, share + 1)).toEqual([...Array.from({ length: share }, (_, i) => `poll ${i}`), 'create 0']);
-		expect(order.filter((name) => name.startsWith('create'))).toEqual(['create 0', 'create 1', 'create 2']);
+		expect(order.slice(0, share + 1)).toEqual([
+			...Array.from({ length: share }, (_, i) => `poll ${i}`),
+			'create 0',
+		]);
+		expect(order.filter((name) => name.startsWith('create'))).toEqual([
+			'create 0',
+			'create 1',
+			'create 2',
+		]);
 		expect(order).toHaveLength(11);
 	});
 });
@@ -63,7 +72,11 @@ describe('PollScheduler: one loop for every waiting job of an execution', () => 
 			),
 		);
 		const results = await Promise.all(jobs);
-		expect({ most: most <= 3, finished: results.filter((r) => !r.timedOut && r.resource.status === 'FINISHED').length, polls: [...polls.values()].every((n) => n === 2) }).toEqual({ most: true, finished: 40, polls: true });
+		expect({
+			most: most <= 3,
+			finished: results.filter((r) => !r.timedOut && r.resource.status === 'FINISHED').length,
+			polls: [...polls.values()].every((n) => n === 2),
+		}).toEqual({ most: true, finished: 40, polls: true });
 	});
 
 	it('a stopped execution ends every wait with CancelledError', async () => {
@@ -75,7 +88,14 @@ describe('PollScheduler: one loop for every waiting job of an execution', () => 
 			signal: controller.signal,
 			timing: { firstDelayMs: 50, maxDelayMs: 50, growth: 1, jitter: 0 },
 		};
-		const waits = Array.from({ length: 5 }, async () => await pollUntilFinal({ status: 'IN_PROGRESS' }, options).then(() => 'ended', (error: unknown) => (error instanceof CancelledError ? 'cancelled' : String(error))));
+		const waits = Array.from(
+			{ length: 5 },
+			async () =>
+				await pollUntilFinal({ status: 'IN_PROGRESS' }, options).then(
+					() => 'ended',
+					(error: unknown) => (error instanceof CancelledError ? 'cancelled' : String(error)),
+				),
+		);
 		controller.abort();
 		expect(await Promise.all(waits)).toEqual(Array(5).fill('cancelled'));
 	});

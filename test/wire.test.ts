@@ -6,7 +6,14 @@
  */
 import type { LoggedRequest } from '../emulator';
 import { makePdf } from '../emulator/sample-pdf';
-import { INVOICE_SCHEMA, SAMPLE_PDF, apiRequests, fileItem, runNode, useEmulator } from './helpers/setup';
+import {
+	INVOICE_SCHEMA,
+	SAMPLE_PDF,
+	apiRequests,
+	fileItem,
+	runNode,
+	useEmulator,
+} from './helpers/setup';
 
 const emulator = useEmulator();
 
@@ -20,7 +27,11 @@ beforeAll(async () => {
 });
 
 /** Runs the node and returns the one POST it made to `path`; fails the test when the run failed. */
-async function createRequest(path: string, parameters: Record<string, unknown>, input?: Parameters<typeof runNode>[2]): Promise<LoggedRequest> {
+async function createRequest(
+	path: string,
+	parameters: Record<string, unknown>,
+	input?: Parameters<typeof runNode>[2],
+): Promise<LoggedRequest> {
 	const { error } = await runNode(emulator(), { waitForCompletion: false, ...parameters }, input);
 	expect(error).toBeUndefined();
 	const posts = apiRequests(emulator()).filter((r) => r.method === 'POST');
@@ -30,28 +41,50 @@ async function createRequest(path: string, parameters: Record<string, unknown>, 
 
 /** A multipart body's text fields and files, with `metadata` parsed from its JSON text. */
 function formOf(request: LoggedRequest) {
-	if (request.body?.kind !== 'form') throw new Error(`expected a form body, got ${JSON.stringify(request.body)}`);
+	if (request.body?.kind !== 'form')
+		throw new Error(`expected a form body, got ${JSON.stringify(request.body)}`);
 	const { metadata, ...fields } = request.body.fields;
-	return { fields, metadata: typeof metadata === 'string' ? JSON.parse(metadata) : metadata, files: request.body.files };
+	return {
+		fields,
+		metadata: typeof metadata === 'string' ? JSON.parse(metadata) : metadata,
+		files: request.body.files,
+	};
 }
 
 /** A JSON body's value. */
 function jsonOf(request: LoggedRequest): Record<string, unknown> {
-	if (request.body?.kind !== 'json') throw new Error(`expected a JSON body, got ${JSON.stringify(request.body)}`);
+	if (request.body?.kind !== 'json')
+		throw new Error(`expected a JSON body, got ${JSON.stringify(request.body)}`);
 	return request.body.value as Record<string, unknown>;
 }
 
-const pdfFile = (filename: string, bytes: Buffer, field: string) => ({ field, filename, size: bytes.length, contentType: 'application/pdf' });
+const pdfFile = (filename: string, bytes: Buffer, field: string) => ({
+	field,
+	filename,
+	size: bytes.length,
+	contentType: 'application/pdf',
+});
 
 describe('Extraction → Create (§unversioned-4.2)', () => {
-	const create = (extra: Record<string, unknown>) => ({ resource: 'extraction', operation: 'create', binaryPropertyName: 'data', server: 'FR-2', ...extra });
+	const create = (extra: Record<string, unknown>) => ({
+		resource: 'extraction',
+		operation: 'create',
+		binaryPropertyName: 'data',
+		server: 'FR-2',
+		...extra,
+	});
 
 	it('sends Server, Schema, Classifier ID and Metadata as form fields, the page range as pdf_page_start / pdf_page_end', async () => {
 		const request = await createRequest(
 			'/extract/',
 			create({
 				schema: byId(INVOICE_SCHEMA),
-				options: { classifier: 'classifier-7', pdfPageStart: 2, pdfPageEnd: 3, metadata: JSON.stringify(METADATA) },
+				options: {
+					classifier: 'classifier-7',
+					pdfPageStart: 2,
+					pdfPageEnd: 3,
+					metadata: JSON.stringify(METADATA),
+				},
 			}),
 			[await fileItem({ data: { bytes: threePages, fileName: 'three.pdf' } })],
 		);
@@ -64,20 +97,45 @@ describe('Extraction → Create (§unversioned-4.2)', () => {
 	});
 
 	it('sends only Server and the document when no option is set', async () => {
-		const request = await createRequest('/extract/', create({ schema: { __rl: true, mode: 'list', value: '' } }), [await fileItem()]);
+		const request = await createRequest(
+			'/extract/',
+			create({ schema: { __rl: true, mode: 'list', value: '' } }),
+			[await fileItem()],
+		);
 		expect(request.query).toEqual({});
-		expect(formOf(request)).toEqual({ fields: { server: 'FR-2' }, metadata: undefined, files: [pdfFile('invoice.pdf', SAMPLE_PDF, 'document')] });
+		expect(formOf(request)).toEqual({
+			fields: { server: 'FR-2' },
+			metadata: undefined,
+			files: [pdfFile('invoice.pdf', SAMPLE_PDF, 'document')],
+		});
 	});
 });
 
 describe('Parsing → Create (§v0-4.5)', () => {
-	const create = (extra: Record<string, unknown>) => ({ resource: 'parsing', operation: 'create', ...extra });
-	const options = { model: 'PIGALLE_LITE', pictureDescriptionEnabled: true, tableVerificationEnabled: true, metadata: JSON.stringify(METADATA) };
+	const create = (extra: Record<string, unknown>) => ({
+		resource: 'parsing',
+		operation: 'create',
+		...extra,
+	});
+	const options = {
+		model: 'PIGALLE_LITE',
+		pictureDescriptionEnabled: true,
+		tableVerificationEnabled: true,
+		metadata: JSON.stringify(METADATA),
+	};
 
 	it('from a file: Model, Picture Description, Table Verification and Metadata as multipart fields next to the document', async () => {
-		const request = await createRequest('/v0/parsing', create({ source: 'binary', binaryPropertyName: 'data', options }), [await fileItem()]);
+		const request = await createRequest(
+			'/v0/parsing',
+			create({ source: 'binary', binaryPropertyName: 'data', options }),
+			[await fileItem()],
+		);
 		expect(formOf(request)).toEqual({
-			fields: { model: 'PIGALLE_LITE', picture_description_enabled: 'true', table_verification_enabled: 'true' },
+			fields: {
+				model: 'PIGALLE_LITE',
+				picture_description_enabled: 'true',
+				table_verification_enabled: 'true',
+			},
 			metadata: METADATA,
 			files: [pdfFile('invoice.pdf', SAMPLE_PDF, 'document')],
 		});
@@ -85,24 +143,54 @@ describe('Parsing → Create (§v0-4.5)', () => {
 
 	it('from a URL: the same options as JSON values, switches as booleans', async () => {
 		const url = `${emulator().filesUrl}/static/a.pdf`;
-		const request = await createRequest('/v0/parsing', create({ source: 'url', url, options: { ...options, tableVerificationEnabled: false } }));
-		expect(jsonOf(request)).toEqual({ document: url, model: 'PIGALLE_LITE', picture_description_enabled: true, table_verification_enabled: false, metadata: METADATA });
+		const request = await createRequest(
+			'/v0/parsing',
+			create({ source: 'url', url, options: { ...options, tableVerificationEnabled: false } }),
+		);
+		expect(jsonOf(request)).toEqual({
+			document: url,
+			model: 'PIGALLE_LITE',
+			picture_description_enabled: true,
+			table_verification_enabled: false,
+			metadata: METADATA,
+		});
 	});
 
 	it('sends only the document when no option is set', async () => {
 		const url = `${emulator().filesUrl}/static/b.pdf`;
-		expect(jsonOf(await createRequest('/v0/parsing', create({ source: 'url', url })))).toEqual({ document: url });
+		expect(jsonOf(await createRequest('/v0/parsing', create({ source: 'url', url })))).toEqual({
+			document: url,
+		});
 	});
 });
 
 describe('Extract → Create (§v0-4.8)', () => {
-	const create = (extra: Record<string, unknown>) => ({ resource: 'extract', operation: 'create', schemaId: INVOICE_SCHEMA, ...extra });
-	const options = { model: 'PIGALLE', pictureDescriptionEnabled: false, tableVerificationEnabled: true, metadata: JSON.stringify(METADATA) };
+	const create = (extra: Record<string, unknown>) => ({
+		resource: 'extract',
+		operation: 'create',
+		schemaId: INVOICE_SCHEMA,
+		...extra,
+	});
+	const options = {
+		model: 'PIGALLE',
+		pictureDescriptionEnabled: false,
+		tableVerificationEnabled: true,
+		metadata: JSON.stringify(METADATA),
+	};
 
 	it('from a file: Schema ID, Model, Picture Description, Table Verification and Metadata as multipart fields', async () => {
-		const request = await createRequest('/v0/extract', create({ source: 'binary', binaryPropertyName: 'data', options }), [await fileItem()]);
+		const request = await createRequest(
+			'/v0/extract',
+			create({ source: 'binary', binaryPropertyName: 'data', options }),
+			[await fileItem()],
+		);
 		expect(formOf(request)).toEqual({
-			fields: { schema: INVOICE_SCHEMA, model: 'PIGALLE', picture_description_enabled: 'false', table_verification_enabled: 'true' },
+			fields: {
+				schema: INVOICE_SCHEMA,
+				model: 'PIGALLE',
+				picture_description_enabled: 'false',
+				table_verification_enabled: 'true',
+			},
 			metadata: METADATA,
 			files: [pdfFile('invoice.pdf', SAMPLE_PDF, 'document')],
 		});
@@ -111,32 +199,69 @@ describe('Extract → Create (§v0-4.8)', () => {
 	it('from a URL: the same options as JSON values', async () => {
 		const url = `${emulator().filesUrl}/static/c.pdf`;
 		const request = await createRequest('/v0/extract', create({ source: 'url', url, options }));
-		expect(jsonOf(request)).toEqual({ schema: INVOICE_SCHEMA, document: url, model: 'PIGALLE', picture_description_enabled: false, table_verification_enabled: true, metadata: METADATA });
+		expect(jsonOf(request)).toEqual({
+			schema: INVOICE_SCHEMA,
+			document: url,
+			model: 'PIGALLE',
+			picture_description_enabled: false,
+			table_verification_enabled: true,
+			metadata: METADATA,
+		});
 	});
 
 	it('from a parsing: only Schema ID and the parsing, since the parsing options apply to a new parsing only', async () => {
-		const parsing = await runNode(emulator(), { resource: 'parsing', operation: 'create', source: 'url', url: `${emulator().filesUrl}/static/a.pdf` });
+		const parsing = await runNode(emulator(), {
+			resource: 'parsing',
+			operation: 'create',
+			source: 'url',
+			url: `${emulator().filesUrl}/static/a.pdf`,
+		});
 		const parsingId = String(parsing.items[0].json.id);
 		emulator().clearLog();
-		const request = await createRequest('/v0/extract', create({ source: 'parsingId', parsingId, options }));
+		const request = await createRequest(
+			'/v0/extract',
+			create({ source: 'parsingId', parsingId, options }),
+		);
 		expect(jsonOf(request)).toEqual({ schema: INVOICE_SCHEMA, parsing: parsingId });
 	});
 });
 
 describe('Document → Upload (§v0-4.1)', () => {
-	const upload = (options: Record<string, unknown>) => ({ resource: 'document', operation: 'upload', binaryPropertyName: 'data', options });
+	const upload = (options: Record<string, unknown>) => ({
+		resource: 'document',
+		operation: 'upload',
+		binaryPropertyName: 'data',
+		options,
+	});
 
 	it('sends the page range as pdf_page_start / pdf_page_end, File Name as filename, Metadata as metadata, the file as file', async () => {
-		const request = await createRequest('/v0/documents', upload({ pdfPageStart: 2, pdfPageEnd: 3, filename: 'renamed.pdf', metadata: JSON.stringify(METADATA) }), [
-			await fileItem({ data: { bytes: threePages, fileName: 'three.pdf' } }),
-		]);
+		const request = await createRequest(
+			'/v0/documents',
+			upload({
+				pdfPageStart: 2,
+				pdfPageEnd: 3,
+				filename: 'renamed.pdf',
+				metadata: JSON.stringify(METADATA),
+			}),
+			[await fileItem({ data: { bytes: threePages, fileName: 'three.pdf' } })],
+		);
 		expect(request.query).toEqual({ pdf_page_start: '2', pdf_page_end: '3' });
-		expect(formOf(request)).toEqual({ fields: { filename: 'renamed.pdf' }, metadata: METADATA, files: [pdfFile('three.pdf', threePages, 'file')] });
+		expect(formOf(request)).toEqual({
+			fields: { filename: 'renamed.pdf' },
+			metadata: METADATA,
+			files: [pdfFile('three.pdf', threePages, 'file')],
+		});
 	});
 
 	it('sends a page range with one end only as that one parameter', async () => {
-		const request = await createRequest('/v0/documents', upload({ pdfPageEnd: 2 }), [await fileItem({ data: { bytes: threePages, fileName: 'three.pdf' } })]);
+		const request = await createRequest('/v0/documents', upload({ pdfPageEnd: 2 }), [
+			await fileItem({ data: { bytes: threePages, fileName: 'three.pdf' } }),
+		]);
 		expect(request.query).toEqual({ pdf_page_end: '2' });
-		expect(formOf(request)).toEqual({ fields: {}, metadata: undefined, files: [pdfFile('three.pdf', threePages, 'file')] });
+		expect(formOf(request)).toEqual({
+			fields: {},
+			metadata: undefined,
+			files: [pdfFile('three.pdf', threePages, 'file')],
+		});
 	});
 });

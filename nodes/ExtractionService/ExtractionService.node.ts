@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { credentials, properties } from './v1/actions/resources';
@@ -24,7 +29,8 @@ export class ExtractionService implements INodeType {
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Upload documents, parse them and extract structured data with the Extraction Service',
+		description:
+			'Upload documents, parse them and extract structured data with the Extraction Service',
 		defaults: { name: 'Extraction Service' },
 		// As an AI agent's tool, the node cannot receive files (an agent passes text): the tool
 		// variant hides every binary upload (`@tool` display options in actions/) and says so.

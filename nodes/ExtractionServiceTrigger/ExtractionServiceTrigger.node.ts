@@ -1,4 +1,9 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { credentials, properties } from './description';
@@ -27,7 +32,8 @@ export class ExtractionServiceTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["event"]}}',
-		description: 'Starts the workflow when the Extraction Service finishes or fails a job, or receives a document',
+		description:
+			'Starts the workflow when the Extraction Service finishes or fails a job, or receives a document',
 		defaults: { name: 'Extraction Service Trigger' },
 		polling: true,
 		inputs: [],

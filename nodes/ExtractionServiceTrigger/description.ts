@@ -1,6 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { extractionListFilters, filtersCollection, searchFilter, simplifyField, splitIntoItemsField } from '../ExtractionService/v1/actions/fields';
+import {
+	extractionListFilters,
+	filtersCollection,
+	searchFilter,
+	simplifyField,
+	splitIntoItemsField,
+} from '../ExtractionService/v1/actions/fields';
 import { CREDENTIAL_TYPE } from '../ExtractionService/v1/transport';
 import { EVENTS, eventsOf, eventsWith } from './poll/events';
 
@@ -55,7 +61,10 @@ export const properties: INodeProperties[] = [
 				description:
 					'On activation, also output the matching jobs (documents) that already exist and were created at or after this moment. For extractions, among the most recent ones (the service cannot list them by date).',
 			},
-			{ ...splitIntoItemsField, displayOptions: { show: { '/simplify': [true], '/event': SCAN_EVENTS } } },
+			{
+				...splitIntoItemsField,
+				displayOptions: { show: { '/simplify': [true], '/event': SCAN_EVENTS } },
+			},
 		],
 	},
 ];

@@ -28,7 +28,10 @@ export interface ChatRequestBody {
 	model?: string;
 	stream?: boolean;
 	messages: ChatMessage[];
-	tools?: Array<{ type: string; function?: { name?: string; description?: string; parameters?: unknown } }>;
+	tools?: Array<{
+		type: string;
+		function?: { name?: string; description?: string; parameters?: unknown };
+	}>;
 	[key: string]: unknown;
 }
 
@@ -56,18 +59,36 @@ export interface Script {
 	idPattern: RegExp;
 }
 
-type Completion = { content: string | null; toolCall?: { id: string; name: string; arguments: string } };
+type Completion = {
+	content: string | null;
+	toolCall?: { id: string; name: string; arguments: string };
+};
 
 function respond(script: Script, body: ChatRequestBody, n: number): Completion {
 	const toolMessages = body.messages.filter((m) => m.role === 'tool');
 	if (toolMessages.length === 0) {
-		const tool = (body.tools ?? []).map((t) => t.function?.name ?? '').find((name) => script.toolName.test(name));
+		const tool = (body.tools ?? [])
+			.map((t) => t.function?.name ?? '')
+			.find((name) => script.toolName.test(name));
 		if (!tool) return { content: `No tool matching ${script.toolName} was offered.` };
-		return { content: null, toolCall: { id: `call_scripted_${n}`, name: tool, arguments: JSON.stringify(script.toolArguments) } };
+		return {
+			content: null,
+			toolCall: {
+				id: `call_scripted_${n}`,
+				name: tool,
+				arguments: JSON.stringify(script.toolArguments),
+			},
+		};
 	}
-	const result = toolMessages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+	const result = toolMessages
+		.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+		.join('\n');
 	const found = script.idPattern.exec(result)?.[0];
-	return { content: found ? `The extraction you are looking for is ${found}.` : 'The tool found no extraction.' };
+	return {
+		content: found
+			? `The extraction you are looking for is ${found}.`
+			: 'The tool found no extraction.',
+	};
 }
 
 function completionJson(c: Completion, model: string, n: number): unknown {
@@ -79,7 +100,21 @@ function completionJson(c: Completion, model: string, n: number): unknown {
 		choices: [
 			{
 				index: 0,
-				message: { role: 'assistant', content: c.content, ...(c.toolCall ? { tool_calls: [{ id: c.toolCall.id, type: 'function', function: { name: c.toolCall.name, arguments: c.toolCall.arguments } }] } : {}) },
+				message: {
+					role: 'assistant',
+					content: c.content,
+					...(c.toolCall
+						? {
+								tool_calls: [
+									{
+										id: c.toolCall.id,
+										type: 'function',
+										function: { name: c.toolCall.name, arguments: c.toolCall.arguments },
+									},
+								],
+							}
+						: {}),
+				},
 				finish_reason: c.toolCall ? 'tool_calls' : 'stop',
 			},
 		],
@@ -88,16 +123,42 @@ function completionJson(c: Completion, model: string, n: number): unknown {
 }
 
 function completionChunks(c: Completion, model: string, n: number): unknown[] {
-	const base = { id: `chatcmpl-scripted-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
-	const chunk = (delta: unknown, finish: string | null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+	const base = {
+		id: `chatcmpl-scripted-${n}`,
+		object: 'chat.completion.chunk',
+		created: Math.floor(Date.now() / 1000),
+		model,
+	};
+	const chunk = (delta: unknown, finish: string | null) => ({
+		...base,
+		choices: [{ index: 0, delta, finish_reason: finish }],
+	});
 	if (c.toolCall) {
 		return [
-			chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: c.toolCall.id, type: 'function', function: { name: c.toolCall.name, arguments: '' } }] }, null),
+			chunk(
+				{
+					role: 'assistant',
+					content: null,
+					tool_calls: [
+						{
+							index: 0,
+							id: c.toolCall.id,
+							type: 'function',
+							function: { name: c.toolCall.name, arguments: '' },
+						},
+					],
+				},
+				null,
+			),
 			chunk({ tool_calls: [{ index: 0, function: { arguments: c.toolCall.arguments } }] }, null),
 			chunk({}, 'tool_calls'),
 		];
 	}
-	return [chunk({ role: 'assistant', content: '' }, null), chunk({ content: c.content }, null), chunk({}, 'stop')];
+	return [
+		chunk({ role: 'assistant', content: '' }, null),
+		chunk({ content: c.content }, null),
+		chunk({}, 'stop'),
+	];
 }
 
 export async function startScriptedModel(script: Script): Promise<ScriptedModel> {
@@ -108,11 +169,18 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
 		req.on('end', () => {
 			const path = (req.url ?? '/').split('?')[0];
 			if (req.method === 'GET' && path === '/v1/models') {
-				res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', owned_by: 'scripted' }] }));
+				res.writeHead(200, { 'content-type': 'application/json' }).end(
+					JSON.stringify({
+						object: 'list',
+						data: [{ id: 'gpt-4o-mini', object: 'model', owned_by: 'scripted' }],
+					}),
+				);
 				return;
 			}
 			if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-				res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `scripted model: no ${req.method} ${path}` } }));
+				res
+					.writeHead(404, { 'content-type': 'application/json' })
+					.end(JSON.stringify({ error: { message: `scripted model: no ${req.method} ${path}` } }));
 				return;
 			}
 			let body: ChatRequestBody;
@@ -120,7 +188,11 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
 				body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequestBody;
 				if (!Array.isArray(body.messages)) throw new Error('no messages');
 			} catch (err) {
-				res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `scripted model: bad body: ${(err as Error).message}` } }));
+				res.writeHead(400, { 'content-type': 'application/json' }).end(
+					JSON.stringify({
+						error: { message: `scripted model: bad body: ${(err as Error).message}` },
+					}),
+				);
 				return;
 			}
 			const n = requests.length + 1;
@@ -130,15 +202,24 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
 				method: req.method,
 				path,
 				body,
-				answer: c.toolCall ? `tool call ${c.toolCall.name}(${c.toolCall.arguments})` : `answer ${JSON.stringify(c.content)}`,
+				answer: c.toolCall
+					? `tool call ${c.toolCall.name}(${c.toolCall.arguments})`
+					: `answer ${JSON.stringify(c.content)}`,
 				toolCallId: c.toolCall?.id,
 			});
 			if (body.stream === true) {
-				res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-				for (const ch of completionChunks(c, model, n)) res.write(`data: ${JSON.stringify(ch)}\n\n`);
+				res.writeHead(200, {
+					'content-type': 'text/event-stream',
+					'cache-control': 'no-cache',
+					connection: 'keep-alive',
+				});
+				for (const ch of completionChunks(c, model, n))
+					res.write(`data: ${JSON.stringify(ch)}\n\n`);
 				res.end('data: [DONE]\n\n');
 			} else {
-				res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completionJson(c, model, n)));
+				res
+					.writeHead(200, { 'content-type': 'application/json' })
+					.end(JSON.stringify(completionJson(c, model, n)));
 			}
 		});
 	});

@@ -44,14 +44,30 @@ import { parseArgs as parseArgv } from 'node:util';
 import { launchEmulator } from '../../emulator/launch';
 import { makePdf } from '../../emulator/sample-pdf';
 import { startScriptedModel, type ModelRequest } from './agent-model';
-import { cleanUpNow, runMain, freePort, installExitHooks, removeAtExit, runCommand, tail } from './processes';
+import {
+	cleanUpNow,
+	runMain,
+	freePort,
+	installExitHooks,
+	removeAtExit,
+	runCommand,
+	tail,
+} from './processes';
 import { buildAndPack, installN8n, installPackageInto, makeRunRoot, ROOT } from './services';
 import { QUIET_N8N_ENV } from '../n8n/env';
 
 const EXAMPLE = path.join(ROOT, 'examples', 'workflows', 'ai-agent-tool.json');
 const WORKFLOW_ID = 'e2eAiAgentTool01';
-const TOKEN_CREDENTIAL = { id: 'esTokenCred1', name: 'Extraction Service Token API', type: 'extractionServiceTokenApi' };
-const OPENAI_CREDENTIAL = { id: 'e2eOpenAiStub01', name: 'Scripted Model (stub)', type: 'openAiApi' };
+const TOKEN_CREDENTIAL = {
+	id: 'esTokenCred1',
+	name: 'Extraction Service Token API',
+	type: 'extractionServiceTokenApi',
+};
+const OPENAI_CREDENTIAL = {
+	id: 'e2eOpenAiStub01',
+	name: 'Scripted Model (stub)',
+	type: 'openAiApi',
+};
 const SEEDED_INVOICE_SCHEMA = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
 const INVOICE_NUMBER = 'INV-AGENT-7731';
 const CHAT_INPUT = `Which extraction holds invoice ${INVOICE_NUMBER}? Give me its id.`;
@@ -84,8 +100,16 @@ function parseArgs(argv: string[]): Options {
 		process.exit(0);
 	}
 	const timeoutS = v.timeout === undefined ? 300 : Number(v.timeout);
-	if (!Number.isFinite(timeoutS) || timeoutS < 10) throw new Error(`--timeout needs a number ≥ 10, got ${v.timeout}`);
-	return { install: v['no-install'] !== true, build: v['no-build'] !== true, keep: v.keep === true, verbose: v.verbose === true, timeoutS, search: v.search ?? 'invoice' };
+	if (!Number.isFinite(timeoutS) || timeoutS < 10)
+		throw new Error(`--timeout needs a number ≥ 10, got ${v.timeout}`);
+	return {
+		install: v['no-install'] !== true,
+		build: v['no-build'] !== true,
+		keep: v.keep === true,
+		verbose: v.verbose === true,
+		timeoutS,
+		search: v.search ?? 'invoice',
+	};
 }
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -96,8 +120,21 @@ function check(name: string, ok: boolean, detail: string): void {
 	console.log(`${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`);
 }
 
-type Node = { name: string; type: string; typeVersion: number; position: [number, number]; parameters: Record<string, unknown>; credentials?: Record<string, { id: string; name: string }> } & Record<string, unknown>;
-type Workflow = { nodes: Node[]; connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>> } & Record<string, unknown>;
+type Node = {
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	credentials?: Record<string, { id: string; name: string }>;
+} & Record<string, unknown>;
+type Workflow = {
+	nodes: Node[];
+	connections: Record<
+		string,
+		Record<string, Array<Array<{ node: string; type: string; index: number }>>>
+	>;
+} & Record<string, unknown>;
 
 /** examples/workflows/ai-agent-tool.json with Manual Trigger → Set (chatInput) instead of its chat trigger, the model's credential set. */
 function agentWorkflow(): Workflow {
@@ -107,23 +144,58 @@ function agentWorkflow(): Workflow {
 	if (!chatTrigger || !agent) throw new Error(`${EXAMPLE} has no chat trigger or no AI Agent`);
 	const nodes: Node[] = example.nodes
 		.filter((n) => n !== chatTrigger && n.type !== 'n8n-nodes-base.stickyNote')
-		.map((n) => (n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi' ? { ...n, credentials: { openAiApi: { id: OPENAI_CREDENTIAL.id, name: OPENAI_CREDENTIAL.name } } } : n));
+		.map((n) =>
+			n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi'
+				? {
+						...n,
+						credentials: { openAiApi: { id: OPENAI_CREDENTIAL.id, name: OPENAI_CREDENTIAL.name } },
+					}
+				: n,
+		);
 	nodes.push(
-		{ id: 'a9e2e000-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [-240, 0], parameters: {} },
+		{
+			id: 'a9e2e000-0000-4000-8000-000000000001',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [-240, 0],
+			parameters: {},
+		},
 		{
 			id: 'a9e2e000-0000-4000-8000-000000000002',
 			name: 'Chat Message',
 			type: 'n8n-nodes-base.set',
 			typeVersion: 3.4,
 			position: [0, 0],
-			parameters: { mode: 'manual', assignments: { assignments: [{ id: 'a9e2e000-0000-4000-8000-000000000003', name: 'chatInput', value: CHAT_INPUT, type: 'string' }] }, options: {} },
+			parameters: {
+				mode: 'manual',
+				assignments: {
+					assignments: [
+						{
+							id: 'a9e2e000-0000-4000-8000-000000000003',
+							name: 'chatInput',
+							value: CHAT_INPUT,
+							type: 'string',
+						},
+					],
+				},
+				options: {},
+			},
 		},
 	);
 	const connections = { ...example.connections };
 	delete connections[chatTrigger.name];
 	connections.Start = { main: [[{ node: 'Chat Message', type: 'main', index: 0 }]] };
 	connections['Chat Message'] = { main: [[{ node: agent.name, type: 'main', index: 0 }]] };
-	return { ...example, id: WORKFLOW_ID, name: 'E2E: AI Agent with the Extraction Service tool (scripted model)', active: false, nodes, connections, pinData: {} };
+	return {
+		...example,
+		id: WORKFLOW_ID,
+		name: 'E2E: AI Agent with the Extraction Service tool (scripted model)',
+		active: false,
+		nodes,
+		connections,
+		pinData: {},
+	};
 }
 
 /** The last JSON document in stdout (n8n 2.x prints log lines before it), as scripts/n8n/run-examples.ts reads it. */
@@ -136,7 +208,8 @@ function lastJsonDocument(stdout: string): Record<string, unknown> | undefined {
 			if (e < s) break;
 			try {
 				const doc = JSON.parse(lines.slice(s, e + 1).join('\n')) as unknown;
-				if (doc && typeof doc === 'object' && !Array.isArray(doc)) return doc as Record<string, unknown>;
+				if (doc && typeof doc === 'object' && !Array.isArray(doc))
+					return doc as Record<string, unknown>;
 			} catch {
 				/* not this slice */
 			}
@@ -147,22 +220,42 @@ function lastJsonDocument(stdout: string): Record<string, unknown> | undefined {
 
 /** The JSON of a node's output items in an IRun. */
 function nodeJson(run: Record<string, unknown>, node: string): Array<Record<string, unknown>> {
-	const runData = (run.data as { resultData?: { runData?: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>> } } | undefined)?.resultData?.runData;
+	const runData = (
+		run.data as
+			| {
+					resultData?: {
+						runData?: Record<
+							string,
+							Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>
+						>;
+					};
+			  }
+			| undefined
+	)?.resultData?.runData;
 	return (runData?.[node] ?? []).flatMap((r) => r.data?.main?.[0] ?? []).map((i) => i.json);
 }
 
 /** The ids of the tool calls in an assistant message the stub sent, and the `tool` messages n8n sent back. */
 function toolMessages(req: ModelRequest): Array<{ tool_call_id?: string; content: string }> {
-	return req.body.messages.filter((m) => m.role === 'tool').map((m) => ({ tool_call_id: m.tool_call_id, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) }));
+	return req.body.messages
+		.filter((m) => m.role === 'tool')
+		.map((m) => ({
+			tool_call_id: m.tool_call_id,
+			content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
+		}));
 }
 
 async function main(): Promise<number> {
 	const opts = parseArgs(process.argv.slice(2));
 	const t0 = Date.now();
-	installExitHooks((sig) => console.error(`\n${sig}: stopping every server and removing the throwaway folder`));
+	installExitHooks((sig) =>
+		console.error(`\n${sig}: stopping every server and removing the throwaway folder`),
+	);
 
 	const n8n = await installN8n(opts.install);
-	console.log(`n8n ${n8n.line.version} ${n8n.installed ? 'installed now' : 'cached'} (${secs(n8n.ms)})`);
+	console.log(
+		`n8n ${n8n.line.version} ${n8n.installed ? 'installed now' : 'cached'} (${secs(n8n.ms)})`,
+	);
 	const root = makeRunRoot('n8n-es-agent-');
 	removeAtExit(root, opts.keep);
 	console.log(`Throwaway folder: ${root}${opts.keep ? ' (kept)' : ''}`);
@@ -170,20 +263,48 @@ async function main(): Promise<number> {
 	console.log(`build + pack: ${secs(packMs)}`);
 
 	const emulator = await launchEmulator({ processingMs: 300, quiet: true });
-	const model = await startScriptedModel({ toolName: /find/i, toolArguments: { search: opts.search }, idPattern: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/ });
+	const model = await startScriptedModel({
+		toolName: /find/i,
+		toolArguments: { search: opts.search },
+		idPattern: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/,
+	});
 	console.log(`emulator ${emulator.url}, scripted model ${model.url}`);
 
 	// the extraction the agent is to find
 	const form = new FormData();
-	const pdf = await makePdf([[{ text: 'INVOICE', bold: true, size: 20 }, '', `Invoice number: ${INVOICE_NUMBER}`, 'Invoice date: 2026-11-22', 'Vendor: Agent Test Supplies', 'Total: 77.31 EUR', 'Currency: EUR']]);
-	form.append('document', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'agent-invoice.pdf');
+	const pdf = await makePdf([
+		[
+			{ text: 'INVOICE', bold: true, size: 20 },
+			'',
+			`Invoice number: ${INVOICE_NUMBER}`,
+			'Invoice date: 2026-11-22',
+			'Vendor: Agent Test Supplies',
+			'Total: 77.31 EUR',
+			'Currency: EUR',
+		],
+	]);
+	form.append(
+		'document',
+		new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }),
+		'agent-invoice.pdf',
+	);
 	form.append('server', 'EU-1');
 	form.append('schema', SEEDED_INVOICE_SCHEMA);
-	const created = await fetch(`${emulator.url}/extract/`, { method: 'POST', headers: { authorization: emulator.token }, body: form, signal: AbortSignal.timeout(30_000) });
+	const created = await fetch(`${emulator.url}/extract/`, {
+		method: 'POST',
+		headers: { authorization: emulator.token },
+		body: form,
+		signal: AbortSignal.timeout(30_000),
+	});
 	const extraction = (await created.json()) as { id?: string };
-	if (created.status !== 201 || !extraction.id) throw new Error(`creating the extraction at the emulator: ${created.status} ${JSON.stringify(extraction).slice(0, 300)}`);
+	if (created.status !== 201 || !extraction.id)
+		throw new Error(
+			`creating the extraction at the emulator: ${created.status} ${JSON.stringify(extraction).slice(0, 300)}`,
+		);
 	const extractionId = extraction.id;
-	console.log(`extraction created at the emulator: ${extractionId} (agent-invoice.pdf, ${INVOICE_NUMBER})`);
+	console.log(
+		`extraction created at the emulator: ${extractionId} (agent-invoice.pdf, ${INVOICE_NUMBER})`,
+	);
 
 	// n8n: one user folder, SQLite, the package unpacked as a community package
 	const userFolder = path.join(root, 'n8n');
@@ -203,13 +324,25 @@ async function main(): Promise<number> {
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		...n8n.line.env,
 	};
-	for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
+	for (const k of [
+		'HTTP_PROXY',
+		'HTTPS_PROXY',
+		'http_proxy',
+		'https_proxy',
+		'ALL_PROXY',
+		'all_proxy',
+	])
+		delete env[k];
 	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
-	const cli = (args: string[], timeoutMs = 180_000) => runCommand(n8n.line.nodeBin, [n8n.line.n8nBin, ...args], { cwd: userFolder, env, timeoutMs });
+	const cli = (args: string[], timeoutMs = 180_000) =>
+		runCommand(n8n.line.nodeBin, [n8n.line.n8nBin, ...args], { cwd: userFolder, env, timeoutMs });
 	const cliOk = async (args: string[], timeoutMs?: number) => {
 		const r = await cli(args, timeoutMs);
 		if (opts.verbose) console.log(`$ n8n ${args.join(' ')}\n${r.stdout}${r.stderr}`);
-		if (r.code !== 0) throw new Error(`n8n ${args[0]} ${r.timedOut ? 'timed out' : `failed (exit ${r.code})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`);
+		if (r.code !== 0)
+			throw new Error(
+				`n8n ${args[0]} ${r.timedOut ? 'timed out' : `failed (exit ${r.code})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`,
+			);
 		return r;
 	};
 	const credsFile = path.join(root, 'credentials.json');
@@ -230,8 +363,11 @@ async function main(): Promise<number> {
 	const emulatorBefore = emulator.requests.length;
 	const tExec = Date.now();
 	const r = await cli(['execute', `--id=${WORKFLOW_ID}`, '--rawOutput'], opts.timeoutS * 1000);
-	console.log(`n8n execute: exit ${r.code}${r.timedOut ? ' (timed out)' : ''}, ${secs(Date.now() - tExec)}`);
-	if (opts.verbose || r.code !== 0) console.log(tail(`${r.stdout}\n${r.stderr}`, opts.verbose ? 400 : 40));
+	console.log(
+		`n8n execute: exit ${r.code}${r.timedOut ? ' (timed out)' : ''}, ${secs(Date.now() - tExec)}`,
+	);
+	if (opts.verbose || r.code !== 0)
+		console.log(tail(`${r.stdout}\n${r.stderr}`, opts.verbose ? 400 : 40));
 	await emulator.settle();
 
 	// what the stub saw (also in model-requests.json, with --keep)
@@ -245,29 +381,65 @@ async function main(): Promise<number> {
 	}
 	const toolCalls = calls.filter((q) => q.toolCallId);
 	const first = calls[0];
-	check('the model was asked, with the tools offered', !!first && (first.body.tools ?? []).some((t) => /find/i.test(t.function?.name ?? '')),
-		first ? `first request offers ${(first.body.tools ?? []).map((t) => t.function?.name).join(', ') || 'no tools'}` : 'no request reached the scripted model');
-	check('the chat input reached the model', !!first && first.body.messages.some((m) => m.role === 'user' && String(m.content).includes(INVOICE_NUMBER)), first ? `user message: ${JSON.stringify(first.body.messages.find((m) => m.role === 'user')?.content ?? null).slice(0, 160)}` : '-');
-	const searches = emulator.requests.slice(emulatorBefore).filter((q) => q.origin === 'api' && q.method === 'GET' && /\/extract\/?$/.test(q.path));
+	check(
+		'the model was asked, with the tools offered',
+		!!first && (first.body.tools ?? []).some((t) => /find/i.test(t.function?.name ?? '')),
+		first
+			? `first request offers ${(first.body.tools ?? []).map((t) => t.function?.name).join(', ') || 'no tools'}`
+			: 'no request reached the scripted model',
+	);
+	check(
+		'the chat input reached the model',
+		!!first &&
+			first.body.messages.some(
+				(m) => m.role === 'user' && String(m.content).includes(INVOICE_NUMBER),
+			),
+		first
+			? `user message: ${JSON.stringify(first.body.messages.find((m) => m.role === 'user')?.content ?? null).slice(0, 160)}`
+			: '-',
+	);
+	const searches = emulator.requests
+		.slice(emulatorBefore)
+		.filter((q) => q.origin === 'api' && q.method === 'GET' && /\/extract\/?$/.test(q.path));
 	const searchedWith = searches.map((q) => q.query.search);
-	check(`the tool ran with the model's arguments (search "${opts.search}")`, toolCalls.length === 1 && searchedWith.length === 1 && searchedWith[0] === opts.search,
-		`${toolCalls.length} tool call(s) asked for; emulator: ${searches.map((q) => `${q.method} ${q.path}?search=${String(q.query.search)} → ${q.status}`).join(', ') || 'no list request'}`);
+	check(
+		`the tool ran with the model's arguments (search "${opts.search}")`,
+		toolCalls.length === 1 && searchedWith.length === 1 && searchedWith[0] === opts.search,
+		`${toolCalls.length} tool call(s) asked for; emulator: ${searches.map((q) => `${q.method} ${q.path}?search=${String(q.query.search)} → ${q.status}`).join(', ') || 'no list request'}`,
+	);
 	const answered = calls.find((q) => q.toolCallId === undefined && toolMessages(q).length > 0);
-	const toolResult = answered ? toolMessages(answered).find((m) => m.tool_call_id === toolCalls[0]?.toolCallId) : undefined;
-	check('the tool result went back to the model, with the extraction id', !!toolResult && toolResult.content.includes(extractionId),
-		toolResult ? `tool message for ${toolResult.tool_call_id}: ${toolResult.content.slice(0, 200)}` : 'no request carried a tool message answering the call');
+	const toolResult = answered
+		? toolMessages(answered).find((m) => m.tool_call_id === toolCalls[0]?.toolCallId)
+		: undefined;
+	check(
+		'the tool result went back to the model, with the extraction id',
+		!!toolResult && toolResult.content.includes(extractionId),
+		toolResult
+			? `tool message for ${toolResult.tool_call_id}: ${toolResult.content.slice(0, 200)}`
+			: 'no request carried a tool message answering the call',
+	);
 	const run = lastJsonDocument(r.stdout);
 	const output = run ? nodeJson(run, 'AI Agent').map((j) => j.output) : [];
 	const answer = typeof output[0] === 'string' ? output[0] : '';
-	check("the agent's answer quotes the extraction id", r.code === 0 && answer.includes(extractionId), `AI Agent output: ${JSON.stringify(output).slice(0, 300)}`);
+	check(
+		"the agent's answer quotes the extraction id",
+		r.code === 0 && answer.includes(extractionId),
+		`AI Agent output: ${JSON.stringify(output).slice(0, 300)}`,
+	);
 
 	await Promise.all([emulator.stop(), model.stop()]);
 	cleanUpNow();
 	const failed = results.filter((x) => !x.ok);
-	console.log(`\nchecks: ${results.length - failed.length} passed, ${failed.length} failed; whole run ${secs(Date.now() - t0)}`);
+	console.log(
+		`\nchecks: ${results.length - failed.length} passed, ${failed.length} failed; whole run ${secs(Date.now() - t0)}`,
+	);
 	const ok = failed.length === 0;
 	const ran = searches.length;
-	console.log(ok ? `agent: tool called ${ran} time${ran === 1 ? '' : 's'}, result reached the answer` : `agent: FAILED (${failed.map((f) => f.name).join('; ')})`);
+	console.log(
+		ok
+			? `agent: tool called ${ran} time${ran === 1 ? '' : 's'}, result reached the answer`
+			: `agent: FAILED (${failed.map((f) => f.name).join('; ')})`,
+	);
 	return ok ? 0 : 1;
 }
 

@@ -53,7 +53,13 @@ function prng(seed: number): () => number {
 }
 
 const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF'];
-const VENDORS = ['Acme Supplies Ltd', 'Nordic Paper AB', 'Bureau Moderne SARL', 'Rheinland Logistik GmbH', 'Atlas Office Inc.'];
+const VENDORS = [
+	'Acme Supplies Ltd',
+	'Nordic Paper AB',
+	'Bureau Moderne SARL',
+	'Rheinland Logistik GmbH',
+	'Atlas Office Inc.',
+];
 
 /** A grey-noise PNG of `width` × `height` (8-bit greyscale), like a small scan: it does not compress. */
 export function makePng(width: number, height: number, seed: number): Buffer {
@@ -143,13 +149,29 @@ export async function planMails(count: number, seed: number, tag: string): Promi
 				});
 			} else {
 				const png = makePng(160 + Math.floor(rand() * 80), 150, seed + i * 10 + k);
-				attachments.push({ fileName: `scan-${String(i).padStart(4, '0')}-${k}.png`, mimeType: 'image/png', kind: 'document', bytes: png });
+				attachments.push({
+					fileName: `scan-${String(i).padStart(4, '0')}-${k}.png`,
+					mimeType: 'image/png',
+					kind: 'document',
+					bytes: png,
+				});
 			}
 		}
 		if (rand() < 0.3) {
-			attachments.push({ fileName: 'notes.txt', mimeType: 'text/plain', kind: 'skip', bytes: Buffer.from(`Order reference ${tag}-${i}\r\nThank you.\r\n`) });
+			attachments.push({
+				fileName: 'notes.txt',
+				mimeType: 'text/plain',
+				kind: 'skip',
+				bytes: Buffer.from(`Order reference ${tag}-${i}\r\nThank you.\r\n`),
+			});
 		}
-		if (rand() < 0.3) attachments.push({ fileName: 'signature.png', mimeType: 'image/png', kind: 'skip', bytes: signature });
+		if (rand() < 0.3)
+			attachments.push({
+				fileName: 'signature.png',
+				mimeType: 'image/png',
+				kind: 'skip',
+				bytes: signature,
+			});
 		// attachments in a shuffled order, so that documents are not always attachment_0
 		for (let a = attachments.length - 1; a > 0; a--) {
 			const b = Math.floor(rand() * (a + 1));
@@ -166,8 +188,14 @@ export async function planMails(count: number, seed: number, tag: string): Promi
 }
 
 /** The documents (attachments the workflow must extract) of the planned mails. */
-export function plannedDocuments(mails: PlannedMail[]): Array<{ mail: PlannedMail; attachment: PlannedAttachment }> {
-	return mails.flatMap((mail) => mail.attachments.filter((a) => a.kind === 'document').map((attachment) => ({ mail, attachment })));
+export function plannedDocuments(
+	mails: PlannedMail[],
+): Array<{ mail: PlannedMail; attachment: PlannedAttachment }> {
+	return mails.flatMap((mail) =>
+		mail.attachments
+			.filter((a) => a.kind === 'document')
+			.map((attachment) => ({ mail, attachment })),
+	);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,10 +218,25 @@ export function mimeMessage(mail: PlannedMail, to: string, date: Date): Buffer {
 	];
 	const body = `Hello,\r\n\r\nplease find our documents attached (${mail.attachments.length} file(s)).\r\n\r\nRegards\r\n`;
 	if (mail.attachments.length === 0) {
-		return Buffer.from([...headers, 'Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 7bit', '', body].join('\r\n'), 'utf8');
+		return Buffer.from(
+			[
+				...headers,
+				'Content-Type: text/plain; charset=utf-8',
+				'Content-Transfer-Encoding: 7bit',
+				'',
+				body,
+			].join('\r\n'),
+			'utf8',
+		);
 	}
 	const parts = [
-		[`--${boundary}`, 'Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 7bit', '', body].join('\r\n'),
+		[
+			`--${boundary}`,
+			'Content-Type: text/plain; charset=utf-8',
+			'Content-Transfer-Encoding: 7bit',
+			'',
+			body,
+		].join('\r\n'),
 		...mail.attachments.map((a) =>
 			[
 				`--${boundary}`,
@@ -205,7 +248,17 @@ export function mimeMessage(mail: PlannedMail, to: string, date: Date): Buffer {
 			].join('\r\n'),
 		),
 	];
-	return Buffer.from([...headers, `Content-Type: multipart/mixed; boundary="${boundary}"`, '', ...parts, `--${boundary}--`, ''].join('\r\n'), 'utf8');
+	return Buffer.from(
+		[
+			...headers,
+			`Content-Type: multipart/mixed; boundary="${boundary}"`,
+			'',
+			...parts,
+			`--${boundary}--`,
+			'',
+		].join('\r\n'),
+		'utf8',
+	);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,7 +268,10 @@ export function mimeMessage(mail: PlannedMail, to: string, date: Date): Buffer {
 export class ImapClient {
 	private buffer = '';
 	private tagSeq = 0;
-	private waiting = new Map<string, { resolve: (lines: string[]) => void; reject: (err: Error) => void; lines: string[] }>();
+	private waiting = new Map<
+		string,
+		{ resolve: (lines: string[]) => void; reject: (err: Error) => void; lines: string[] }
+	>();
 	private untagged: string[] = [];
 	private greeting?: () => void;
 	private closedError?: Error;
@@ -237,7 +293,13 @@ export class ImapClient {
 	 *
 	 * @throws Error when the server refuses the login or does not greet within `timeoutMs`
 	 */
-	static async connect(host: string, port: number, user: string, password: string, timeoutMs = 10_000): Promise<ImapClient> {
+	static async connect(
+		host: string,
+		port: number,
+		user: string,
+		password: string,
+		timeoutMs = 10_000,
+	): Promise<ImapClient> {
 		const socket = net.connect({ host, port });
 		const client = new ImapClient(socket);
 		await withTimeout(
@@ -281,7 +343,9 @@ export class ImapClient {
 	private command(text: string, literal?: Buffer, timeoutMs = 30_000): Promise<string[]> {
 		if (this.closedError) return Promise.reject(this.closedError);
 		const tag = `e${++this.tagSeq}`;
-		const done = new Promise<string[]>((resolve, reject) => this.waiting.set(tag, { resolve, reject, lines: [] }));
+		const done = new Promise<string[]>((resolve, reject) =>
+			this.waiting.set(tag, { resolve, reject, lines: [] }),
+		);
 		if (literal) {
 			this.socket.write(`${tag} ${text} {${literal.length}+}\r\n`, 'latin1');
 			this.socket.write(literal);
@@ -310,7 +374,10 @@ export class ImapClient {
 	async status(mailbox: string): Promise<{ messages: number; unseen: number }> {
 		const lines = await this.command(`STATUS ${quote(mailbox)} (MESSAGES UNSEEN)`);
 		const line = lines.find((l) => l.startsWith('* STATUS')) ?? '';
-		return { messages: Number(/MESSAGES (\d+)/.exec(line)?.[1] ?? NaN), unseen: Number(/UNSEEN (\d+)/.exec(line)?.[1] ?? NaN) };
+		return {
+			messages: Number(/MESSAGES (\d+)/.exec(line)?.[1] ?? NaN),
+			unseen: Number(/UNSEEN (\d+)/.exec(line)?.[1] ?? NaN),
+		};
 	}
 
 	/** LOGOUT and close (errors ignored: the server may close first). */

@@ -36,7 +36,8 @@ export function onCleanup(fn: () => void): void {
 /** Removes `dir` at exit (unless `keep`). */
 export function removeAtExit(dir: string, keep = false): void {
 	// retries: a server killed a moment ago may still be writing its last files
-	if (!keep) onCleanup(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
+	if (!keep)
+		onCleanup(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
 }
 
 /**
@@ -69,12 +70,15 @@ function groupsAlive(groups: Set<number>): boolean {
  * to call twice.
  */
 export function cleanUpNow(): void {
-	const groups = new Set([...children].map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
+	const groups = new Set(
+		[...children].map((c) => c.pid).filter((pid): pid is number => pid !== undefined),
+	);
 	for (const child of children) killGroup(child, 'SIGKILL');
 	children.clear();
 	const until = Date.now() + 5000;
 	const pause = new Int32Array(new SharedArrayBuffer(4));
-	while (groups.size > 0 && groupsAlive(groups) && Date.now() < until) Atomics.wait(pause, 0, 0, 50);
+	while (groups.size > 0 && groupsAlive(groups) && Date.now() < until)
+		Atomics.wait(pause, 0, 0, 50);
 	for (const fn of cleanups.splice(0)) {
 		try {
 			fn();
@@ -97,7 +101,9 @@ export function runMain(main: () => Promise<number>, label: string): void {
 			process.exit(code);
 		},
 		(err: unknown) => {
-			console.error(`\n${label} FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+			console.error(
+				`\n${label} FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+			);
 			cleanUpNow();
 			process.exit(1);
 		},
@@ -151,7 +157,11 @@ export interface SpawnOptions {
  * Runs a command to its end in its own process group; after `timeoutMs` it gets SIGTERM, then
  * SIGKILL 5 s later. What it left in its group is killed when it exits.
  */
-export function runCommand(cmd: string, args: string[], opts: SpawnOptions & { timeoutMs: number; input?: string }): Promise<Done> {
+export function runCommand(
+	cmd: string,
+	args: string[],
+	opts: SpawnOptions & { timeoutMs: number; input?: string },
+): Promise<Done> {
 	const t0 = Date.now();
 	return new Promise((resolve, reject) => {
 		const child = spawn(cmd, args, {
@@ -214,9 +224,20 @@ export function startService(
 	name: string,
 	cmd: string,
 	args: string[],
-	opts: SpawnOptions & { logFile: string; echo?: boolean; /** what `stop()` sends first; default SIGTERM */ stopSignal?: NodeJS.Signals },
+	opts: SpawnOptions & {
+		logFile: string;
+		echo?: boolean;
+		/** what `stop()` sends first; default SIGTERM */ stopSignal?: NodeJS.Signals;
+	},
 ): Service {
-	const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, uid: opts.uid, gid: opts.gid, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	const child = spawn(cmd, args, {
+		cwd: opts.cwd,
+		env: opts.env ?? process.env,
+		uid: opts.uid,
+		gid: opts.gid,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
 	children.add(child);
 	const log: WriteStream = createWriteStream(opts.logFile, { flags: 'a' });
 	let out = '';
@@ -254,7 +275,15 @@ export function startService(
 			const hit = seen.find((l) => pattern.test(l));
 			if (hit !== undefined) return Promise.resolve(hit);
 			return new Promise((resolve, reject) => {
-				const timer = setTimeout(() => reject(new Error(`${name}: no line matching ${pattern} within ${timeoutMs} ms; its output ends:\n${tail(out)}`)), timeoutMs);
+				const timer = setTimeout(
+					() =>
+						reject(
+							new Error(
+								`${name}: no line matching ${pattern} within ${timeoutMs} ms; its output ends:\n${tail(out)}`,
+							),
+						),
+					timeoutMs,
+				);
 				listeners.push((line) => {
 					if (pattern.test(line)) {
 						clearTimeout(timer);
@@ -263,7 +292,11 @@ export function startService(
 				});
 				void gone.then(() => {
 					clearTimeout(timer);
-					reject(new Error(`${name} exited (${child.signalCode ?? `code ${child.exitCode}`}) before a line matching ${pattern}; its output ends:\n${tail(out)}`));
+					reject(
+						new Error(
+							`${name} exited (${child.signalCode ?? `code ${child.exitCode}`}) before a line matching ${pattern}; its output ends:\n${tail(out)}`,
+						),
+					);
 				});
 			});
 		},
@@ -301,14 +334,20 @@ export function freePort(): Promise<number> {
 	});
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number): Promise<void> =>
+	new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Polls `check` every `everyMs` until it returns a value other than undefined.
  *
  * @throws Error naming `what` (and the last error `check` threw) after `timeoutMs`
  */
-export async function waitUntil<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, everyMs = 500): Promise<T> {
+export async function waitUntil<T>(
+	what: string,
+	timeoutMs: number,
+	check: () => Promise<T | undefined>,
+	everyMs = 500,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	let lastError: unknown;
 	for (;;) {
@@ -319,7 +358,9 @@ export async function waitUntil<T>(what: string, timeoutMs: number, check: () =>
 			lastError = err;
 		}
 		if (Date.now() >= deadline) {
-			throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+			throw new Error(
+				`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
+			);
 		}
 		await sleep(everyMs);
 	}

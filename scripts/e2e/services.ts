@@ -9,7 +9,15 @@ import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 
-import { freePort, runCommand, startService, tail, waitUntil, type Done, type Service } from './processes';
+import {
+	freePort,
+	runCommand,
+	startService,
+	tail,
+	waitUntil,
+	type Done,
+	type Service,
+} from './processes';
 import { ImapClient } from './mail';
 import { QUIET_N8N_ENV } from '../n8n/env';
 
@@ -36,7 +44,10 @@ export interface N8nLine {
 /** The machine-readable line `PREFIX {json}` of a command's stdout. */
 function readInfoLine<T>(done: Done, prefix: string, what: string): T {
 	const line = done.stdout.split('\n').find((l) => l.startsWith(prefix));
-	if (done.code !== 0 || !line) throw new Error(`${what} failed (exit ${done.code}${done.timedOut ? ', timed out' : ''}):\n${tail(`${done.stdout}\n${done.stderr}`, 30)}`);
+	if (done.code !== 0 || !line)
+		throw new Error(
+			`${what} failed (exit ${done.code}${done.timedOut ? ', timed out' : ''}):\n${tail(`${done.stdout}\n${done.stderr}`, 30)}`,
+		);
 	return JSON.parse(line.slice(prefix.length)) as T;
 }
 
@@ -46,8 +57,15 @@ function readInfoLine<T>(done: Done, prefix: string, what: string): T {
  * @returns the tools' paths, and whether anything was installed (a cold run)
  */
 export async function installTools(): Promise<{ tools: Tools; ms: number; installed: boolean }> {
-	const r = await runCommand('bash', [path.join(__dirname, 'install.sh')], { cwd: ROOT, timeoutMs: 15 * 60_000 });
-	return { tools: readInfoLine<Tools>(r, 'E2E_TOOLS ', 'scripts/e2e/install.sh'), ms: r.ms, installed: /apt-get install/.test(r.stderr) };
+	const r = await runCommand('bash', [path.join(__dirname, 'install.sh')], {
+		cwd: ROOT,
+		timeoutMs: 15 * 60_000,
+	});
+	return {
+		tools: readInfoLine<Tools>(r, 'E2E_TOOLS ', 'scripts/e2e/install.sh'),
+		ms: r.ms,
+		installed: /apt-get install/.test(r.stderr),
+	};
 }
 
 /**
@@ -55,9 +73,19 @@ export async function installTools(): Promise<{ tools: Tools; ms: number; instal
  *
  * @returns the line's paths, and whether it was installed now (a cold run)
  */
-export async function installN8n(install: boolean): Promise<{ line: N8nLine; ms: number; installed: boolean }> {
-	const r = await runCommand('bash', [path.join(ROOT, 'scripts', 'n8n', 'install.sh'), ...(install ? [] : ['--no-install']), '2'], { cwd: ROOT, timeoutMs: 30 * 60_000 });
-	return { line: readInfoLine<N8nLine>(r, 'N8N_LINE ', 'scripts/n8n/install.sh 2'), ms: r.ms, installed: !/: cached/.test(r.stderr) };
+export async function installN8n(
+	install: boolean,
+): Promise<{ line: N8nLine; ms: number; installed: boolean }> {
+	const r = await runCommand(
+		'bash',
+		[path.join(ROOT, 'scripts', 'n8n', 'install.sh'), ...(install ? [] : ['--no-install']), '2'],
+		{ cwd: ROOT, timeoutMs: 30 * 60_000 },
+	);
+	return {
+		line: readInfoLine<N8nLine>(r, 'N8N_LINE ', 'scripts/n8n/install.sh 2'),
+		ms: r.ms,
+		installed: !/: cached/.test(r.stderr),
+	};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -112,13 +140,27 @@ export interface Postgres {
  */
 export async function startPostgres(tools: Tools, root: string, logDir: string): Promise<Postgres> {
 	const owner = isRoot() ? lookupUser('postgres') : undefined;
-	if (isRoot() && !owner) throw new Error('running as root, but there is no `postgres` user to run PostgreSQL as (apt-get install postgresql creates it)');
+	if (isRoot() && !owner)
+		throw new Error(
+			'running as root, but there is no `postgres` user to run PostgreSQL as (apt-get install postgresql creates it)',
+		);
 	const base = ownedDir(path.join(root, 'pg'), owner);
 	const data = path.join(base, 'data');
 	const socketDir = ownedDir(path.join(base, 'sock'), owner);
 	const init = await runCommand(
 		path.join(tools.pgBin, 'initdb'),
-		['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'],
+		[
+			'-D',
+			data,
+			'-U',
+			'postgres',
+			'--auth-local=trust',
+			'--auth-host=scram-sha-256',
+			'-E',
+			'UTF8',
+			'--no-locale',
+			'--no-sync',
+		],
 		{ cwd: base, ...owner, timeoutMs: 120_000 },
 	);
 	if (init.code !== 0) throw new Error(`initdb failed:\n${tail(init.stdout + init.stderr)}`);
@@ -127,26 +169,60 @@ export async function startPostgres(tools: Tools, root: string, logDir: string):
 		'postgres',
 		path.join(tools.pgBin, 'postgres'),
 		[
-			'-D', data,
-			'-p', String(port),
-			'-k', socketDir,
-			'-c', 'listen_addresses=127.0.0.1',
-			'-c', 'fsync=off',
-			'-c', 'synchronous_commit=off',
-			'-c', 'full_page_writes=off',
-			'-c', 'max_connections=300',
-			'-c', 'shared_buffers=256MB',
-			'-c', 'log_min_messages=warning',
+			'-D',
+			data,
+			'-p',
+			String(port),
+			'-k',
+			socketDir,
+			'-c',
+			'listen_addresses=127.0.0.1',
+			'-c',
+			'fsync=off',
+			'-c',
+			'synchronous_commit=off',
+			'-c',
+			'full_page_writes=off',
+			'-c',
+			'max_connections=300',
+			'-c',
+			'shared_buffers=256MB',
+			'-c',
+			'log_min_messages=warning',
 		],
 		{ cwd: base, ...owner, logFile: path.join(logDir, 'postgres.log'), stopSignal: 'SIGINT' },
 	);
-	const psqlBase = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', socketDir, '-p', String(port), '-U', 'postgres', '-At'];
+	const psqlBase = [
+		'-X',
+		'-q',
+		'-v',
+		'ON_ERROR_STOP=1',
+		'-h',
+		socketDir,
+		'-p',
+		String(port),
+		'-U',
+		'postgres',
+		'-At',
+	];
 	const sql = async (database: string, text: string): Promise<string> => {
-		const r = await runCommand('psql', [...psqlBase, '-d', database, '-f', '-'], { input: text, timeoutMs: 60_000, env: { ...process.env, PGCONNECT_TIMEOUT: '5' } });
-		if (r.code !== 0) throw new Error(`psql ${database} failed: ${r.stderr.trim() || r.stdout.trim()}\n  SQL: ${text.slice(0, 300)}`);
+		const r = await runCommand('psql', [...psqlBase, '-d', database, '-f', '-'], {
+			input: text,
+			timeoutMs: 60_000,
+			env: { ...process.env, PGCONNECT_TIMEOUT: '5' },
+		});
+		if (r.code !== 0)
+			throw new Error(
+				`psql ${database} failed: ${r.stderr.trim() || r.stdout.trim()}\n  SQL: ${text.slice(0, 300)}`,
+			);
 		return r.stdout;
 	};
-	await waitUntil('PostgreSQL to accept connections', 60_000, async () => ((await sql('postgres', 'select 1')).trim() === '1' ? true : undefined), 250);
+	await waitUntil(
+		'PostgreSQL to accept connections',
+		60_000,
+		async () => ((await sql('postgres', 'select 1')).trim() === '1' ? true : undefined),
+		250,
+	);
 	return {
 		port,
 		service,
@@ -180,14 +256,32 @@ export async function startRedis(tools: Tools, root: string, logDir: string): Pr
 	const service = startService(
 		'redis',
 		tools.redisServer,
-		['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--protected-mode',
+			'yes',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			dir,
+			'--daemonize',
+			'no',
+		],
 		{ cwd: dir, logFile: path.join(logDir, 'redis.log') },
 	);
 	await service.waitForLine(/Ready to accept connections/, 30_000);
 	const cli = path.join(path.dirname(tools.redisServer), 'redis-cli');
 	const command = async (...args: string[]): Promise<string[]> => {
-		const r = await runCommand(cli, ['-h', '127.0.0.1', '-p', String(port), '--raw', ...args], { timeoutMs: 10_000 });
-		if (r.code !== 0) throw new Error(`redis-cli ${args.join(' ')}: ${tail(r.stderr || r.stdout, 400)}`);
+		const r = await runCommand(cli, ['-h', '127.0.0.1', '-p', String(port), '--raw', ...args], {
+			timeoutMs: 10_000,
+		});
+		if (r.code !== 0)
+			throw new Error(`redis-cli ${args.join(' ')}: ${tail(r.stderr || r.stdout, 400)}`);
 		return r.stdout.split('\n').filter((l) => l.trim() !== '');
 	};
 	return {
@@ -197,7 +291,9 @@ export async function startRedis(tools: Tools, root: string, logDir: string): Pr
 			const ids: string[] = [];
 			for (const job of await command('LRANGE', 'bull:jobs:active', '0', '-1')) {
 				const [data] = await command('HGET', `bull:jobs:${job}`, 'data');
-				const executionId = data ? (JSON.parse(data) as { executionId?: unknown }).executionId : undefined;
+				const executionId = data
+					? (JSON.parse(data) as { executionId?: unknown }).executionId
+					: undefined;
 				if (executionId !== undefined) ids.push(String(executionId));
 			}
 			return ids;
@@ -224,13 +320,19 @@ export interface Dovecot {
  * maildir in the same folder. As root, the mail user is `nobody` (Dovecot refuses uid 0 for mail)
  * and Dovecot's own users are dovecot / dovenull; otherwise everything runs as the current user.
  */
-export async function startDovecot(tools: Tools, root: string, logDir: string, user = 'invoices'): Promise<Dovecot> {
+export async function startDovecot(
+	tools: Tools,
+	root: string,
+	logDir: string,
+	user = 'invoices',
+): Promise<Dovecot> {
 	const dir = path.join(root, 'dovecot');
 	mkdirSync(dir, { recursive: true });
 	chmodSync(dir, 0o755);
 	const me = os.userInfo();
 	const mailOwner = isRoot() ? lookupUser('nobody') : { uid: me.uid, gid: me.gid };
-	if (!mailOwner) throw new Error('running as root, but there is no `nobody` user to own the mailbox');
+	if (!mailOwner)
+		throw new Error('running as root, but there is no `nobody` user to own the mailbox');
 	const internalUser = isRoot() ? 'dovecot' : me.username;
 	const loginUser = isRoot() ? 'dovenull' : me.username;
 	const mailDir = ownedDir(path.join(dir, 'mail'), isRoot() ? mailOwner : undefined);
@@ -274,7 +376,10 @@ service imap-login {
 }
 `,
 	);
-	const service = startService('dovecot', tools.dovecot, ['-F', '-c', conf], { cwd: dir, logFile: path.join(logDir, 'dovecot.log') });
+	const service = startService('dovecot', tools.dovecot, ['-F', '-c', conf], {
+		cwd: dir,
+		logFile: path.join(logDir, 'dovecot.log'),
+	});
 	const connect = (): Promise<ImapClient> => ImapClient.connect('127.0.0.1', port, user, password);
 	await waitUntil('Dovecot to accept an IMAP login', 30_000, async () => {
 		if (service.exited()) throw new Error(`dovecot exited:\n${tail(service.output())}`);
@@ -289,13 +394,23 @@ service imap-login {
 // n8n
 
 /** `npm run build` and `npm pack` of the work tree (only what `files` publishes reaches n8n). */
-export async function buildAndPack(build: boolean, destDir: string): Promise<{ tarball: string; ms: number }> {
+export async function buildAndPack(
+	build: boolean,
+	destDir: string,
+): Promise<{ tarball: string; ms: number }> {
 	const t0 = Date.now();
 	if (build) {
-		const b = await runCommand('npm', ['run', 'build', '--silent'], { cwd: ROOT, timeoutMs: 300_000 });
+		const b = await runCommand('npm', ['run', 'build', '--silent'], {
+			cwd: ROOT,
+			timeoutMs: 300_000,
+		});
 		if (b.code !== 0) throw new Error(`npm run build failed:\n${tail(b.stdout + b.stderr, 40)}`);
 	}
-	const p = await runCommand('npm', ['pack', '--pack-destination', destDir, '--ignore-scripts', '--json', '--loglevel=error'], { cwd: ROOT, timeoutMs: 120_000 });
+	const p = await runCommand(
+		'npm',
+		['pack', '--pack-destination', destDir, '--ignore-scripts', '--json', '--loglevel=error'],
+		{ cwd: ROOT, timeoutMs: 120_000 },
+	);
 	if (p.code !== 0) throw new Error(`npm pack failed:\n${tail(p.stderr || p.stdout)}`);
 	const [{ filename }] = JSON.parse(p.stdout) as Array<{ filename: string }>;
 	return { tarball: path.join(destDir, filename), ms: Date.now() - t0 };
@@ -310,13 +425,28 @@ export async function installPackageInto(userFolder: string, tarball: string): P
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const pkgDir = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
 	mkdirSync(pkgDir, { recursive: true });
-	const r = await runCommand('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1'], { timeoutMs: 60_000 });
+	const r = await runCommand('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1'], {
+		timeoutMs: 60_000,
+	});
 	if (r.code !== 0) throw new Error(`tar failed: ${r.stderr}`);
 	const pkgJsonPath = path.join(pkgDir, 'package.json');
-	const { devDependencies: _d, peerDependencies: _p, optionalDependencies: _o, ...pkg } = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
+	const {
+		devDependencies: _d,
+		peerDependencies: _p,
+		optionalDependencies: _o,
+		...pkg
+	} = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
 	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
-	if (pkg.dependencies && Object.keys(pkg.dependencies).length > 0) throw new Error(`${PACKAGE_NAME} has runtime dependencies: this runner does not install them`);
-	writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2));
+	if (pkg.dependencies && Object.keys(pkg.dependencies).length > 0)
+		throw new Error(`${PACKAGE_NAME} has runtime dependencies: this runner does not install them`);
+	writeFileSync(
+		path.join(nodesDir, 'package.json'),
+		JSON.stringify(
+			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } },
+			null,
+			2,
+		),
+	);
 }
 
 /** What every n8n process of the deployment shares. */
@@ -333,7 +463,12 @@ export interface N8nShared {
  * The environment of one n8n process in queue mode: PostgreSQL as its database, Redis as its
  * queue, the shared encryption key, its own user folder and task-broker port, loopback only.
  */
-export function n8nEnv(shared: N8nShared, userFolder: string, brokerPort: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function n8nEnv(
+	shared: N8nShared,
+	userFolder: string,
+	brokerPort: number,
+	extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {
 		...process.env,
 		PATH: `${path.dirname(shared.line.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -359,7 +494,15 @@ export function n8nEnv(shared: N8nShared, userFolder: string, brokerPort: number
 		...shared.line.env,
 		...extra,
 	};
-	for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
+	for (const k of [
+		'HTTP_PROXY',
+		'HTTPS_PROXY',
+		'http_proxy',
+		'https_proxy',
+		'ALL_PROXY',
+		'all_proxy',
+	])
+		delete env[k];
 	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
 	return env;
 }
@@ -391,13 +534,29 @@ export async function prepareN8nProcess(
 		name,
 		userFolder,
 		env,
-		cli: (args, timeoutMs = 180_000) => runCommand(shared.line.nodeBin, [shared.line.n8nBin, ...args], { cwd: userFolder, env, timeoutMs }),
+		cli: (args, timeoutMs = 180_000) =>
+			runCommand(shared.line.nodeBin, [shared.line.n8nBin, ...args], {
+				cwd: userFolder,
+				env,
+				timeoutMs,
+			}),
 	};
 }
 
 /** `n8n start` (main) or `n8n worker --concurrency=N`, logging to `logDir/<name>.log`. */
-export function startN8n(p: N8nProcess, shared: N8nShared, args: string[], logDir: string, echo = false): Service {
-	p.service = startService(p.name, shared.line.nodeBin, [shared.line.n8nBin, ...args], { cwd: p.userFolder, env: p.env, logFile: path.join(logDir, `${p.name}.log`), echo });
+export function startN8n(
+	p: N8nProcess,
+	shared: N8nShared,
+	args: string[],
+	logDir: string,
+	echo = false,
+): Service {
+	p.service = startService(p.name, shared.line.nodeBin, [shared.line.n8nBin, ...args], {
+		cwd: p.userFolder,
+		env: p.env,
+		logFile: path.join(logDir, `${p.name}.log`),
+		echo,
+	});
 	return p.service;
 }
 
@@ -412,15 +571,17 @@ export function listeningSockets(pids: number[]): Array<{ pid: number; local: st
 		.trim()
 		.split('\n')
 		.map((l) => l.trim().split(/\s+/).map(Number));
-	for (let changed = true; changed; ) {
+	for (let changed = true; changed;) {
 		changed = false;
-		for (const [pid, ppid] of parents) if (tree.has(ppid) && !tree.has(pid)) (tree.add(pid), (changed = true));
+		for (const [pid, ppid] of parents)
+			if (tree.has(ppid) && !tree.has(pid)) (tree.add(pid), (changed = true));
 	}
 	const out: Array<{ pid: number; local: string }> = [];
 	for (const line of ss.stdout.trim().split('\n')) {
 		const cols = line.trim().split(/\s+/);
 		const local = cols[3];
-		for (const m of line.matchAll(/pid=(\d+)/g)) if (tree.has(Number(m[1]))) out.push({ pid: Number(m[1]), local });
+		for (const m of line.matchAll(/pid=(\d+)/g))
+			if (tree.has(Number(m[1]))) out.push({ pid: Number(m[1]), local });
 	}
 	return out;
 }

@@ -31,11 +31,24 @@ export interface LineInfo {
 }
 
 /** The credentials of the example workflows (ids and names), for scripts/n8n/trigger-run.ts; the editor test imports its own (scripts/editor/on-server.ts). */
-export const API_CREDENTIAL = { id: 'esApiCredential1', name: 'Extraction Service API', type: 'extractionServiceApi' };
-export const TOKEN_CREDENTIAL = { id: 'esTokenCred1', name: 'Extraction Service Token API', type: 'extractionServiceTokenApi' };
+export const API_CREDENTIAL = {
+	id: 'esApiCredential1',
+	name: 'Extraction Service API',
+	type: 'extractionServiceApi',
+};
+export const TOKEN_CREDENTIAL = {
+	id: 'esTokenCred1',
+	name: 'Extraction Service Token API',
+	type: 'extractionServiceTokenApi',
+};
 
 /** The owner account the test sets up and signs in with. */
-export const OWNER = { email: 'owner@example.com', firstName: 'Editor', lastName: 'Test', password: 'EditorTest-2024' };
+export const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Editor',
+	lastName: 'Test',
+	password: 'EditorTest-2024',
+};
 
 /** A TCP port nothing listens on now (loopback). */
 export function freePort(): Promise<number> {
@@ -52,7 +65,9 @@ export function freePort(): Promise<number> {
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
 function failure(what: string, r: Done): Error {
-	return new Error(`${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code}${r.signal ? `, ${r.signal}` : ''})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`);
+	return new Error(
+		`${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code}${r.signal ? `, ${r.signal}` : ''})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`,
+	);
 }
 
 /**
@@ -61,8 +76,16 @@ function failure(what: string, r: Done): Error {
  *
  * @throws Error when the install fails or prints no N8N_LINE
  */
-export async function installLine(line: string, install: boolean, echo?: (chunk: string) => void): Promise<LineInfo & { ms: number }> {
-	const r = await runCommand('bash', [INSTALL_SH, ...(install ? [] : ['--no-install']), line], { cwd: ROOT, timeoutMs: 1_800_000, echo });
+export async function installLine(
+	line: string,
+	install: boolean,
+	echo?: (chunk: string) => void,
+): Promise<LineInfo & { ms: number }> {
+	const r = await runCommand('bash', [INSTALL_SH, ...(install ? [] : ['--no-install']), line], {
+		cwd: ROOT,
+		timeoutMs: 1_800_000,
+		echo,
+	});
 	if (r.code !== 0) throw failure(`scripts/n8n/install.sh ${line}`, r);
 	const infoLine = r.stdout.split('\n').find((l) => l.startsWith('N8N_LINE '));
 	if (!infoLine) throw new Error(`install.sh printed no N8N_LINE line:\n${tail(r.stdout)}`);
@@ -71,14 +94,21 @@ export async function installLine(line: string, install: boolean, echo?: (chunk:
 
 /** `npm run build` of the package (dist/). */
 export async function buildPackage(): Promise<number> {
-	const r = await runCommand('npm', ['run', 'build', '--silent'], { cwd: ROOT, timeoutMs: 300_000 });
+	const r = await runCommand('npm', ['run', 'build', '--silent'], {
+		cwd: ROOT,
+		timeoutMs: 300_000,
+	});
 	if (r.code !== 0) throw failure('npm run build', r);
 	return r.ms;
 }
 
 /** `npm pack` into `dir` (only what `files` publishes); returns the tarball's path. */
 export async function packPackage(dir: string): Promise<string> {
-	const r = await runCommand('npm', ['pack', '--pack-destination', dir, '--ignore-scripts', '--json', '--loglevel=error'], { cwd: ROOT, timeoutMs: 120_000 });
+	const r = await runCommand(
+		'npm',
+		['pack', '--pack-destination', dir, '--ignore-scripts', '--json', '--loglevel=error'],
+		{ cwd: ROOT, timeoutMs: 120_000 },
+	);
 	if (r.code !== 0) throw failure('npm pack', r);
 	const [{ filename }] = JSON.parse(r.stdout) as Array<{ filename: string }>;
 	return path.join(dir, path.basename(filename));
@@ -93,15 +123,32 @@ export async function installPackageInto(userFolder: string, tarball: string): P
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const pkgDir = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
 	mkdirSync(pkgDir, { recursive: true });
-	const r = await runCommand('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1'], { cwd: ROOT, timeoutMs: 60_000 });
+	const r = await runCommand('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1'], {
+		cwd: ROOT,
+		timeoutMs: 60_000,
+	});
 	if (r.code !== 0) throw failure('tar', r);
 	const pkgJsonPath = path.join(pkgDir, 'package.json');
-	const { devDependencies: _d, peerDependencies: _p, optionalDependencies: _o, ...pkg } = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
+	const {
+		devDependencies: _d,
+		peerDependencies: _p,
+		optionalDependencies: _o,
+		...pkg
+	} = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
 	if (pkg.dependencies && Object.keys(pkg.dependencies).length > 0) {
-		throw new Error(`${PACKAGE_NAME} now has runtime dependencies; the editor test does not install them (scripts/n8n/run-examples.ts shows how)`);
+		throw new Error(
+			`${PACKAGE_NAME} now has runtime dependencies; the editor test does not install them (scripts/n8n/run-examples.ts shows how)`,
+		);
 	}
 	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
-	writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2));
+	writeFileSync(
+		path.join(nodesDir, 'package.json'),
+		JSON.stringify(
+			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } },
+			null,
+			2,
+		),
+	);
 }
 
 /** The n8n server and its CLI in one throwaway user folder. */
@@ -121,7 +168,11 @@ export interface N8nContext {
  * broker, no telemetry or outside calls, cookies over plain http, plus what the line needs (its
  * N8N_LINE env).
  */
-export async function createContext(info: LineInfo, userFolder: string, verbose?: (chunk: string) => void): Promise<N8nContext> {
+export async function createContext(
+	info: LineInfo,
+	userFolder: string,
+	verbose?: (chunk: string) => void,
+): Promise<N8nContext> {
 	const port = await freePort();
 	const brokerPort = await freePort();
 	const filesDir = path.join(userFolder, 'files');
@@ -153,10 +204,23 @@ export async function createContext(info: LineInfo, userFolder: string, verbose?
 		...info.env,
 	};
 	// the emulator and the editor are on loopback: no proxy
-	for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
+	for (const k of [
+		'HTTP_PROXY',
+		'HTTPS_PROXY',
+		'http_proxy',
+		'https_proxy',
+		'ALL_PROXY',
+		'all_proxy',
+	])
+		delete env[k];
 	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
 	const cli = (args: string[], timeoutMs = 180_000): Promise<Done> =>
-		runCommand(info.nodeBin, [info.n8nBin, ...args], { cwd: userFolder, env, timeoutMs, echo: verbose });
+		runCommand(info.nodeBin, [info.n8nBin, ...args], {
+			cwd: userFolder,
+			env,
+			timeoutMs,
+			echo: verbose,
+		});
 	return { info, userFolder, port, url: `http://127.0.0.1:${port}`, env, cli };
 }
 
@@ -194,7 +258,10 @@ export async function importFixtures(
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GET `url` with a timeout; undefined when nothing answers. */
-async function tryGet(url: string, timeoutMs = 3000): Promise<{ status: number; body: string } | undefined> {
+async function tryGet(
+	url: string,
+	timeoutMs = 3000,
+): Promise<{ status: number; body: string } | undefined> {
 	try {
 		const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
 		return { status: res.status, body: await res.text() };
@@ -227,10 +294,18 @@ async function takeFreshPorts(ctx: N8nContext): Promise<void> {
  *
  * @throws Error with n8n's output when it exits first or is not ready within `timeoutMs`
  */
-export async function startServer(ctx: N8nContext, timeoutMs: number, echo?: (chunk: string) => void): Promise<Service & { ms: number }> {
+export async function startServer(
+	ctx: N8nContext,
+	timeoutMs: number,
+	echo?: (chunk: string) => void,
+): Promise<Service & { ms: number }> {
 	const t0 = Date.now();
 	await takeFreshPorts(ctx);
-	const server = startService(ctx.info.nodeBin, [ctx.info.n8nBin, 'start'], { cwd: ctx.userFolder, env: ctx.env, echo });
+	const server = startService(ctx.info.nodeBin, [ctx.info.n8nBin, 'start'], {
+		cwd: ctx.userFolder,
+		env: ctx.env,
+		echo,
+	});
 	const listening = new RegExp(`n8n ready on \\S+, port ${ctx.port}\\b`);
 	let healthy = false;
 	let sawListening = false;
@@ -243,15 +318,22 @@ export async function startServer(ctx: N8nContext, timeoutMs: number, echo?: (ch
 		}
 	};
 	while (Date.now() - t0 < timeoutMs) {
-		if (server.exited()) throw new Error(`n8n start exited (code ${server.child.exitCode ?? server.child.signalCode}) before it was ready:\n${tail(server.output(), 40)}`);
+		if (server.exited())
+			throw new Error(
+				`n8n start exited (code ${server.child.exitCode ?? server.child.signalCode}) before it was ready:\n${tail(server.output(), 40)}`,
+			);
 		// remembered: the line comes before the migrations, whose output may push it out of the kept tail
 		sawListening ||= listening.test(server.output());
-		if (!healthy) healthy = sawListening && (await tryGet(`${ctx.url}/healthz/readiness`))?.status === 200;
-		if (healthy && settingsJson(await tryGet(`${ctx.url}/rest/settings`))) return Object.assign(server, { ms: Date.now() - t0 });
+		if (!healthy)
+			healthy = sawListening && (await tryGet(`${ctx.url}/healthz/readiness`))?.status === 200;
+		if (healthy && settingsJson(await tryGet(`${ctx.url}/rest/settings`)))
+			return Object.assign(server, { ms: Date.now() - t0 });
 		await sleep(500);
 	}
 	await server.stop(3000);
-	throw new Error(`n8n was not ready within ${secs(timeoutMs)} (${!sawListening ? `no "n8n ready on …, port ${ctx.port}" in its output` : `/healthz/readiness ${healthy ? 'ok' : 'never 200'}`}):\n${tail(server.output(), 40)}`);
+	throw new Error(
+		`n8n was not ready within ${secs(timeoutMs)} (${!sawListening ? `no "n8n ready on …, port ${ctx.port}" in its output` : `/healthz/readiness ${healthy ? 'ok' : 'never 200'}`}):\n${tail(server.output(), 40)}`,
+	);
 }
 
 /**
@@ -271,14 +353,18 @@ export async function setupOwner(url: string, owner: typeof OWNER): Promise<stri
 		signal: AbortSignal.timeout(30_000),
 	});
 	const body = await res.text();
-	if (res.status !== 200) throw new Error(`POST /rest/owner/setup → ${res.status}: ${body.slice(0, 500)}`);
+	if (res.status !== 200)
+		throw new Error(`POST /rest/owner/setup → ${res.status}: ${body.slice(0, 500)}`);
 	let email: unknown;
 	try {
 		email = (JSON.parse(body) as { data?: { email?: unknown } }).data?.email;
 	} catch {
 		/* not JSON: reported below */
 	}
-	if (email !== owner.email) throw new Error(`POST /rest/owner/setup → 200 without the owner (is n8n still starting up?): ${body.slice(0, 300)}`);
+	if (email !== owner.email)
+		throw new Error(
+			`POST /rest/owner/setup → 200 without the owner (is n8n still starting up?): ${body.slice(0, 300)}`,
+		);
 	return res.headers
 		.getSetCookie()
 		.map((c) => c.split(';')[0])

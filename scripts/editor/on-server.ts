@@ -18,7 +18,15 @@ import path from 'node:path';
 
 import type { LoggedRequest } from '../../emulator';
 import { editorStepNames, runEditorSteps, type StepResult } from '../../test/editor/editor-steps';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium, loadPlaywrightCore, resolvePlaywrightCore, type Browser, type Page } from './playwright';
+import {
+	CHROMIUM_ARGS,
+	CHROMIUM_PATH,
+	ensureChromium,
+	loadPlaywrightCore,
+	resolvePlaywrightCore,
+	type Browser,
+	type Page,
+} from './playwright';
 
 export type { StepResult } from '../../test/editor/editor-steps';
 
@@ -34,7 +42,10 @@ export interface EditorServer {
 	/** an owner account that ALREADY exists on that server (the caller did POST /rest/owner/setup) */
 	owner: { email: string; password: string };
 	/** runs the n8n CLI with that server's environment (same database, encryption key); resolves with exit code and output */
-	cli(args: string[], timeoutMs?: number): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }>;
+	cli(
+		args: string[],
+		timeoutMs?: number,
+	): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }>;
 	/**
 	 * The service emulator the credentials point at. `requests`, when given, is the emulator's live
 	 * request log (emulator/launch.ts's `EmulatorProcess.requests`, so an EmulatorProcess can be
@@ -75,11 +86,16 @@ interface CredentialImport {
 
 interface FixtureWorkflow {
 	id: string;
-	nodes: Array<{ name: string; parameters?: { resource?: string }; credentials?: Record<string, { id: string; name: string }> }>;
+	nodes: Array<{
+		name: string;
+		parameters?: { resource?: string };
+		credentials?: Record<string, { id: string; name: string }>;
+	}>;
 }
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
-const tail = (text: string, lines = 30): string => text.trimEnd().split('\n').slice(-lines).join('\n');
+const tail = (text: string, lines = 30): string =>
+	text.trimEnd().split('\n').slice(-lines).join('\n');
 
 /**
  * The credentials the fixture's nodes reference (by id and name, as in the file), with data
@@ -88,13 +104,24 @@ const tail = (text: string, lines = 30): string => text.trimEnd().split('\n').sl
  *
  * @throws Error when a node references another credential type
  */
-export function fixtureCredentials(workflow: FixtureWorkflow, baseUrl: string, secrets: { apiKey: string; token: string }): CredentialImport[] {
+export function fixtureCredentials(
+	workflow: FixtureWorkflow,
+	baseUrl: string,
+	secrets: { apiKey: string; token: string },
+): CredentialImport[] {
 	const byId = new Map<string, CredentialImport>();
 	for (const node of workflow.nodes) {
 		for (const [type, ref] of Object.entries(node.credentials ?? {})) {
 			const data: Record<string, string> | undefined =
-				type === 'extractionServiceApi' ? { baseUrl, apiKey: secrets.apiKey } : type === 'extractionServiceTokenApi' ? { baseUrl, token: secrets.token } : undefined;
-			if (!data) throw new Error(`${EDITOR_WORKFLOW_FILE}: node "${node.name}" uses a ${type} credential, which the editor test cannot fill in`);
+				type === 'extractionServiceApi'
+					? { baseUrl, apiKey: secrets.apiKey }
+					: type === 'extractionServiceTokenApi'
+						? { baseUrl, token: secrets.token }
+						: undefined;
+			if (!data)
+				throw new Error(
+					`${EDITOR_WORKFLOW_FILE}: node "${node.name}" uses a ${type} credential, which the editor test cannot fill in`,
+				);
 			byId.set(ref.id, { id: ref.id, name: ref.name, type, data });
 		}
 	}
@@ -134,12 +161,29 @@ function startRecordingProxy(target: string): Promise<RecordingProxy> {
 			query[key] = all.length === 1 ? all[0] : all;
 		}
 		const headers: Record<string, string> = {};
-		for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+		for (const [k, v] of Object.entries(req.headers))
+			if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
 		let bodyBytes = 0;
 		const record = (status: number): void =>
-			void requests.push({ origin: 'api', method: req.method ?? 'GET', path: u.pathname, query, headers, contentType: headers['content-type'], bodyBytes, status, at });
+			void requests.push({
+				origin: 'api',
+				method: req.method ?? 'GET',
+				path: u.pathname,
+				query,
+				headers,
+				contentType: headers['content-type'],
+				bodyBytes,
+				status,
+				at,
+			});
 		const upstream = http.request(
-			{ host: to.hostname, port: to.port || 80, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } },
+			{
+				host: to.hostname,
+				port: to.port || 80,
+				method: req.method,
+				path: req.url,
+				headers: { ...req.headers, host: to.host },
+			},
 			(up) => {
 				res.writeHead(up.statusCode ?? 502, up.headers);
 				up.pipe(res);
@@ -175,8 +219,14 @@ function startRecordingProxy(target: string): Promise<RecordingProxy> {
 // import and check
 
 /** Fails with `what` and the tail of the CLI's output unless it exited 0. */
-function cliOk(what: string, r: { code: number | null; stdout: string; stderr: string; timedOut: boolean }): void {
-	if (r.code !== 0) throw new Error(`${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code})`}:\n${tail(`${r.stdout}\n${r.stderr}`)}`);
+function cliOk(
+	what: string,
+	r: { code: number | null; stdout: string; stderr: string; timedOut: boolean },
+): void {
+	if (r.code !== 0)
+		throw new Error(
+			`${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code})`}:\n${tail(`${r.stdout}\n${r.stderr}`)}`,
+		);
 }
 
 /**
@@ -184,22 +234,41 @@ function cliOk(what: string, r: { code: number | null; stdout: string; stderr: s
  * server serves the imported workflow and credentials (GET /rest/workflows/:id, GET
  * /rest/credentials/:id, each 200).
  */
-async function checkImported(server: EditorServer, workflowId: string, credentialIds: string[]): Promise<string> {
+async function checkImported(
+	server: EditorServer,
+	workflowId: string,
+	credentialIds: string[],
+): Promise<string> {
 	const base = server.url.replace(/\/+$/, '');
 	const login = await fetch(`${base}/rest/login`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ emailOrLdapLoginId: server.owner.email, password: server.owner.password }),
+		body: JSON.stringify({
+			emailOrLdapLoginId: server.owner.email,
+			password: server.owner.password,
+		}),
 		signal: AbortSignal.timeout(30_000),
 	});
-	if (login.status !== 200) throw new Error(`POST /rest/login as ${server.owner.email} → ${login.status}: ${(await login.text()).slice(0, 300)} (is server.owner set up on ${base}?)`);
+	if (login.status !== 200)
+		throw new Error(
+			`POST /rest/login as ${server.owner.email} → ${login.status}: ${(await login.text()).slice(0, 300)} (is server.owner set up on ${base}?)`,
+		);
 	const cookie = login.headers
 		.getSetCookie()
 		.map((c) => c.split(';')[0])
 		.join('; ');
-	for (const item of [`workflows/${workflowId}`, ...credentialIds.map((id) => `credentials/${id}`)]) {
-		const res = await fetch(`${base}/rest/${item}`, { headers: { cookie }, signal: AbortSignal.timeout(30_000) });
-		if (res.status !== 200) throw new Error(`imported, but the running server does not serve it: GET /rest/${item} → ${res.status}: ${(await res.text()).slice(0, 300)}`);
+	for (const item of [
+		`workflows/${workflowId}`,
+		...credentialIds.map((id) => `credentials/${id}`),
+	]) {
+		const res = await fetch(`${base}/rest/${item}`, {
+			headers: { cookie },
+			signal: AbortSignal.timeout(30_000),
+		});
+		if (res.status !== 200)
+			throw new Error(
+				`imported, but the running server does not serve it: GET /rest/${item} → ${res.status}: ${(await res.text()).slice(0, 300)}`,
+			);
 	}
 	return cookie;
 }
@@ -209,15 +278,30 @@ async function checkImported(server: EditorServer, workflowId: string, credentia
  * session that opens a workflow may edit it, every other one opens it read-only; the lock lives in
  * main's cache — Redis in queue mode — for 2 minutes after its last heartbeat), or undefined.
  */
-async function writeLockHolder(server: EditorServer, cookie: string, workflowId: string): Promise<string | undefined> {
-	const res = await fetch(`${server.url.replace(/\/+$/, '')}/rest/workflows/${workflowId}/collaboration/write-lock`, { headers: { cookie }, signal: AbortSignal.timeout(10_000) });
-	if (res.status !== 200) throw new Error(`GET /rest/workflows/${workflowId}/collaboration/write-lock → ${res.status}: ${(await res.text()).slice(0, 300)}`);
+async function writeLockHolder(
+	server: EditorServer,
+	cookie: string,
+	workflowId: string,
+): Promise<string | undefined> {
+	const res = await fetch(
+		`${server.url.replace(/\/+$/, '')}/rest/workflows/${workflowId}/collaboration/write-lock`,
+		{ headers: { cookie }, signal: AbortSignal.timeout(10_000) },
+	);
+	if (res.status !== 200)
+		throw new Error(
+			`GET /rest/workflows/${workflowId}/collaboration/write-lock → ${res.status}: ${(await res.text()).slice(0, 300)}`,
+		);
 	const lock = ((await res.json()) as { data?: { clientId?: string } | null }).data;
 	return lock ? (lock.clientId ?? 'a session') : undefined;
 }
 
 /** Polls {@link writeLockHolder} every second until the lock is free or `timeoutMs` passes; whether it is free. */
-async function waitForWriteLock(server: EditorServer, cookie: string, workflowId: string, timeoutMs: number): Promise<boolean> {
+async function waitForWriteLock(
+	server: EditorServer,
+	cookie: string,
+	workflowId: string,
+	timeoutMs: number,
+): Promise<boolean> {
 	const end = Date.now() + timeoutMs;
 	for (;;) {
 		if (!(await writeLockHolder(server, cookie, workflowId))) return true;
@@ -231,15 +315,26 @@ async function waitForWriteLock(server: EditorServer, cookie: string, workflowId
  * files in a throwaway folder (removed afterwards). Both imports upsert by id: running it again on
  * the same server updates them.
  */
-async function importFixture(server: EditorServer, workflow: FixtureWorkflow, credentials: CredentialImport[], timeLeft: () => number): Promise<void> {
+async function importFixture(
+	server: EditorServer,
+	workflow: FixtureWorkflow,
+	credentials: CredentialImport[],
+	timeLeft: () => number,
+): Promise<void> {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-editor-import-'));
 	try {
 		const credsFile = path.join(dir, 'credentials.json');
 		writeFileSync(credsFile, JSON.stringify(credentials, null, 2));
-		cliOk('n8n import:credentials', await server.cli(['import:credentials', `--input=${credsFile}`], timeLeft()));
+		cliOk(
+			'n8n import:credentials',
+			await server.cli(['import:credentials', `--input=${credsFile}`], timeLeft()),
+		);
 		const wfFile = path.join(dir, 'workflow.json');
 		writeFileSync(wfFile, JSON.stringify(workflow, null, 2));
-		cliOk('n8n import:workflow', await server.cli(['import:workflow', `--input=${wfFile}`], timeLeft()));
+		cliOk(
+			'n8n import:workflow',
+			await server.cli(['import:workflow', `--input=${wfFile}`], timeLeft()),
+		);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
@@ -250,12 +345,22 @@ async function importFixture(server: EditorServer, workflow: FixtureWorkflow, cr
  * editor gives up its write lock, and checks that it did (up to 10 s). A lock left behind only
  * delays the next run on this server (it waits for the lock), so this logs instead of failing.
  */
-async function leaveWorkflow(page: Page, server: EditorServer, cookie: string, workflowId: string, log: (line: string) => void): Promise<void> {
+async function leaveWorkflow(
+	page: Page,
+	server: EditorServer,
+	cookie: string,
+	workflowId: string,
+	log: (line: string) => void,
+): Promise<void> {
 	try {
 		const t0 = Date.now();
 		await page.goto('/home/workflows', { waitUntil: 'domcontentloaded', timeout: 30_000 });
 		const free = await waitForWriteLock(server, cookie, workflowId, 10_000);
-		log(free ? `Left the workflow: write lock released (${secs(Date.now() - t0)})` : `Left the workflow, but its write lock is still held (n8n drops it within 2 min)`);
+		log(
+			free
+				? `Left the workflow: write lock released (${secs(Date.now() - t0)})`
+				: `Left the workflow, but its write lock is still held (n8n drops it within 2 min)`,
+		);
 	} catch (err) {
 		log(`warning: leaving the workflow: ${(err as Error).message.split('\n')[0]}`);
 	}
@@ -282,7 +387,10 @@ async function leaveWorkflow(page: Page, server: EditorServer, cookie: string, w
  *
  * @returns one result per step of test/editor/editor-steps.ts, in order (`ms` per step)
  */
-export async function runEditorOnServer(server: EditorServer, opts: EditorRunOptions): Promise<StepResult[]> {
+export async function runEditorOnServer(
+	server: EditorServer,
+	opts: EditorRunOptions,
+): Promise<StepResult[]> {
 	const log = opts.log ?? ((line: string): void => console.log(line));
 	const timings = opts.timings ?? {};
 	const deadline = Date.now() + opts.timeoutMs;
@@ -290,12 +398,23 @@ export async function runEditorOnServer(server: EditorServer, opts: EditorRunOpt
 
 	const stop = new AbortController();
 	let browser: Browser | undefined;
-	stop.signal.addEventListener('abort', () => void browser?.close().catch(() => undefined), { once: true });
-	const timer = setTimeout(() => stop.abort(new Error(`the editor run took longer than ${secs(opts.timeoutMs)}`)), opts.timeoutMs);
-	const onAbort = (): void => stop.abort(new Error(`aborted${opts.signal?.reason ? `: ${String((opts.signal.reason as Error).message ?? opts.signal.reason)}` : ''}`));
+	stop.signal.addEventListener('abort', () => void browser?.close().catch(() => undefined), {
+		once: true,
+	});
+	const timer = setTimeout(
+		() => stop.abort(new Error(`the editor run took longer than ${secs(opts.timeoutMs)}`)),
+		opts.timeoutMs,
+	);
+	const onAbort = (): void =>
+		stop.abort(
+			new Error(
+				`aborted${opts.signal?.reason ? `: ${String((opts.signal.reason as Error).message ?? opts.signal.reason)}` : ''}`,
+			),
+		);
 	if (opts.signal?.aborted) onAbort();
 	opts.signal?.addEventListener('abort', onAbort, { once: true });
-	const stopped = (): string | undefined => (stop.signal.aborted ? (stop.signal.reason as Error).message : undefined);
+	const stopped = (): string | undefined =>
+		stop.signal.aborted ? (stop.signal.reason as Error).message : undefined;
 	const checkStopped = (): void => {
 		const why = stopped();
 		if (why) throw new Error(why);
@@ -315,7 +434,10 @@ export async function runEditorOnServer(server: EditorServer, opts: EditorRunOpt
 		const extraction = nodeOf(workflow, 'extraction');
 		const extract = nodeOf(workflow, 'extract');
 		const tokenCredentialName = extraction.credentials?.extractionServiceTokenApi?.name;
-		if (!tokenCredentialName) throw new Error(`${EDITOR_WORKFLOW_FILE}: node "${extraction.name}" has no extractionServiceTokenApi credential`);
+		if (!tokenCredentialName)
+			throw new Error(
+				`${EDITOR_WORKFLOW_FILE}: node "${extraction.name}" has no extractionServiceTokenApi credential`,
+			);
 
 		let requests = server.emulator.requests;
 		let baseUrl = server.emulator.url.replace(/\/+$/, '');
@@ -327,7 +449,9 @@ export async function runEditorOnServer(server: EditorServer, opts: EditorRunOpt
 		}
 		const credentials = fixtureCredentials(workflow, baseUrl, server.emulator);
 		await phase('import', () => importFixture(server, workflow, credentials, timeLeft));
-		log(`Imported ${credentials.map((c) => c.id).join(', ')} and workflow ${workflow.id} into ${server.url} (${secs(timings.import)})`);
+		log(
+			`Imported ${credentials.map((c) => c.id).join(', ')} and workflow ${workflow.id} into ${server.url} (${secs(timings.import)})`,
+		);
 		const cookie = await phase('check import', () =>
 			checkImported(
 				server,
@@ -340,9 +464,16 @@ export async function runEditorOnServer(server: EditorServer, opts: EditorRunOpt
 		// this session would then get the workflow read-only, without its credentials
 		const holder = await writeLockHolder(server, cookie, workflow.id);
 		if (holder) {
-			log(`Workflow ${workflow.id} is still write-locked by an earlier editor session (${holder}; n8n keeps the lock up to 2 min): waiting`);
-			const free = await phase('wait for the write lock', () => waitForWriteLock(server, cookie, workflow.id, Math.min(150_000, timeLeft() - 60_000)));
-			if (!free) throw new Error(`workflow ${workflow.id} stayed write-locked by another editor session (${holder}): the editor would open it read-only`);
+			log(
+				`Workflow ${workflow.id} is still write-locked by an earlier editor session (${holder}; n8n keeps the lock up to 2 min): waiting`,
+			);
+			const free = await phase('wait for the write lock', () =>
+				waitForWriteLock(server, cookie, workflow.id, Math.min(150_000, timeLeft() - 60_000)),
+			);
+			if (!free)
+				throw new Error(
+					`workflow ${workflow.id} stayed write-locked by another editor session (${holder}): the editor would open it read-only`,
+				);
 			log(`Write lock free after ${secs(timings['wait for the write lock'])}`);
 		}
 
@@ -367,7 +498,11 @@ export async function runEditorOnServer(server: EditorServer, opts: EditorRunOpt
 			});
 			if (stop.signal.aborted) await browser.close();
 			checkStopped();
-			const context = await browser.newContext({ viewport: VIEWPORT, baseURL: server.url, locale: 'en-US' });
+			const context = await browser.newContext({
+				viewport: VIEWPORT,
+				baseURL: server.url,
+				locale: 'en-US',
+			});
 			const p = await context.newPage();
 			p.setDefaultTimeout(15_000);
 			p.setDefaultNavigationTimeout(60_000);
@@ -375,8 +510,11 @@ export async function runEditorOnServer(server: EditorServer, opts: EditorRunOpt
 		});
 		const pageErrors: string[] = [];
 		page.on('pageerror', (err) => pageErrors.push(err.message));
-		if (opts.verbose) page.on('console', (m) => m.type() === 'error' && log(`[browser console] ${m.text()}`));
-		log(`Browser: Chromium ${browser!.version()}, ${VIEWPORT.width}×${VIEWPORT.height}, on ${server.url}`);
+		if (opts.verbose)
+			page.on('console', (m) => m.type() === 'error' && log(`[browser console] ${m.text()}`));
+		log(
+			`Browser: Chromium ${browser!.version()}, ${VIEWPORT.width}×${VIEWPORT.height}, on ${server.url}`,
+		);
 
 		const t0 = Date.now();
 		const running = runEditorSteps({
@@ -401,18 +539,33 @@ export async function runEditorOnServer(server: EditorServer, opts: EditorRunOpt
 		timings['browser steps'] = Date.now() - t0;
 		const why = stopped();
 		if (!why) await leaveWorkflow(page, server, cookie, workflow.id, log);
-		if (!results) return editorStepNames().map((name) => ({ name, ok: false, ms: 0, message: `${why}; the steps did not end after the browser was closed` }));
+		if (!results)
+			return editorStepNames().map((name) => ({
+				name,
+				ok: false,
+				ms: 0,
+				message: `${why}; the steps did not end after the browser was closed`,
+			}));
 		if (why) for (const r of results) if (!r.ok) r.message = `${why}: ${r.message ?? ''}`;
-		if (results.some((r) => !r.ok) && pageErrors.length) log(`Errors in the page:\n  ${pageErrors.slice(-5).join('\n  ')}`);
+		if (results.some((r) => !r.ok) && pageErrors.length)
+			log(`Errors in the page:\n  ${pageErrors.slice(-5).join('\n  ')}`);
 		return results;
 	} catch (err) {
 		const why = (err as Error).message;
 		log(`Setup FAILED: ${why}`);
-		return editorStepNames().map((name) => ({ name, ok: false, ms: 0, message: `not run: setup failed: ${why.split('\n')[0]}` }));
+		return editorStepNames().map((name) => ({
+			name,
+			ok: false,
+			ms: 0,
+			message: `not run: setup failed: ${why.split('\n')[0]}`,
+		}));
 	} finally {
 		clearTimeout(timer);
 		opts.signal?.removeEventListener('abort', onAbort);
-		await Promise.race([browser?.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
+		await Promise.race([
+			browser?.close().catch(() => undefined),
+			new Promise((resolve) => setTimeout(resolve, 15_000).unref()),
+		]);
 		await proxy?.close();
 	}
 }

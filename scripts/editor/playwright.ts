@@ -52,7 +52,9 @@ export interface Locator {
 	dblclick(options?: TimeoutOption): Promise<void>;
 	hover(options?: TimeoutOption): Promise<void>;
 	fill(value: string, options?: TimeoutOption): Promise<void>;
-	waitFor(options?: TimeoutOption & { state?: 'attached' | 'detached' | 'visible' | 'hidden' }): Promise<void>;
+	waitFor(
+		options?: TimeoutOption & { state?: 'attached' | 'detached' | 'visible' | 'hidden' },
+	): Promise<void>;
 	isVisible(): Promise<boolean>;
 	count(): Promise<number>;
 	innerText(options?: TimeoutOption): Promise<string>;
@@ -78,11 +80,23 @@ export interface Response {
 
 /** playwright's Page (subset). */
 export interface Page {
-	goto(url: string, options?: TimeoutOption & { waitUntil?: 'load' | 'domcontentloaded' | 'commit' }): Promise<Response | null>;
+	goto(
+		url: string,
+		options?: TimeoutOption & { waitUntil?: 'load' | 'domcontentloaded' | 'commit' },
+	): Promise<Response | null>;
 	url(): string;
-	screenshot(options?: TimeoutOption & { path?: string; fullPage?: boolean; animations?: 'disabled' | 'allow' }): Promise<Buffer>;
+	screenshot(
+		options?: TimeoutOption & {
+			path?: string;
+			fullPage?: boolean;
+			animations?: 'disabled' | 'allow';
+		},
+	): Promise<Buffer>;
 	waitForURL(url: RegExp | ((url: URL) => boolean), options?: TimeoutOption): Promise<void>;
-	waitForResponse(predicate: (response: Response) => boolean, options?: TimeoutOption): Promise<Response>;
+	waitForResponse(
+		predicate: (response: Response) => boolean,
+		options?: TimeoutOption,
+	): Promise<Response>;
 	waitForTimeout(ms: number): Promise<void>;
 	locator(selector: string, options?: { hasText?: string | RegExp }): Locator;
 	getByTestId(testId: string | RegExp): Locator;
@@ -105,7 +119,12 @@ export interface BrowserContext {
 /** playwright's Browser (subset). */
 export interface Browser {
 	version(): string;
-	newContext(options?: { viewport?: { width: number; height: number }; baseURL?: string; locale?: string; deviceScaleFactor?: number }): Promise<BrowserContext>;
+	newContext(options?: {
+		viewport?: { width: number; height: number };
+		baseURL?: string;
+		locale?: string;
+		deviceScaleFactor?: number;
+	}): Promise<BrowserContext>;
 	close(): Promise<void>;
 }
 
@@ -130,15 +149,28 @@ export interface PlaywrightCore {
 // installing and loading
 
 function cacheDir(): string {
-	const base = process.env.N8N_CACHE_DIR ?? path.join(process.env.HOME ?? os.homedir(), '.cache', 'n8n-nodes-extraction-service');
+	const base =
+		process.env.N8N_CACHE_DIR ??
+		path.join(process.env.HOME ?? os.homedir(), '.cache', 'n8n-nodes-extraction-service');
 	return path.join(base, `playwright-core-${PLAYWRIGHT_CORE_VERSION}`);
 }
 
 /** npm's settings inherited from `npm run` (ignore_scripts, local_prefix, …) removed, as install.sh does. */
 function npmEnv(): NodeJS.ProcessEnv {
-	const keep = new Set(['npm_config_registry', 'npm_config_cache', 'npm_config_cafile', 'npm_config_proxy', 'npm_config_https_proxy', 'npm_config_noproxy', 'npm_config_strict_ssl', 'npm_config_userconfig', 'npm_config_globalconfig']);
+	const keep = new Set([
+		'npm_config_registry',
+		'npm_config_cache',
+		'npm_config_cafile',
+		'npm_config_proxy',
+		'npm_config_https_proxy',
+		'npm_config_noproxy',
+		'npm_config_strict_ssl',
+		'npm_config_userconfig',
+		'npm_config_globalconfig',
+	]);
 	const env: NodeJS.ProcessEnv = {};
-	for (const [k, v] of Object.entries(process.env)) if (!k.toLowerCase().startsWith('npm_config_') || keep.has(k.toLowerCase())) env[k] = v;
+	for (const [k, v] of Object.entries(process.env))
+		if (!k.toLowerCase().startsWith('npm_config_') || keep.has(k.toLowerCase())) env[k] = v;
 	// playwright-core has no install script, but never let anything fetch a browser
 	env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
 	return env;
@@ -147,7 +179,13 @@ function npmEnv(): NodeJS.ProcessEnv {
 /** The version in the package.json next to a resolved playwright-core entry point. */
 function packageVersion(modulePath: string): string {
 	try {
-		return (JSON.parse(readFileSync(path.join(path.dirname(modulePath), 'package.json'), 'utf8')) as { version?: string }).version ?? '?';
+		return (
+			(
+				JSON.parse(readFileSync(path.join(path.dirname(modulePath), 'package.json'), 'utf8')) as {
+					version?: string;
+				}
+			).version ?? '?'
+		);
 	} catch {
 		return '?';
 	}
@@ -161,10 +199,16 @@ function packageVersion(modulePath: string): string {
  * @returns the resolved module path and where it was found
  * @throws Error when npm cannot install it
  */
-export function resolvePlaywrightCore(log: (line: string) => void): { modulePath: string; source: string } {
+export function resolvePlaywrightCore(log: (line: string) => void): {
+	modulePath: string;
+	source: string;
+} {
 	try {
 		const modulePath = require.resolve('playwright-core', { paths: [ROOT] });
-		return { modulePath, source: `the package's node_modules (playwright-core ${packageVersion(modulePath)})` };
+		return {
+			modulePath,
+			source: `the package's node_modules (playwright-core ${packageVersion(modulePath)})`,
+		};
 	} catch {
 		/* not installed in the package: use the cache */
 	}
@@ -172,21 +216,46 @@ export function resolvePlaywrightCore(log: (line: string) => void): { modulePath
 	const marker = path.join(dir, '.install-complete');
 	const cached = path.join(dir, 'node_modules', 'playwright-core');
 	if (!existsSync(marker) || !existsSync(cached)) {
-		log(`playwright-core is not in node_modules (add the devDependency); installing ${PLAYWRIGHT_CORE_VERSION} into ${dir}`);
+		log(
+			`playwright-core is not in node_modules (add the devDependency); installing ${PLAYWRIGHT_CORE_VERSION} into ${dir}`,
+		);
 		rmSync(dir, { recursive: true, force: true });
 		mkdirSync(dir, { recursive: true });
-		writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'editor-test-playwright-core', private: true }, null, 2));
-		const r = spawnSync('npm', ['install', `playwright-core@${PLAYWRIGHT_CORE_VERSION}`, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-			cwd: dir,
-			env: npmEnv(),
-			encoding: 'utf8',
-			timeout: 300_000,
-		});
-		if (r.status !== 0) throw new Error(`npm install playwright-core@${PLAYWRIGHT_CORE_VERSION} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
-		writeFileSync(marker, `playwright-core ${PLAYWRIGHT_CORE_VERSION} installed on ${new Date().toISOString()}\n`);
+		writeFileSync(
+			path.join(dir, 'package.json'),
+			JSON.stringify({ name: 'editor-test-playwright-core', private: true }, null, 2),
+		);
+		const r = spawnSync(
+			'npm',
+			[
+				'install',
+				`playwright-core@${PLAYWRIGHT_CORE_VERSION}`,
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				'--loglevel=error',
+			],
+			{
+				cwd: dir,
+				env: npmEnv(),
+				encoding: 'utf8',
+				timeout: 300_000,
+			},
+		);
+		if (r.status !== 0)
+			throw new Error(
+				`npm install playwright-core@${PLAYWRIGHT_CORE_VERSION} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`,
+			);
+		writeFileSync(
+			marker,
+			`playwright-core ${PLAYWRIGHT_CORE_VERSION} installed on ${new Date().toISOString()}\n`,
+		);
 	}
 	const modulePath = require.resolve('playwright-core', { paths: [dir] });
-	return { modulePath, source: `the cache (playwright-core ${packageVersion(modulePath)}, ${dir})` };
+	return {
+		modulePath,
+		source: `the cache (playwright-core ${packageVersion(modulePath)}, ${dir})`,
+	};
 }
 
 /** Loads playwright-core (see resolvePlaywrightCore) with n8n's `data-test-id` as the test id attribute. */
@@ -207,10 +276,17 @@ export function loadPlaywrightCore(modulePath: string): PlaywrightCore {
 export function ensureChromium(log: (line: string) => void): string {
 	if (!existsSync(CHROMIUM_PATH)) {
 		if (process.env.CHROMIUM_PATH) throw new Error(`CHROMIUM_PATH=${CHROMIUM_PATH} does not exist`);
-		if (process.getuid?.() !== 0) throw new Error(`${CHROMIUM_PATH} is missing and this is not root: run \`sudo apt-get install -y chromium\``);
+		if (process.getuid?.() !== 0)
+			throw new Error(
+				`${CHROMIUM_PATH} is missing and this is not root: run \`sudo apt-get install -y chromium\``,
+			);
 		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 		const install = (): ReturnType<typeof spawnSync> =>
-			spawnSync('apt-get', ['install', '-y', '-q', 'chromium'], { env, encoding: 'utf8', timeout: 900_000 });
+			spawnSync('apt-get', ['install', '-y', '-q', 'chromium'], {
+				env,
+				encoding: 'utf8',
+				timeout: 900_000,
+			});
 		log(`${CHROMIUM_PATH} is missing: apt-get install -y chromium`);
 		let r = install();
 		if (r.status !== 0) {
@@ -218,10 +294,18 @@ export function ensureChromium(log: (line: string) => void): string {
 			spawnSync('apt-get', ['update', '-q'], { env, encoding: 'utf8', timeout: 600_000 });
 			r = install();
 		}
-		if (r.status !== 0 || !existsSync(CHROMIUM_PATH)) throw new Error(`apt-get install chromium failed:\n${String(r.stderr ?? '').slice(-2000)}`);
+		if (r.status !== 0 || !existsSync(CHROMIUM_PATH))
+			throw new Error(`apt-get install chromium failed:\n${String(r.stderr ?? '').slice(-2000)}`);
 	}
 	const v = spawnSync(CHROMIUM_PATH, ['--version'], { encoding: 'utf8', timeout: 30_000 });
-	const line = String(v.stdout ?? '').trim().split('\n').at(-1) ?? '';
-	if (!/Chromium \d+/.test(line)) throw new Error(`${CHROMIUM_PATH} --version printed no version: ${String(v.stdout ?? '')}${String(v.stderr ?? '')}`);
+	const line =
+		String(v.stdout ?? '')
+			.trim()
+			.split('\n')
+			.at(-1) ?? '';
+	if (!/Chromium \d+/.test(line))
+		throw new Error(
+			`${CHROMIUM_PATH} --version printed no version: ${String(v.stdout ?? '')}${String(v.stderr ?? '')}`,
+		);
 	return line;
 }

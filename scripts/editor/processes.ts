@@ -66,7 +66,10 @@ let hooksInstalled = false;
  * killed, the cleanups run and the process exits with 130. A signal more than 2 s after the first
  * skips the wait.
  */
-export function installExitHooks(onSignal: (signal: NodeJS.Signals) => Promise<void>, graceMs = 30_000): void {
+export function installExitHooks(
+	onSignal: (signal: NodeJS.Signals) => Promise<void>,
+	graceMs = 30_000,
+): void {
 	if (hooksInstalled) return;
 	hooksInstalled = true;
 	process.on('exit', cleanUpNow);
@@ -111,7 +114,12 @@ export function runCommand(
 ): Promise<Done> {
 	const t0 = Date.now();
 	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+		const child = spawn(cmd, args, {
+			cwd: opts.cwd,
+			env: opts.env ?? process.env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
+		});
 		children.add(child);
 		let stdout = '';
 		let stderr = '';
@@ -160,7 +168,12 @@ export function startService(
 	args: string[],
 	opts: { cwd: string; env: NodeJS.ProcessEnv; echo?: (chunk: string) => void; maxChars?: number },
 ): Service {
-	const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	const child = spawn(cmd, args, {
+		cwd: opts.cwd,
+		env: opts.env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
 	children.add(child);
 	const max = opts.maxChars ?? 20_000;
 	let out = '';

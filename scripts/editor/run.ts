@@ -29,7 +29,16 @@ import { parseArgs as parseArgv } from 'node:util';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { editorStepNames, type StepResult } from '../../test/editor/editor-steps';
-import { buildPackage, createContext, installLine, installPackageInto, OWNER, packPackage, setupOwner, startServer } from './n8n';
+import {
+	buildPackage,
+	createContext,
+	installLine,
+	installPackageInto,
+	OWNER,
+	packPackage,
+	setupOwner,
+	startServer,
+} from './n8n';
 import { runEditorOnServer } from './on-server';
 import { cleanUpNow, installExitHooks, removeAtExit, type Service } from './processes';
 
@@ -68,11 +77,14 @@ function parseArgs(argv: string[]): Options {
 		process.exit(0);
 	}
 	const timeoutS = v.timeout !== undefined ? Number(v.timeout) : 600;
-	if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new Error(`--timeout must be a positive number of seconds, got ${v.timeout}`);
+	if (!Number.isFinite(timeoutS) || timeoutS <= 0)
+		throw new Error(`--timeout must be a positive number of seconds, got ${v.timeout}`);
 	return {
 		install: !v['no-install'],
 		build: !v['no-build'],
-		screenshotsDir: v['no-screenshots'] ? undefined : path.resolve(v.screenshots ?? path.join(ROOT, 'docs', 'images')),
+		screenshotsDir: v['no-screenshots']
+			? undefined
+			: path.resolve(v.screenshots ?? path.join(ROOT, 'docs', 'images')),
 		keep: v.keep === true,
 		verbose: v.verbose === true,
 		timeoutS,
@@ -113,20 +125,37 @@ interface Running {
 /** Stops the browser (through runEditorOnServer), the n8n server and the emulator (each bounded in time). */
 async function stopAll(running: Running): Promise<void> {
 	running.abort.abort(new Error(running.stopping ? `stopped by ${running.stopping}` : 'stopping'));
-	await within<unknown>(running.editor ?? Promise.resolve(), 25_000, 'closing the browser').catch((err: Error) => log(`warning: ${err.message}`));
-	await within(running.server?.stop(10_000) ?? Promise.resolve(), 20_000, 'stopping n8n').catch((err: Error) => log(`warning: ${err.message}`));
-	await within(running.emulator?.stop() ?? Promise.resolve(), 15_000, 'stopping the emulator').catch((err: Error) => log(`warning: ${err.message}`));
+	await within<unknown>(running.editor ?? Promise.resolve(), 25_000, 'closing the browser').catch(
+		(err: Error) => log(`warning: ${err.message}`),
+	);
+	await within(running.server?.stop(10_000) ?? Promise.resolve(), 20_000, 'stopping n8n').catch(
+		(err: Error) => log(`warning: ${err.message}`),
+	);
+	await within(
+		running.emulator?.stop() ?? Promise.resolve(),
+		15_000,
+		'stopping the emulator',
+	).catch((err: Error) => log(`warning: ${err.message}`));
 }
 
 /** Sets everything up and runs the steps; the steps' results (all "not run" when setup failed). */
-async function runAll(opts: Options, running: Running, timings: Record<string, number>, deadlineAt: number): Promise<StepResult[]> {
+async function runAll(
+	opts: Options,
+	running: Running,
+	timings: Record<string, number>,
+	deadlineAt: number,
+): Promise<StepResult[]> {
 	const mark = (name: string, t0: number): void => {
 		timings[name] = Date.now() - t0;
 		if (running.stopping) throw new Error(`stopped by ${running.stopping}`);
 	};
 	try {
 		let t0 = Date.now();
-		const info = await installLine(LINE, opts.install, opts.verbose ? prefixed('[install] ') : undefined);
+		const info = await installLine(
+			LINE,
+			opts.install,
+			opts.verbose ? prefixed('[install] ') : undefined,
+		);
 		mark('n8n install (cached)', t0);
 		log(`n8n ${info.version} on ${info.nodeBin}`);
 
@@ -151,9 +180,16 @@ async function runAll(opts: Options, running: Running, timings: Record<string, n
 		mark('emulator', t0);
 		log(`Emulator: ${running.emulator.url}`);
 
-		const ctx = await createContext(info, userFolder, opts.verbose ? prefixed('[n8n cli] ') : undefined);
+		const ctx = await createContext(
+			info,
+			userFolder,
+			opts.verbose ? prefixed('[n8n cli] ') : undefined,
+		);
 		running.server = await startServer(ctx, 180_000, opts.verbose ? prefixed('[n8n] ') : undefined);
-		mark('n8n start (creates the database)', Date.now() - (running.server as Service & { ms: number }).ms);
+		mark(
+			'n8n start (creates the database)',
+			Date.now() - (running.server as Service & { ms: number }).ms,
+		);
 		log(`n8n: ${ctx.url} ready in ${secs(timings['n8n start (creates the database)'])}`);
 		t0 = Date.now();
 		await setupOwner(ctx.url, OWNER);
@@ -162,7 +198,12 @@ async function runAll(opts: Options, running: Running, timings: Record<string, n
 
 		// the same path as against the e2e runner's queue-mode main: import into the running server, browser, steps
 		running.editor = runEditorOnServer(
-			{ url: ctx.url, owner: { email: OWNER.email, password: OWNER.password }, cli: ctx.cli, emulator: running.emulator },
+			{
+				url: ctx.url,
+				owner: { email: OWNER.email, password: OWNER.password },
+				cli: ctx.cli,
+				emulator: running.emulator,
+			},
 			{
 				screenshotsDir: opts.screenshotsDir,
 				failuresDir: FAILURES_DIR,
@@ -174,12 +215,20 @@ async function runAll(opts: Options, running: Running, timings: Record<string, n
 			},
 		);
 		const results = await running.editor;
-		if (results.some((r) => !r.ok) && !opts.verbose) log(`n8n's last output:\n${running.server.output().trimEnd().split('\n').slice(-15).join('\n')}`);
+		if (results.some((r) => !r.ok) && !opts.verbose)
+			log(
+				`n8n's last output:\n${running.server.output().trimEnd().split('\n').slice(-15).join('\n')}`,
+			);
 		return results;
 	} catch (err) {
 		const why = (err as Error).message;
 		log(`Setup FAILED: ${why}`);
-		return editorStepNames().map((name) => ({ name, ok: false, ms: 0, message: `not run: setup failed: ${why.split('\n')[0]}` }));
+		return editorStepNames().map((name) => ({
+			name,
+			ok: false,
+			ms: 0,
+			message: `not run: setup failed: ${why.split('\n')[0]}`,
+		}));
 	}
 }
 
@@ -228,9 +277,14 @@ async function main(): Promise<number> {
 	for (const r of results) {
 		console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}${r.ms ? ` (${secs(r.ms)})` : ''}`);
 		if (r.message) console.log(`  ${r.message.replace(/\n/g, '\n  ')}`);
-		if (r.failureScreenshot) console.log(`  screenshot: ${path.relative(ROOT, r.failureScreenshot)}`);
+		if (r.failureScreenshot)
+			console.log(`  screenshot: ${path.relative(ROOT, r.failureScreenshot)}`);
 	}
-	console.log(`Timings: ${Object.entries(timings).map(([k, v]) => `${k} ${secs(v)}`).join(', ')}`);
+	console.log(
+		`Timings: ${Object.entries(timings)
+			.map(([k, v]) => `${k} ${secs(v)}`)
+			.join(', ')}`,
+	);
 	console.log(`Total time ${secs(Date.now() - t0)}`);
 	const passed = results.filter((r) => r.ok).length;
 	printClosingLine(passed, results.length - passed);

@@ -54,16 +54,25 @@ export function loadExamples(source: ExampleSource, filter: string[]): Example[]
 	const files = readdirSync(source.workflowsDir)
 		.filter((f) => f.endsWith('.json'))
 		.sort();
-	for (const f of filter) if (!files.includes(f)) throw new Error(`--workflow ${f}: no such file in ${source.workflowsDir}`);
-	return files.filter((f) => filter.length === 0 || filter.includes(f)).map((file) => loadExample(source, file));
+	for (const f of filter)
+		if (!files.includes(f))
+			throw new Error(`--workflow ${f}: no such file in ${source.workflowsDir}`);
+	return files
+		.filter((f) => filter.length === 0 || filter.includes(f))
+		.map((file) => loadExample(source, file));
 }
 
 /** One example by file name. */
 export function loadExample(source: ExampleSource, file: string): Example {
-	const workflow = JSON.parse(readFileSync(path.join(source.workflowsDir, file), 'utf8')) as Example['workflow'];
+	const workflow = JSON.parse(
+		readFileSync(path.join(source.workflowsDir, file), 'utf8'),
+	) as Example['workflow'];
 	const given = typeof workflow.id === 'string' ? workflow.id : '';
 	// n8n's workflow ids are at most 16 characters
-	const id = given && given.length <= 16 ? given : `ex${createHash('sha1').update(file).digest('hex').slice(0, 14)}`;
+	const id =
+		given && given.length <= 16
+			? given
+			: `ex${createHash('sha1').update(file).digest('hex').slice(0, 14)}`;
 	return { file, id, name: String(workflow.name ?? file), workflow };
 }
 
@@ -72,30 +81,50 @@ export function loadExample(source: ExampleSource, file: string): Example {
  * (copying examples/files/NAME there when a path names one), https://files.example.com to the
  * emulator's files origin, and the placeholder schema ID to the emulator's Invoice schema.
  */
-function rewriteValue(value: unknown, source: ExampleSource, filesDir: string, filesUrl: string): unknown {
+function rewriteValue(
+	value: unknown,
+	source: ExampleSource,
+	filesDir: string,
+	filesUrl: string,
+): unknown {
 	if (typeof value === 'string') {
 		if (value.includes(FILES_ORIGIN)) value = value.split(FILES_ORIGIN).join(filesUrl);
 		if (value === PLACEHOLDER_SCHEMA) return SEEDED_INVOICE_SCHEMA;
-		if (typeof value !== 'string' || (!value.startsWith(DATA_PREFIX) && !value.startsWith(`=${DATA_PREFIX}`))) return value;
+		if (
+			typeof value !== 'string' ||
+			(!value.startsWith(DATA_PREFIX) && !value.startsWith(`=${DATA_PREFIX}`))
+		)
+			return value;
 		const expr = value.startsWith('=') ? '=' : '';
 		const rel = value.slice(expr.length + DATA_PREFIX.length);
 		const target = path.join(filesDir, rel);
 		const example = path.join(source.filesDir, path.basename(rel));
 		mkdirSync(path.dirname(target), { recursive: true });
-		if (!/[*?{]/.test(rel) && existsSync(example) && !existsSync(target)) copyFileSync(example, target);
+		if (!/[*?{]/.test(rel) && existsSync(example) && !existsSync(target))
+			copyFileSync(example, target);
 		return `${expr}${target}`;
 	}
 	if (Array.isArray(value)) return value.map((v) => rewriteValue(v, source, filesDir, filesUrl));
 	if (value && typeof value === 'object') {
-		return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewriteValue(v, source, filesDir, filesUrl)]));
+		return Object.fromEntries(
+			Object.entries(value).map(([k, v]) => [k, rewriteValue(v, source, filesDir, filesUrl)]),
+		);
 	}
 	return value;
 }
 
 /** The copy n8n imports: the example's id, its node parameters rewritten (see rewriteValue). */
-export function prepareWorkflow(example: Example, source: ExampleSource, filesDir: string, filesUrl: string): Example['workflow'] {
+export function prepareWorkflow(
+	example: Example,
+	source: ExampleSource,
+	filesDir: string,
+	filesUrl: string,
+): Example['workflow'] {
 	const copy = JSON.parse(JSON.stringify(example.workflow)) as Example['workflow'];
 	copy.id = example.id;
-	copy.nodes = copy.nodes.map((n) => ({ ...n, parameters: rewriteValue(n.parameters ?? {}, source, filesDir, filesUrl) as Json }));
+	copy.nodes = copy.nodes.map((n) => ({
+		...n,
+		parameters: rewriteValue(n.parameters ?? {}, source, filesDir, filesUrl) as Json,
+	}));
 	return copy;
 }

@@ -40,7 +40,14 @@ import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { checks } from '../../test/n8n/checks';
 import { N8nRun, type Json, type N8nRunInfo } from '../../test/n8n/run';
 import { cleanUpNow as cleanUpEditorProcesses } from '../editor/processes';
-import { DEFAULT_SOURCE, loadExample, loadExamples, prepareWorkflow, type Example, type ExampleSource } from './examples';
+import {
+	DEFAULT_SOURCE,
+	loadExample,
+	loadExamples,
+	prepareWorkflow,
+	type Example,
+	type ExampleSource,
+} from './examples';
 import { pollTimesEvery, runActivatedTrigger, TRIGGER_FILE, UPLOAD_FILE } from './trigger-run';
 import { QUIET_N8N_ENV } from './env';
 
@@ -50,8 +57,16 @@ const INSTALL_SH = path.join(__dirname, 'install.sh');
 const PACKAGE_NAME = 'n8n-nodes-extraction-service';
 
 /** Credentials the example workflows reference (ids ≤ 16 characters, as n8n's import requires). */
-const API_CREDENTIAL = { id: 'esApiCredential1', name: 'Extraction Service API', type: 'extractionServiceApi' };
-const TOKEN_CREDENTIAL = { id: 'esTokenCred1', name: 'Extraction Service Token API', type: 'extractionServiceTokenApi' };
+const API_CREDENTIAL = {
+	id: 'esApiCredential1',
+	name: 'Extraction Service API',
+	type: 'extractionServiceApi',
+};
+const TOKEN_CREDENTIAL = {
+	id: 'esTokenCred1',
+	name: 'Extraction Service Token API',
+	type: 'extractionServiceTokenApi',
+};
 
 /** Node types `n8n execute` can start from (n8n's findCliWorkflowStart, 1.123 and 2.41). */
 const CLI_START_TYPES = [
@@ -112,7 +127,10 @@ function parseArgs(argv: string[]): Options {
 	}
 	if (v.examples) {
 		// another examples folder (with workflows/ and files/), for trying the runner itself
-		SOURCE = { workflowsDir: path.resolve(v.examples, 'workflows'), filesDir: path.resolve(v.examples, 'files') };
+		SOURCE = {
+			workflowsDir: path.resolve(v.examples, 'workflows'),
+			filesDir: path.resolve(v.examples, 'files'),
+		};
 	}
 	const o: Options = {
 		lines: (v.line ?? []).flatMap((l) => l.split(',')),
@@ -131,9 +149,11 @@ function parseArgs(argv: string[]): Options {
 	};
 	// the trigger run waits for about six polls (activation, outage, firing, two more) plus setup
 	pollTimesEvery(o.triggerPollS); // throws for an interval that does not divide a minute
-	o.triggerTimeoutS = v['trigger-timeout'] !== undefined ? Number(v['trigger-timeout']) : 150 + 6 * o.triggerPollS;
+	o.triggerTimeoutS =
+		v['trigger-timeout'] !== undefined ? Number(v['trigger-timeout']) : 150 + 6 * o.triggerPollS;
 	if (o.lines.length === 0) o.lines = ['1', '2'];
-	for (const l of o.lines) if (l !== '1' && l !== '2') throw new Error(`--line must be 1 or 2, got ${l}`);
+	for (const l of o.lines)
+		if (l !== '1' && l !== '2') throw new Error(`--line must be 1 or 2, got ${l}`);
 	return o;
 }
 
@@ -192,11 +212,22 @@ interface Done {
 function run(
 	cmd: string,
 	args: string[],
-	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; echo?: boolean; prefix?: string } = {},
+	opts: {
+		cwd?: string;
+		env?: NodeJS.ProcessEnv;
+		timeoutMs?: number;
+		echo?: boolean;
+		prefix?: string;
+	} = {},
 ): Promise<Done> {
 	const t0 = Date.now();
 	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+		const child = spawn(cmd, args, {
+			cwd: opts.cwd ?? ROOT,
+			env: opts.env ?? process.env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
+		});
 		children.add(child);
 		let stdout = '';
 		let stderr = '';
@@ -251,7 +282,11 @@ const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
  * would instead resolve it from this repo's node_modules (a devDependency of some other version).
  */
 async function packPackage(tmp: string): Promise<string> {
-	const r = await run('npm', ['pack', '--pack-destination', tmp, '--ignore-scripts', '--json', '--loglevel=error'], { cwd: ROOT });
+	const r = await run(
+		'npm',
+		['pack', '--pack-destination', tmp, '--ignore-scripts', '--json', '--loglevel=error'],
+		{ cwd: ROOT },
+	);
 	if (r.code !== 0) throw new Error(`npm pack failed:\n${tail(r.stderr || r.stdout)}`);
 	const [{ filename }] = JSON.parse(r.stdout) as Array<{ filename: string }>;
 	return path.join(tmp, filename);
@@ -264,16 +299,38 @@ async function installPackageInto(userFolder: string, tarball: string): Promise<
 	const r = await run('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1']);
 	if (r.code !== 0) throw new Error(`tar failed: ${r.stderr}`);
 	const pkgJsonPath = path.join(pkgDir, 'package.json');
-	const { devDependencies: _d, peerDependencies: _p, optionalDependencies: _o, ...pkg } = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Json;
+	const {
+		devDependencies: _d,
+		peerDependencies: _p,
+		optionalDependencies: _o,
+		...pkg
+	} = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Json;
 	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
 	if (pkg.dependencies && Object.keys(pkg.dependencies as Json).length > 0) {
 		// the installer's own flags (n8n 1.123 community-packages.service.js)
-		const i = await run('npm', ['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'], { cwd: pkgDir });
-		if (i.code !== 0) throw new Error(`npm install of the package's dependencies failed:\n${tail(i.stderr)}`);
+		const i = await run(
+			'npm',
+			[
+				'install',
+				'--audit=false',
+				'--fund=false',
+				'--bin-links=false',
+				'--install-strategy=shallow',
+				'--ignore-scripts=true',
+				'--package-lock=false',
+			],
+			{ cwd: pkgDir },
+		);
+		if (i.code !== 0)
+			throw new Error(`npm install of the package's dependencies failed:\n${tail(i.stderr)}`);
 	}
 	writeFileSync(
 		path.join(nodesDir, 'package.json'),
-		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } }, null, 2),
+		JSON.stringify(
+			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } },
+			null,
+			2,
+		),
 	);
 }
 
@@ -283,7 +340,9 @@ async function installPackageInto(userFolder: string, tarball: string): Promise<
 /** Why `n8n execute` cannot run the example (undefined when it can). */
 function whyNotExecutable(example: Example): string | undefined {
 	if (example.workflow.nodes.some((n) => CLI_START_TYPES.includes(n.type))) return undefined;
-	const triggers = example.workflow.nodes.filter((n) => /trigger/i.test(n.type)).map((n) => `"${n.name}" (${n.type})`);
+	const triggers = example.workflow.nodes
+		.filter((n) => /trigger/i.test(n.type))
+		.map((n) => `"${n.name}" (${n.type})`);
 	return (
 		`it has no node \`n8n execute\` can start from (${CLI_START_TYPES.join(', ')})` +
 		(triggers.length ? `; it starts with ${triggers.join(', ')}` : '')
@@ -294,9 +353,16 @@ function whyNotExecutable(example: Example): string | undefined {
 type KnownTypes = Map<string, number[]>;
 
 function readKnownTypes(file: string): KnownTypes {
-	const list = JSON.parse(readFileSync(file, 'utf8')) as Array<{ name: string; version: number | number[] }>;
+	const list = JSON.parse(readFileSync(file, 'utf8')) as Array<{
+		name: string;
+		version: number | number[];
+	}>;
 	const known: KnownTypes = new Map();
-	for (const d of list) known.set(d.name, [...(known.get(d.name) ?? []), ...(Array.isArray(d.version) ? d.version : [d.version])]);
+	for (const d of list)
+		known.set(d.name, [
+			...(known.get(d.name) ?? []),
+			...(Array.isArray(d.version) ? d.version : [d.version]),
+		]);
 	return known;
 }
 
@@ -307,7 +373,10 @@ function unknownTypes(example: Example, known: KnownTypes, version: string): str
 		const versions = known.get(n.type);
 		const tv = typeof n.typeVersion === 'number' ? n.typeVersion : 1;
 		if (!versions) problems.push(`n8n ${version} has no node type ${n.type} (node "${n.name}")`);
-		else if (!versions.includes(tv)) problems.push(`n8n ${version} has ${n.type} only in versions ${versions.join(', ')}, node "${n.name}" uses typeVersion ${tv}`);
+		else if (!versions.includes(tv))
+			problems.push(
+				`n8n ${version} has ${n.type} only in versions ${versions.join(', ')}, node "${n.name}" uses typeVersion ${tv}`,
+			);
 	}
 	return problems;
 }
@@ -351,7 +420,10 @@ interface LineResult {
 	triggerLines: string[];
 }
 
-const LABELS: Record<string, string> = { '1': 'n8n 1.x on Node 20 (this machine)', '2': 'n8n 2.x on Node 24 (npm package `node`)' };
+const LABELS: Record<string, string> = {
+	'1': 'n8n 1.x on Node 20 (this machine)',
+	'2': 'n8n 2.x on Node 24 (npm package `node`)',
+};
 
 async function installLine(line: string, opts: Options, result: LineResult): Promise<LineInfo> {
 	const args = [INSTALL_SH, ...(opts.install ? [] : ['--no-install']), line];
@@ -362,7 +434,9 @@ async function installLine(line: string, opts: Options, result: LineResult): Pro
 		// the output was shown above; name the cause in one line
 		const lines = r.stderr.split('\n');
 		const cause =
-			lines.find((l) => /npm error (notarget|404|code E)/.test(l) && !/npm error code ETARGET/.test(l)) ??
+			lines.find(
+				(l) => /npm error (notarget|404|code E)/.test(l) && !/npm error code ETARGET/.test(l),
+			) ??
 			lines.filter((l) => l.trim() && !/A complete log/.test(l)).at(-1) ??
 			'';
 		throw new Error(`install.sh ${line} failed (exit ${r.code}): ${cause.trim()}`);
@@ -384,7 +458,12 @@ function freePort(): Promise<number> {
 	});
 }
 
-function n8nEnv(info: LineInfo, userFolder: string, filesDir: string, brokerPort: number): NodeJS.ProcessEnv {
+function n8nEnv(
+	info: LineInfo,
+	userFolder: string,
+	filesDir: string,
+	brokerPort: number,
+): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {
 		...process.env,
 		PATH: `${path.dirname(info.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
@@ -406,14 +485,24 @@ function n8nEnv(info: LineInfo, userFolder: string, filesDir: string, brokerPort
 	// Left at n8n's defaults on purpose, as users get them: N8N_BLOCK_ENV_ACCESS_IN_NODE (2.x blocks
 	// `$env` in expressions; examples must not use it), the 'vm' expression engine on line 2.
 	// the emulator's URLs must not go through a proxy
-	for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[k];
+	for (const k of [
+		'HTTP_PROXY',
+		'HTTPS_PROXY',
+		'http_proxy',
+		'https_proxy',
+		'ALL_PROXY',
+		'all_proxy',
+	])
+		delete env[k];
 	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
 	return env;
 }
 
 /** One request of the emulator's log as `POST /v0/extract → 400 (api, multipart/form-data, 2844 B)`. */
 function describeRequest(r: LoggedRequest): string {
-	const qs = Object.keys(r.query).length ? `?${new URLSearchParams(r.query as Record<string, string>).toString()}` : '';
+	const qs = Object.keys(r.query).length
+		? `?${new URLSearchParams(r.query as Record<string, string>).toString()}`
+		: '';
 	const body = r.bodyBytes ? `, ${r.contentType?.split(';')[0] ?? 'body'} ${r.bodyBytes} B` : '';
 	return `${r.method} ${r.path}${qs} → ${r.status} (${r.origin}${body})`;
 }
@@ -459,7 +548,11 @@ function commandFailure(what: string, r: Done): string {
 /** The line's result when it cannot run at all: every workflow fails with `why`. */
 function failLine(result: LineResult, examples: Example[], why: string): LineResult {
 	result.why = why;
-	result.workflows = examples.map((e) => ({ file: e.file, ok: false, message: `line ${result.line} did not run: ${why.split('\n')[0]}` }));
+	result.workflows = examples.map((e) => ({
+		file: e.file,
+		ok: false,
+		message: `line ${result.line} did not run: ${why.split('\n')[0]}`,
+	}));
 	return result;
 }
 
@@ -478,12 +571,18 @@ interface LineContext {
 }
 
 /** Step 1: install.sh for the line (see installLine); records and prints its n8n and Node versions. */
-async function installAndDescribeLine(line: string, opts: Options, result: LineResult): Promise<LineInfo> {
+async function installAndDescribeLine(
+	line: string,
+	opts: Options,
+	result: LineResult,
+): Promise<LineInfo> {
 	const info = await installLine(line, opts, result);
 	result.version = info.version;
 	result.nodeVersion = spawnSync(info.nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
 	const env = Object.entries(info.env).map(([k, v]) => `${k}=${v}`);
-	console.log(`[line ${line}] n8n ${info.version} on Node ${result.nodeVersion} (${info.dir})${env.length ? `, with ${env.join(' ')}` : ''}`);
+	console.log(
+		`[line ${line}] n8n ${info.version} on Node ${result.nodeVersion} (${info.dir})${env.length ? `, with ${env.join(' ')}` : ''}`,
+	);
 	return info;
 }
 
@@ -508,7 +607,13 @@ async function prepareUserFolder(
 	await installPackageInto(folder.userFolder, tarball);
 	const env = n8nEnv(info, folder.userFolder, folder.filesDir, await freePort());
 	const n8n = (args: string[], timeoutMs = 180_000): Promise<Done> =>
-		run(info.nodeBin, [info.n8nBin, ...args], { cwd: folder.userFolder, env, timeoutMs, echo: opts.verbose, prefix: `[line ${line}] n8n| ` });
+		run(info.nodeBin, [info.n8nBin, ...args], {
+			cwd: folder.userFolder,
+			env,
+			timeoutMs,
+			echo: opts.verbose,
+			prefix: `[line ${line}] n8n| `,
+		});
 	return { line, info, opts, emulator, ...folder, n8n };
 }
 
@@ -542,11 +647,17 @@ async function loadNodeTypes(ctx: LineContext, result: LineResult): Promise<Know
 	const typesFile = path.join(ctx.userFolder, 'node-types.json');
 	const t = await ctx.n8n(['export:nodes', `--output=${typesFile}`]);
 	result.timings.nodeTypes = t.ms;
-	if (t.code !== 0 || !existsSync(typesFile)) throw new Error(commandFailure('n8n export:nodes', t));
+	if (t.code !== 0 || !existsSync(typesFile))
+		throw new Error(commandFailure('n8n export:nodes', t));
 	const known = readKnownTypes(typesFile);
 	const ours = [...known.keys()].filter((k) => k.startsWith(`${PACKAGE_NAME}.`));
-	console.log(`[line ${ctx.line}] n8n loaded the package: ${ours.join(', ') || 'NO node type of it'}`);
-	if (ours.length === 0) throw new Error(`n8n ${ctx.info.version} did not load ${PACKAGE_NAME} from ${path.join(ctx.userFolder, '.n8n', 'nodes')}`);
+	console.log(
+		`[line ${ctx.line}] n8n loaded the package: ${ours.join(', ') || 'NO node type of it'}`,
+	);
+	if (ours.length === 0)
+		throw new Error(
+			`n8n ${ctx.info.version} did not load ${PACKAGE_NAME} from ${path.join(ctx.userFolder, '.n8n', 'nodes')}`,
+		);
 	return known;
 }
 
@@ -557,11 +668,18 @@ async function loadNodeTypes(ctx: LineContext, result: LineResult): Promise<Know
  * @returns the imported copy of each example, by file name
  * @throws Error when the import fails
  */
-async function importWorkflows(ctx: LineContext, examples: Example[], result: LineResult): Promise<Map<string, Example['workflow']>> {
+async function importWorkflows(
+	ctx: LineContext,
+	examples: Example[],
+	result: LineResult,
+): Promise<Map<string, Example['workflow']>> {
 	const wfDir = path.join(ctx.userFolder, 'workflows');
 	mkdirSync(wfDir);
-	const copies = new Map(examples.map((e) => [e.file, prepareWorkflow(e, SOURCE, ctx.filesDir, ctx.emulator.filesUrl)]));
-	for (const e of examples) writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));
+	const copies = new Map(
+		examples.map((e) => [e.file, prepareWorkflow(e, SOURCE, ctx.filesDir, ctx.emulator.filesUrl)]),
+	);
+	for (const e of examples)
+		writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));
 	if (examples.length > 0) {
 		const w = await ctx.n8n(['import:workflow', '--separate', `--input=${wfDir}`]);
 		result.timings.import = w.ms;
@@ -577,9 +695,15 @@ type RunInfo = Omit<N8nRunInfo, 'raw' | 'notExecuted'>;
  * Step 6 for one example: its node types are checked, then it is executed and its check run on the
  * output, or, when `n8n execute` cannot start it, its check runs without an execution.
  */
-async function runExample(ctx: LineContext, example: Example, workflow: Example['workflow'], known: KnownTypes): Promise<WorkflowResult> {
+async function runExample(
+	ctx: LineContext,
+	example: Example,
+	workflow: Example['workflow'],
+	known: KnownTypes,
+): Promise<WorkflowResult> {
 	const typeProblems = unknownTypes(example, known, ctx.info.version);
-	if (typeProblems.length > 0) return { file: example.file, ok: false, message: typeProblems.join('\n') };
+	if (typeProblems.length > 0)
+		return { file: example.file, ok: false, message: typeProblems.join('\n') };
 	const runInfo: RunInfo = {
 		workflowFile: example.file,
 		line: ctx.line,
@@ -590,11 +714,17 @@ async function runExample(ctx: LineContext, example: Example, workflow: Example[
 		workflow,
 	};
 	const notExecutable = whyNotExecutable(example);
-	return notExecutable ? await checkWithoutExecution(example, runInfo, notExecutable) : await executeAndCheck(ctx, example, runInfo);
+	return notExecutable
+		? await checkWithoutExecution(example, runInfo, notExecutable)
+		: await executeAndCheck(ctx, example, runInfo);
 }
 
 /** Step 6 when the example cannot be executed: imported and every node type known; its check decides whether that is enough. */
-async function checkWithoutExecution(example: Example, runInfo: RunInfo, why: string): Promise<WorkflowResult> {
+async function checkWithoutExecution(
+	example: Example,
+	runInfo: RunInfo,
+	why: string,
+): Promise<WorkflowResult> {
 	const wr: WorkflowResult = { file: example.file, ok: false, note: `not executed: ${why}` };
 	const check = checks[example.file];
 	if (!check) {
@@ -615,9 +745,16 @@ async function checkWithoutExecution(example: Example, runInfo: RunInfo, why: st
  * stdout (the IRun). A failure message carries the workflow error, n8n's exit code and the emulator
  * requests of the run. With --keep, stdout and stderr are saved in the user folder's runs/.
  */
-async function executeAndCheck(ctx: LineContext, example: Example, runInfo: RunInfo): Promise<WorkflowResult> {
+async function executeAndCheck(
+	ctx: LineContext,
+	example: Example,
+	runInfo: RunInfo,
+): Promise<WorkflowResult> {
 	const before = ctx.emulator.requests.length;
-	const r = await ctx.n8n(['execute', `--id=${example.id}`, '--rawOutput'], ctx.opts.timeoutS * 1000);
+	const r = await ctx.n8n(
+		['execute', `--id=${example.id}`, '--rawOutput'],
+		ctx.opts.timeoutS * 1000,
+	);
 	const wr: WorkflowResult = { file: example.file, ok: false, ms: r.ms };
 	if (ctx.opts.keep) {
 		const base = path.join(ctx.userFolder, 'runs', example.file.replace(/\.json$/, ''));
@@ -632,7 +769,8 @@ async function executeAndCheck(ctx: LineContext, example: Example, runInfo: RunI
 	}
 	const check = checks[example.file];
 	if (!check) {
-		const err = (doc.data as { resultData?: { error?: { message?: string } } } | undefined)?.resultData?.error;
+		const err = (doc.data as { resultData?: { error?: { message?: string } } } | undefined)
+			?.resultData?.error;
 		wr.message = `no check for ${example.file}: add one to test/n8n/checks.ts${err ? ` (and the run failed: ${err.message ?? ''})` : ''}`;
 		return wr;
 	}
@@ -641,7 +779,9 @@ async function executeAndCheck(ctx: LineContext, example: Example, runInfo: RunI
 		await check(runObj);
 		wr.ok = true;
 	} catch (err) {
-		const wfError = runObj.error ? `\n  workflow error: ${runObj.error.message ?? ''}${runObj.error.description ? ` (${runObj.error.description})` : ''}` : '';
+		const wfError = runObj.error
+			? `\n  workflow error: ${runObj.error.message ?? ''}${runObj.error.description ? ` (${runObj.error.description})` : ''}`
+			: '';
 		wr.message = `${(err as Error).message}${wfError}${r.code !== 0 ? `\n  n8n execute exit code ${r.code}` : ''}${describeRequestsSince(ctx.emulator, before)}`;
 	}
 	return wr;
@@ -652,8 +792,21 @@ async function executeAndCheck(ctx: LineContext, example: Example, runInfo: RunI
  * the workflows, then run every example and its check. A step that fails fails every workflow of
  * the line with its reason; the user folder is removed at the end unless --keep.
  */
-async function runLine(line: string, opts: Options, examples: Example[], tarball: string, emulator: EmulatorProcess): Promise<LineResult> {
-	const result: LineResult = { line, label: LABELS[line], ok: false, timings: {}, workflows: [], triggerLines: [] };
+async function runLine(
+	line: string,
+	opts: Options,
+	examples: Example[],
+	tarball: string,
+	emulator: EmulatorProcess,
+): Promise<LineResult> {
+	const result: LineResult = {
+		line,
+		label: LABELS[line],
+		ok: false,
+		timings: {},
+		workflows: [],
+		triggerLines: [],
+	};
 	let info: LineInfo;
 	try {
 		info = await installAndDescribeLine(line, opts, result);
@@ -691,21 +844,35 @@ async function runLine(line: string, opts: Options, examples: Example[], tarball
 function wantsTrigger(opts: Options): boolean {
 	if (!opts.trigger) return false;
 	if (opts.workflows.length > 0) return opts.workflows.includes(TRIGGER_FILE);
-	return existsSync(path.join(SOURCE.workflowsDir, TRIGGER_FILE)) && existsSync(path.join(SOURCE.workflowsDir, UPLOAD_FILE));
+	return (
+		existsSync(path.join(SOURCE.workflowsDir, TRIGGER_FILE)) &&
+		existsSync(path.join(SOURCE.workflowsDir, UPLOAD_FILE))
+	);
 }
 
 /**
  * A trigger run after line 2, added to that line's results as one more workflow: with n8n's default
  * settings, or (`durable`) with its durable poll cursors on.
  */
-async function addTriggerRun(r: LineResult, opts: Options, tarball: string, durable: boolean): Promise<void> {
+async function addTriggerRun(
+	r: LineResult,
+	opts: Options,
+	tarball: string,
+	durable: boolean,
+): Promise<void> {
 	const file = `${TRIGGER_FILE} (activated in n8n start${durable ? ', durable cursors' : ''})`;
 	if (!r.info) {
-		r.workflows.push({ file, ok: false, message: `line 2 is not installed: ${r.why?.split('\n')[0] ?? ''}` });
+		r.workflows.push({
+			file,
+			ok: false,
+			message: `line 2 is not installed: ${r.why?.split('\n')[0] ?? ''}`,
+		});
 		r.ok = false;
 		return;
 	}
-	console.log(`[line 2] activated trigger${durable ? ', durable poll cursors on' : ''}: ${TRIGGER_FILE} in \`n8n start\`, jobs from ${UPLOAD_FILE} and the emulator`);
+	console.log(
+		`[line 2] activated trigger${durable ? ', durable poll cursors on' : ''}: ${TRIGGER_FILE} in \`n8n start\`, jobs from ${UPLOAD_FILE} and the emulator`,
+	);
 	const t = await runActivatedTrigger({
 		info: r.info,
 		tarball,
@@ -725,7 +892,9 @@ async function addTriggerRun(r: LineResult, opts: Options, tarball: string, dura
 		r.triggerLines.push(t.line);
 		console.log(t.line);
 	}
-	const phases = Object.entries(t.timings).map(([k, v]) => `${k} ${secs(v)}`).join(', ');
+	const phases = Object.entries(t.timings)
+		.map(([k, v]) => `${k} ${secs(v)}`)
+		.join(', ');
 	r.workflows.push({ file, ok: t.ok, ms: t.ms, msLabel: 'run', note: phases, message: t.message });
 	r.ok = r.ok && t.ok;
 }
@@ -736,9 +905,12 @@ async function main(): Promise<number> {
 	const opts = parseArgs(process.argv.slice(2));
 	const t0 = Date.now();
 	const examples = loadExamples(SOURCE, opts.workflows);
-	console.log(`Example workflows: ${examples.map((e) => `${e.file} (id ${e.id})`).join(', ') || 'none'}`);
+	console.log(
+		`Example workflows: ${examples.map((e) => `${e.file} (id ${e.id})`).join(', ') || 'none'}`,
+	);
 	const unchecked = examples.filter((e) => !checks[e.file]).map((e) => e.file);
-	if (unchecked.length) console.log(`Without a check in test/n8n/checks.ts (will fail): ${unchecked.join(', ')}`);
+	if (unchecked.length)
+		console.log(`Without a check in test/n8n/checks.ts (will fail): ${unchecked.join(', ')}`);
 
 	if (opts.build) {
 		const b = await run('npm', ['run', 'build', '--silent'], { cwd: ROOT });
@@ -757,7 +929,9 @@ async function main(): Promise<number> {
 		const tarball = await packPackage(tmp);
 		console.log(`Package: ${path.basename(tarball)}`);
 		emulator = await launchEmulator({ processingMs: opts.processingMs });
-		console.log(`Emulator: ${emulator.url} (files ${emulator.filesUrl}), ready in ${secs(Date.now() - emulatorT0)}`);
+		console.log(
+			`Emulator: ${emulator.url} (files ${emulator.filesUrl}), ready in ${secs(Date.now() - emulatorT0)}`,
+		);
 		for (const line of opts.lines) {
 			console.log(`\n=== line ${line}: ${LABELS[line]} ===`);
 			const lt0 = Date.now();
@@ -790,7 +964,9 @@ async function main(): Promise<number> {
 
 	console.log('\n=== summary ===');
 	for (const r of results) {
-		console.log(`line ${r.line} (${r.version ? `n8n ${r.version}, Node ${r.nodeVersion}` : r.label}): ${r.ok ? 'PASS' : 'FAIL'}${r.why ? ` — ${r.why.split('\n')[0]}` : ''}`);
+		console.log(
+			`line ${r.line} (${r.version ? `n8n ${r.version}, Node ${r.nodeVersion}` : r.label}): ${r.ok ? 'PASS' : 'FAIL'}${r.why ? ` — ${r.why.split('\n')[0]}` : ''}`,
+		);
 		for (const w of r.workflows) console.log(`  ${w.ok ? 'PASS' : 'FAIL'} ${w.file}`);
 		for (const l of r.triggerLines) console.log(`  ${l}`);
 	}

@@ -37,8 +37,14 @@ describe('emulator random faults (--random-faults)', () => {
 	it('answers matching requests at about the given rate, after queued faults', () => {
 		const queue = new FaultQueue();
 		queue.random = parseRandomFaults('GET:503:0.5');
-		expect(Array.from({ length: 200 }, () => queue.take('POST', '/extract/')).every((f) => f === undefined)).toBe(true);
-		const hits = Array.from({ length: 400 }, () => queue.take('GET', '/extract/x/')).filter((f) => f?.status === 503).length;
+		expect(
+			Array.from({ length: 200 }, () => queue.take('POST', '/extract/')).every(
+				(f) => f === undefined,
+			),
+		).toBe(true);
+		const hits = Array.from({ length: 400 }, () => queue.take('GET', '/extract/x/')).filter(
+			(f) => f?.status === 503,
+		).length;
 		expect(hits).toBeGreaterThan(140);
 		expect(hits).toBeLessThan(260);
 		queue.random = parseRandomFaults('GET:503:1');
@@ -53,7 +59,9 @@ describe('emulator random faults switched at runtime (launchEmulator().setRandom
 		const { launchEmulator } = await import('../../emulator/launch');
 		const emulator = await launchEmulator({ processingMs: 10, quiet: true });
 		try {
-			const get = async (): Promise<number> => (await fetch(`${emulator.url}/extract/`, { headers: { authorization: emulator.token } })).status;
+			const get = async (): Promise<number> =>
+				(await fetch(`${emulator.url}/extract/`, { headers: { authorization: emulator.token } }))
+					.status;
 			expect(await get()).toBe(200);
 			await emulator.setRandomFaults('GET:503:1');
 			expect([await get(), await get()]).toEqual([503, 503]);

@@ -50,7 +50,9 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 /** The schema names the emulator seeds (emulator/seed.json): the list must show exactly these. */
 export function seededSchemaNames(): string[] {
-	const seed = JSON.parse(readFileSync(path.join(ROOT, 'emulator', 'seed.json'), 'utf8')) as { schemas: Array<{ name: string }> };
+	const seed = JSON.parse(readFileSync(path.join(ROOT, 'emulator', 'seed.json'), 'utf8')) as {
+		schemas: Array<{ name: string }>;
+	};
 	return seed.schemas.map((s) => s.name).sort();
 }
 
@@ -60,7 +62,11 @@ function assert(condition: unknown, message: string): asserts condition {
 }
 
 /** Polls `probe` every 250 ms until it returns true; throws `what` after `timeoutMs`. */
-async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: () => Promise<string> | string): Promise<void> {
+async function waitUntil(
+	probe: () => Promise<boolean>,
+	timeoutMs: number,
+	what: () => Promise<string> | string,
+): Promise<void> {
 	const end = Date.now() + timeoutMs;
 	for (;;) {
 		if (await probe().catch(() => false)) return;
@@ -75,13 +81,23 @@ async function textOf(locator: Locator): Promise<string> {
 }
 
 /** Emulator requests from index `from` on, matching method and path. */
-function requestsSince(ctx: EditorStepsContext, from: number, method: string, pathname: string): LoggedRequest[] {
+function requestsSince(
+	ctx: EditorStepsContext,
+	from: number,
+	method: string,
+	pathname: string,
+): LoggedRequest[] {
 	return ctx.emulatorRequests.slice(from).filter((r) => r.method === method && r.path === pathname);
 }
 
 function describeRequests(requests: LoggedRequest[]): string {
 	if (requests.length === 0) return 'none';
-	return requests.map((r) => `${r.method} ${r.path}?${new URLSearchParams(r.query as Record<string, string>).toString()} → ${r.status}`).join(', ');
+	return requests
+		.map(
+			(r) =>
+				`${r.method} ${r.path}?${new URLSearchParams(r.query as Record<string, string>).toString()} → ${r.status}`,
+		)
+		.join(', ');
 }
 
 /** A documentation screenshot of the viewport (the mouse parked on the canvas edge so no tooltip shows). */
@@ -107,7 +123,11 @@ async function openNode(ctx: EditorStepsContext, nodeName: string): Promise<Loca
 	await panel.waitFor({ state: 'visible', timeout: 20_000 });
 	await panel.getByTestId('node-parameters').first().waitFor({ state: 'visible', timeout: 20_000 });
 	const title = panel.getByTestId('node-title-container').first();
-	await waitUntil(async () => (await textOf(title)).includes(nodeName), 10_000, async () => `the panel is titled "${await textOf(title)}", expected "${nodeName}"`);
+	await waitUntil(
+		async () => (await textOf(title)).includes(nodeName),
+		10_000,
+		async () => `the panel is titled "${await textOf(title)}", expected "${nodeName}"`,
+	);
 	return panel;
 }
 
@@ -116,16 +136,31 @@ async function openNode(ctx: EditorStepsContext, nodeName: string): Promise<Loca
  * when the panel shows one (n8n 2.41's panel leaves Resource out for this node: the resource is
  * then told by the fields only that resource has, which the steps check).
  */
-async function expectResourceOperation(panel: Locator, resource: string, operation: string): Promise<void> {
+async function expectResourceOperation(
+	panel: Locator,
+	resource: string,
+	operation: string,
+): Promise<void> {
 	const selectorShows = async (name: string, want: string): Promise<boolean> => {
 		const field = panel.getByTestId(`parameter-input-${name}`);
-		return (await textOf(field)).includes(want) || (await field.locator('input').first().inputValue({ timeout: 2000 })).includes(want);
+		return (
+			(await textOf(field)).includes(want) ||
+			(await field.locator('input').first().inputValue({ timeout: 2000 })).includes(want)
+		);
 	};
 	const o = panel.getByTestId('parameter-input-operation');
-	await waitUntil(() => selectorShows('operation', operation), 10_000, async () => `Operation shows "${await textOf(o)}", expected "${operation}"`);
+	await waitUntil(
+		() => selectorShows('operation', operation),
+		10_000,
+		async () => `Operation shows "${await textOf(o)}", expected "${operation}"`,
+	);
 	const r = panel.getByTestId('parameter-input-resource');
 	if ((await r.count()) > 0) {
-		await waitUntil(() => selectorShows('resource', resource), 10_000, async () => `Resource shows "${await textOf(r)}", expected "${resource}"`);
+		await waitUntil(
+			() => selectorShows('resource', resource),
+			10_000,
+			async () => `Resource shows "${await textOf(r)}", expected "${resource}"`,
+		);
 	}
 }
 
@@ -148,7 +183,8 @@ interface Step {
 
 /** Closes an open resource-locator list (Escape) without losing the panel: reopens it if Escape closed it too. */
 async function closeOpenList(ctx: EditorStepsContext, nodeName: string): Promise<Locator> {
-	if ((await ctx.page.getByTestId('rlc-item').filter({ visible: true }).count()) > 0) await ctx.page.keyboard.press('Escape');
+	if ((await ctx.page.getByTestId('rlc-item').filter({ visible: true }).count()) > 0)
+		await ctx.page.keyboard.press('Escape');
 	return await ensurePanel(ctx, nodeName);
 }
 
@@ -157,12 +193,14 @@ async function ensurePanel(ctx: EditorStepsContext, nodeName: string): Promise<L
 	const { page } = ctx;
 	const panel = ndv(ctx);
 	if (await panel.isVisible()) {
-		if ((await textOf(panel.getByTestId('node-title-container').first())).includes(nodeName)) return panel;
+		if ((await textOf(panel.getByTestId('node-title-container').first())).includes(nodeName))
+			return panel;
 		await page.getByTestId('ndv-close-button').first().click();
 		await panel.waitFor({ state: 'hidden', timeout: 10_000 });
 	}
 	const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`);
-	if (!(await node.isVisible())) await page.goto(`/workflow/${ctx.workflowId}`, { waitUntil: 'domcontentloaded' });
+	if (!(await node.isVisible()))
+		await page.goto(`/workflow/${ctx.workflowId}`, { waitUntil: 'domcontentloaded' });
 	return await openNode(ctx, nodeName);
 }
 
@@ -176,10 +214,16 @@ const steps: Step[] = [
 			await page.goto('/signin', { waitUntil: 'domcontentloaded' });
 			await page.getByTestId('emailOrLdapLoginId').locator('input').fill(ctx.owner.email);
 			await page.getByTestId('password').locator('input').fill(ctx.owner.password);
-			const login = page.waitForResponse((r) => r.url().endsWith('/rest/login') && r.request().method() === 'POST', { timeout: 30_000 });
+			const login = page.waitForResponse(
+				(r) => r.url().endsWith('/rest/login') && r.request().method() === 'POST',
+				{ timeout: 30_000 },
+			);
 			await page.getByTestId('form-submit-button').click();
 			const res = await login;
-			assert(res.status() === 200, `POST /rest/login → ${res.status()}: ${(await res.text()).slice(0, 300)}`);
+			assert(
+				res.status() === 200,
+				`POST /rest/login → ${res.status()}: ${(await res.text()).slice(0, 300)}`,
+			);
 			await page.waitForURL((u) => !u.pathname.startsWith('/signin'), { timeout: 30_000 });
 		},
 	},
@@ -191,10 +235,15 @@ const steps: Step[] = [
 			await ctx.page.goto(`/workflow/${ctx.workflowId}`, { waitUntil: 'domcontentloaded' });
 			const panel = await openNode(ctx, ctx.nodes.extractionCreate);
 			await expectResourceOperation(panel, 'Extraction', 'Create');
-			await panel.getByTestId('resource-locator-schema').waitFor({ state: 'visible', timeout: 10_000 });
+			await panel
+				.getByTestId('resource-locator-schema')
+				.waitFor({ state: 'visible', timeout: 10_000 });
 			// node version 2 has an "Execution Settings" collection (version 1 kept them in Options)
 			const settings = panel.getByText('Execution Settings', { exact: true });
-			assert((await settings.count()) > 0, 'no "Execution Settings" in the panel: is the node version 2?');
+			assert(
+				(await settings.count()) > 0,
+				'no "Execution Settings" in the panel: is the node version 2?',
+			);
 		},
 	},
 	{
@@ -217,7 +266,10 @@ const steps: Step[] = [
 					`; list requests to the emulator: ${describeRequests(requestsSince(ctx, before, 'GET', '/schema/'))}`,
 			);
 			const names = (await listItemNames(ctx)).sort();
-			assert(JSON.stringify(names) === JSON.stringify(expected), `the list shows ${JSON.stringify(names)}, expected exactly ${JSON.stringify(expected)}`);
+			assert(
+				JSON.stringify(names) === JSON.stringify(expected),
+				`the list shows ${JSON.stringify(names)}, expected exactly ${JSON.stringify(expected)}`,
+			);
 			const listCalls = requestsSince(ctx, before, 'GET', '/schema/');
 			assert(
 				listCalls.some((r) => r.status === 200),
@@ -235,10 +287,27 @@ const steps: Step[] = [
 			const { page } = ctx;
 			const panel = ndv(ctx);
 			const name = 'Invoice';
-			await page.getByTestId('rlc-item').filter({ visible: true }).getByText(name, { exact: true }).first().click();
-			const input = panel.getByTestId('resource-locator-schema').getByTestId('rlc-input-container').locator('input').first();
-			await waitUntil(async () => (await input.inputValue()) === name, 10_000, async () => `the Schema field shows "${await input.inputValue()}", expected "${name}"`);
-			await waitUntil(async () => (await page.getByTestId('rlc-item').filter({ visible: true }).count()) === 0, 10_000, () => 'the list stayed open after the pick');
+			await page
+				.getByTestId('rlc-item')
+				.filter({ visible: true })
+				.getByText(name, { exact: true })
+				.first()
+				.click();
+			const input = panel
+				.getByTestId('resource-locator-schema')
+				.getByTestId('rlc-input-container')
+				.locator('input')
+				.first();
+			await waitUntil(
+				async () => (await input.inputValue()) === name,
+				10_000,
+				async () => `the Schema field shows "${await input.inputValue()}", expected "${name}"`,
+			);
+			await waitUntil(
+				async () => (await page.getByTestId('rlc-item').filter({ visible: true }).count()) === 0,
+				10_000,
+				() => 'the list stayed open after the pick',
+			);
 			await page.mouse.move(2, 2);
 			await docScreenshot(ctx, 'node-extraction-create.png');
 		},
@@ -257,11 +326,17 @@ const steps: Step[] = [
 			const dialog = page.locator('.el-dialog:has([data-test-id="credential-edit-dialog"])');
 			const nameField = dialog.getByTestId('credential-name');
 			const shownName = async (): Promise<string> =>
-				(await textOf(nameField)) || (await nameField.locator('input').first().inputValue({ timeout: 1000 }).catch(() => ''));
+				(await textOf(nameField)) ||
+				(await nameField
+					.locator('input')
+					.first()
+					.inputValue({ timeout: 1000 })
+					.catch(() => ''));
 			await waitUntil(
 				async () => (await shownName()) === ctx.tokenCredentialName,
 				10_000,
-				async () => `the credential modal is for "${await shownName()}", expected "${ctx.tokenCredentialName}"`,
+				async () =>
+					`the credential modal is for "${await shownName()}", expected "${ctx.tokenCredentialName}"`,
 			);
 			const success = modal.getByTestId('credentials-config-container-test-success');
 			const failed = modal.getByText(/Couldn.t connect with these settings/).first();
@@ -269,25 +344,50 @@ const steps: Step[] = [
 			await waitUntil(
 				async () => (await success.isVisible()) || (await failed.isVisible()),
 				30_000,
-				async () => `no test result in the credential modal: ${(await textOf(modal)).slice(0, 400)}`,
+				async () =>
+					`no test result in the credential modal: ${(await textOf(modal)).slice(0, 400)}`,
 			);
 			const before = ctx.emulatorRequests.length;
-			const testCall = page.waitForResponse((r) => r.url().endsWith('/rest/credentials/test') && r.request().method() === 'POST', { timeout: 30_000 });
+			const testCall = page.waitForResponse(
+				(r) => r.url().endsWith('/rest/credentials/test') && r.request().method() === 'POST',
+				{ timeout: 30_000 },
+			);
 			// 2.41's Test button: "Retry" ("Retry credential test") in the banner with the last result
-			const button = modal.getByRole('button', { name: /^Retry$/ }).filter({ visible: true }).first();
+			const button = modal
+				.getByRole('button', { name: /^Retry$/ })
+				.filter({ visible: true })
+				.first();
 			await button.click();
 			const res = await testCall;
 			const body = await res.text();
-			assert(res.status() === 200, `POST /rest/credentials/test → ${res.status()}: ${body.slice(0, 300)}`);
+			assert(
+				res.status() === 200,
+				`POST /rest/credentials/test → ${res.status()}: ${body.slice(0, 300)}`,
+			);
 			const result = (JSON.parse(body) as { data?: { status?: string; message?: string } }).data;
-			const tests = requestsSince(ctx, before, 'GET', '/schema/').filter((r) => r.query.size === '1');
-			assert(result?.status === 'OK', `n8n's credential test answered ${JSON.stringify(result)}; the emulator got ${describeRequests(tests)}`);
+			const tests = requestsSince(ctx, before, 'GET', '/schema/').filter(
+				(r) => r.query.size === '1',
+			);
+			assert(
+				result?.status === 'OK',
+				`n8n's credential test answered ${JSON.stringify(result)}; the emulator got ${describeRequests(tests)}`,
+			);
 			await success.waitFor({ state: 'visible', timeout: 15_000 });
 			const bannerText = await textOf(success);
-			assert(/Connection tested successfully/.test(bannerText), `the banner says "${bannerText}", expected "Connection tested successfully"`);
-			assert(tests.some((r) => r.status === 200), `the test's GET /schema/?page=1&size=1 did not reach the emulator with 200 (${describeRequests(tests)})`);
+			assert(
+				/Connection tested successfully/.test(bannerText),
+				`the banner says "${bannerText}", expected "Connection tested successfully"`,
+			);
+			assert(
+				tests.some((r) => r.status === 200),
+				`the test's GET /schema/?page=1&size=1 did not reach the emulator with 200 (${describeRequests(tests)})`,
+			);
 			// the button shows "Retrying" while n8n tests; the picture wants it back at rest
-			await waitUntil(async () => (await textOf(button)) === 'Retry', 10_000, async () => `the Test button shows "${await textOf(button)}"`);
+			await waitUntil(
+				async () => (await textOf(button)) === 'Retry',
+				10_000,
+				async () => `the Test button shows "${await textOf(button)}"`,
+			);
 			await page.mouse.move(2, 2);
 			await page.waitForTimeout(300);
 			await docScreenshot(ctx, 'credential-test.png');
@@ -315,7 +415,12 @@ const steps: Step[] = [
 				async () => `Schema ID shows "${await schemaId.inputValue()}"`,
 			);
 			const credential = await textOf(panel.getByTestId('node-credentials-select').first());
-			const credentialInput = await panel.getByTestId('node-credentials-select').locator('input').first().inputValue({ timeout: 2000 }).catch(() => '');
+			const credentialInput = await panel
+				.getByTestId('node-credentials-select')
+				.locator('input')
+				.first()
+				.inputValue({ timeout: 2000 })
+				.catch(() => '');
 			assert(
 				`${credential} ${credentialInput}`.includes('Extraction Service API'),
 				`the panel's credential shows "${credential || credentialInput}", expected "Extraction Service API"`,
@@ -352,7 +457,12 @@ export async function runEditorSteps(ctx: EditorStepsContext): Promise<StepResul
 		const missing = step.needs.filter((id) => !passed.has(id));
 		if (missing.length > 0) {
 			const names = missing.map((id) => `"${steps.find((s) => s.id === id)?.name ?? id}"`);
-			results.push({ name: step.name, ok: false, ms: 0, message: `not run: ${names.join(', ')} failed` });
+			results.push({
+				name: step.name,
+				ok: false,
+				ms: 0,
+				message: `not run: ${names.join(', ')} failed`,
+			});
 			continue;
 		}
 		const t0 = Date.now();
@@ -361,10 +471,18 @@ export async function runEditorSteps(ctx: EditorStepsContext): Promise<StepResul
 			passed.add(step.id);
 			results.push({ name: step.name, ok: true, ms: Date.now() - t0 });
 		} catch (err) {
-			const result: StepResult = { name: step.name, ok: false, ms: Date.now() - t0, message: (err as Error).message.split('\n').slice(0, 12).join('\n') };
+			const result: StepResult = {
+				name: step.name,
+				ok: false,
+				ms: Date.now() - t0,
+				message: (err as Error).message.split('\n').slice(0, 12).join('\n'),
+			};
 			try {
 				mkdirSync(ctx.failuresDir, { recursive: true });
-				result.failureScreenshot = path.join(ctx.failuresDir, `failed-${i + 1}-${slug(step.name)}.png`);
+				result.failureScreenshot = path.join(
+					ctx.failuresDir,
+					`failed-${i + 1}-${slug(step.name)}.png`,
+				);
 				await ctx.page.screenshot({ path: result.failureScreenshot, timeout: 10_000 });
 			} catch {
 				result.failureScreenshot = undefined;

@@ -15,7 +15,10 @@ export const WORKFLOW_PLAIN = '1e6d6a1f-9c8b-4d63-8b4f-7a2f3e4d5c6b';
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 /** A 1×1 grey PNG. */
-export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==', 'base64');
+export const PNG = Buffer.from(
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==',
+	'base64',
+);
 
 /**
  * A four-page invoice: page 1 has the Invoice schema's labels (INV-1, 2024-03-01, ACME Corporation,
@@ -24,7 +27,14 @@ export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAA
  */
 export function fourPageInvoice(): Promise<Buffer> {
 	return makePdf([
-		['ACME Corporation', 'Invoice number: INV-1', 'Invoice date: 2024-03-01', 'Vendor: ACME Corporation', 'Total: 1,234.50 EUR', 'Currency: EUR'],
+		[
+			'ACME Corporation',
+			'Invoice number: INV-1',
+			'Invoice date: 2024-03-01',
+			'Vendor: ACME Corporation',
+			'Total: 1,234.50 EUR',
+			'Currency: EUR',
+		],
 		['Line description: Consulting', 'Line amount: 1,000.00', 'Description: Consulting'],
 		['Nothing relevant here'],
 		['Description: Travel', 'Amount: 234.50'],
@@ -55,7 +65,9 @@ export interface FormFile {
 }
 
 /** A multipart form; an array value repeats the field, in order. */
-export function form(fields: Record<string, string | FormFile | Array<string | FormFile>>): FormData {
+export function form(
+	fields: Record<string, string | FormFile | Array<string | FormFile>>,
+): FormData {
 	const fd = new FormData();
 	for (const [name, value] of Object.entries(fields)) {
 		for (const one of Array.isArray(value) ? value : [value]) {
@@ -67,8 +79,10 @@ export function form(fields: Record<string, string | FormFile | Array<string | F
 }
 
 /** Whether a v0 job (§v0-3) or an unversioned extraction (§unversioned-3) is in a final state. */
-export const isFinalV0 = (a: Answer): boolean => ['FINISHED', 'PARTIAL_FINISHED', 'ERROR'].includes(a.body.status);
-export const isFinalUnversioned = (a: Answer): boolean => ['FINISHED', 'ERROR'].includes(a.body.status);
+export const isFinalV0 = (a: Answer): boolean =>
+	['FINISHED', 'PARTIAL_FINISHED', 'ERROR'].includes(a.body.status);
+export const isFinalUnversioned = (a: Answer): boolean =>
+	['FINISHED', 'ERROR'].includes(a.body.status);
 
 /** The emulator of one test file and calls to it; see {@link useEmulatorClient}. */
 export class EmulatorClient {
@@ -109,10 +123,21 @@ export class EmulatorClient {
 			headers['content-type'] = init.contentType ?? 'text/plain';
 			body = init.text;
 		}
-		const res = await fetch(url.startsWith('http') ? url : this.emu.url + url, { method, headers, body, redirect: 'manual' });
+		const res = await fetch(url.startsWith('http') ? url : this.emu.url + url, {
+			method,
+			headers,
+			body,
+			redirect: 'manual',
+		});
 		const bytes = Buffer.from(await res.arrayBuffer());
-		const isJson = (res.headers.get('content-type') ?? '').startsWith('application/json') && bytes.length > 0;
-		return { status: res.status, headers: res.headers, body: isJson ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8'), bytes };
+		const isJson =
+			(res.headers.get('content-type') ?? '').startsWith('application/json') && bytes.length > 0;
+		return {
+			status: res.status,
+			headers: res.headers,
+			body: isJson ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8'),
+			bytes,
+		};
 	}
 
 	/**
@@ -120,12 +145,20 @@ export class EmulatorClient {
 	 *
 	 * @throws after `timeoutMs` (default 15 s) with the last answer
 	 */
-	async poll(url: string, headers: Record<string, string>, done: (a: Answer) => boolean, timeoutMs = 15_000): Promise<Answer> {
+	async poll(
+		url: string,
+		headers: Record<string, string>,
+		done: (a: Answer) => boolean,
+		timeoutMs = 15_000,
+	): Promise<Answer> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const a = await this.call('GET', url, { headers });
 			if (done(a)) return a;
-			if (Date.now() > deadline) throw new Error(`timeout polling ${url}: last ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
+			if (Date.now() > deadline)
+				throw new Error(
+					`timeout polling ${url}: last ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`,
+				);
 			await new Promise((resolve) => setTimeout(resolve, 50));
 		}
 	}

@@ -22,15 +22,26 @@ beforeAll(async () => {
 afterEach(() => api.emu.clearFaults());
 
 describe('authentication and routing', () => {
-	it('answers 401 in each family\'s shape (§v0-5/§v0-7, §unversioned-5/§unversioned-7)', async () => {
+	it("answers 401 in each family's shape (§v0-5/§v0-7, §unversioned-5/§unversioned-7)", async () => {
 		expect((await api.call('GET', '/v0/documents')).body).toEqual({ detail: 'API key missing.' });
-		expect((await api.call('GET', '/v0/documents', { headers: { 'x-api-key': 'nope' } })).body).toEqual({ detail: 'Invalid API key.' });
+		expect(
+			(await api.call('GET', '/v0/documents', { headers: { 'x-api-key': 'nope' } })).body,
+		).toEqual({ detail: 'Invalid API key.' });
 		const missing = await api.call('GET', '/extract/');
 		expect(missing.status).toBe(401);
-		expect(missing.body).toEqual({ detail: 'Authentication credentials were not provided.', code: 'not_authenticated', messages: [] });
-		const bearer = await api.call('GET', '/extract/', { headers: { authorization: `Bearer ${api.emu.token}` } });
+		expect(missing.body).toEqual({
+			detail: 'Authentication credentials were not provided.',
+			code: 'not_authenticated',
+			messages: [],
+		});
+		const bearer = await api.call('GET', '/extract/', {
+			headers: { authorization: `Bearer ${api.emu.token}` },
+		});
 		expect(bearer.body.messages[0].message).toBe('Token is invalid');
-		expect((await api.call('GET', '/extract/', { headers: { authorization: api.emu.expiredToken } })).body).toEqual({
+		expect(
+			(await api.call('GET', '/extract/', { headers: { authorization: api.emu.expiredToken } }))
+				.body,
+		).toEqual({
 			detail: 'Given token not valid for any token type',
 			code: 'token_not_valid',
 			messages: [{ token_class: 'AccessToken', token_type: 'access', message: 'Token is expired' }],
@@ -38,11 +49,17 @@ describe('authentication and routing', () => {
 	});
 
 	it('answers 404 for the wrong trailing slash and unknown paths, 405 with Allow for a wrong method', async () => {
-		expect((await api.call('GET', '/v0/documents/', { headers: api.v0() })).body).toEqual({ detail: 'Not found.' });
-		expect((await api.call('GET', '/extract', { headers: api.tok() })).body).toEqual({ detail: 'Not found.' });
+		expect((await api.call('GET', '/v0/documents/', { headers: api.v0() })).body).toEqual({
+			detail: 'Not found.',
+		});
+		expect((await api.call('GET', '/extract', { headers: api.tok() })).body).toEqual({
+			detail: 'Not found.',
+		});
 		expect((await api.call('GET', '/schema', { headers: api.tok() })).status).toBe(404);
 		expect((await api.call('GET', '/nope', { headers: api.tok() })).status).toBe(404);
-		const wrongMethod = await api.call('PATCH', `/schema/${INVOICE_SCHEMA}/`, { headers: api.tok() });
+		const wrongMethod = await api.call('PATCH', `/schema/${INVOICE_SCHEMA}/`, {
+			headers: api.tok(),
+		});
 		expect(wrongMethod.status).toBe(405);
 		expect(wrongMethod.body).toEqual({ detail: 'Method "PATCH" not allowed.' });
 		expect(wrongMethod.headers.get('allow')).toMatch(/PUT/);
@@ -51,7 +68,10 @@ describe('authentication and routing', () => {
 
 describe('injected faults', () => {
 	it('serves queued faults before the normal answer: 429 with Retry-After, 503, then success', async () => {
-		api.emu.injectFaults({ method: 'GET', path: '/v0/documents' }, [{ status: 429, retryAfter: '2' }, { status: 503 }]);
+		api.emu.injectFaults({ method: 'GET', path: '/v0/documents' }, [
+			{ status: 429, retryAfter: '2' },
+			{ status: 503 },
+		]);
 		const first = await api.call('GET', '/v0/documents', { headers: api.v0() });
 		expect(first.status).toBe(429);
 		expect(first.headers.get('retry-after')).toBe('2');
@@ -82,15 +102,29 @@ describe('injected faults', () => {
 			{ status: 400, echoHeaders: true },
 		]);
 		const html = await api.call('GET', '/schema/', { headers: api.tok() });
-		expect([html.status, html.headers.get('content-type'), html.body]).toEqual([200, 'text/html; charset=utf-8', '<html>Sign in</html>']);
+		expect([html.status, html.headers.get('content-type'), html.body]).toEqual([
+			200,
+			'text/html; charset=utf-8',
+			'<html>Sign in</html>',
+		]);
 		const moved = await api.call('GET', '/schema/', { headers: api.tok() });
-		expect([moved.status, moved.headers.get('location')]).toEqual([301, 'https://elsewhere.example/schema/']);
+		expect([moved.status, moved.headers.get('location')]).toEqual([
+			301,
+			'https://elsewhere.example/schema/',
+		]);
 		const echoed = await api.call('GET', '/schema/', { headers: api.tok() });
 		expect(echoed.status).toBe(400);
 		expect(echoed.body.headers.authorization).toBe(api.emu.token);
 
-		api.emu.injectFaults({ method: 'GET', path: '/v0/documents' }, [{ json: { count: 9, next: 'x', results: [] }, forever: true }]);
-		for (let i = 0; i < 3; i++) expect((await api.call('GET', '/v0/documents', { headers: api.v0() })).body).toEqual({ count: 9, next: 'x', results: [] });
+		api.emu.injectFaults({ method: 'GET', path: '/v0/documents' }, [
+			{ json: { count: 9, next: 'x', results: [] }, forever: true },
+		]);
+		for (let i = 0; i < 3; i++)
+			expect((await api.call('GET', '/v0/documents', { headers: api.v0() })).body).toEqual({
+				count: 9,
+				next: 'x',
+				results: [],
+			});
 		api.emu.clearFaults();
 
 		api.emu.injectFaults({ method: 'GET', path: '/schema/' }, [{ json: { ok: 1 }, dripMs: 50 }]);
@@ -104,9 +138,17 @@ describe('injected faults', () => {
 describe('request log', () => {
 	it('logs a refused request with its headers, body size and content type, but no body fields', async () => {
 		api.emu.clearLog();
-		await api.call('POST', '/v0/documents', { headers: { 'x-api-key': 'wrong' }, form: form({ file: { name: 'invoice.pdf', bytes: invoice } }) });
+		await api.call('POST', '/v0/documents', {
+			headers: { 'x-api-key': 'wrong' },
+			form: form({ file: { name: 'invoice.pdf', bytes: invoice } }),
+		});
 		const [entry] = api.emu.requests;
-		expect(entry).toMatchObject({ origin: 'api', method: 'POST', path: '/v0/documents', status: 401 });
+		expect(entry).toMatchObject({
+			origin: 'api',
+			method: 'POST',
+			path: '/v0/documents',
+			status: 401,
+		});
 		expect(entry.headers['x-api-key']).toBe('wrong');
 		expect(entry.bodyBytes).toBeGreaterThan(invoice.length);
 		expect(entry.contentType).toMatch(/^multipart\/form-data/);
@@ -115,10 +157,17 @@ describe('request log', () => {
 
 	it('logs the parsed fields of a multipart body: text fields, repeated fields, files by name, size and type, never their bytes', async () => {
 		const fd = form({ metadata: '{"a":1}', filename: 'renamed.pdf', tag: ['x', 'y'] });
-		fd.append('file', new Blob([new Uint8Array(invoice)], { type: 'application/pdf' }), 'invoice.pdf');
+		fd.append(
+			'file',
+			new Blob([new Uint8Array(invoice)], { type: 'application/pdf' }),
+			'invoice.pdf',
+		);
 		fd.append('notes', new Blob(['bytes-of-the-notes-file'], { type: 'text/plain' }), 'notes.txt');
 		api.emu.clearLog();
-		const created = await api.call('POST', '/v0/documents?pdf_page_start=1&pdf_page_end=2', { headers: api.v0(), form: fd });
+		const created = await api.call('POST', '/v0/documents?pdf_page_start=1&pdf_page_end=2', {
+			headers: api.v0(),
+			form: fd,
+		});
 		expect(created.status).toBe(201);
 		const [entry] = api.emu.requests;
 		expect(entry.query).toEqual({ pdf_page_start: '1', pdf_page_end: '2' });
@@ -126,7 +175,12 @@ describe('request log', () => {
 			kind: 'form',
 			fields: { metadata: '{"a":1}', filename: 'renamed.pdf', tag: ['x', 'y'] },
 			files: [
-				{ field: 'file', filename: 'invoice.pdf', size: invoice.length, contentType: 'application/pdf' },
+				{
+					field: 'file',
+					filename: 'invoice.pdf',
+					size: invoice.length,
+					contentType: 'application/pdf',
+				},
 				{ field: 'notes', filename: 'notes.txt', size: 23, contentType: 'text/plain' },
 			],
 		});
@@ -135,21 +189,46 @@ describe('request log', () => {
 
 	it('logs a JSON body as its value, and a url-encoded body as its fields', async () => {
 		api.emu.clearLog();
-		await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: 'https://example.com/x.pdf', picture_description_enabled: true, metadata: { k: 'v' } } });
+		await api.call('POST', '/v0/parsing', {
+			headers: api.v0(),
+			json: {
+				document: 'https://example.com/x.pdf',
+				picture_description_enabled: true,
+				metadata: { k: 'v' },
+			},
+		});
 		await api.call('PUT', `/schema/${INVOICE_SCHEMA}/`, {
 			headers: api.tok(),
-			text: new URLSearchParams({ name: 'Invoice', description: 'Main fields of an invoice' }).toString(),
+			text: new URLSearchParams({
+				name: 'Invoice',
+				description: 'Main fields of an invoice',
+			}).toString(),
 			contentType: 'application/x-www-form-urlencoded',
 		});
 		const [json, urlencoded] = api.emu.requests;
-		expect(json.body).toEqual({ kind: 'json', value: { document: 'https://example.com/x.pdf', picture_description_enabled: true, metadata: { k: 'v' } } });
-		expect(urlencoded.body).toEqual({ kind: 'form', fields: { name: 'Invoice', description: 'Main fields of an invoice' }, files: [] });
+		expect(json.body).toEqual({
+			kind: 'json',
+			value: {
+				document: 'https://example.com/x.pdf',
+				picture_description_enabled: true,
+				metadata: { k: 'v' },
+			},
+		});
+		expect(urlencoded.body).toEqual({
+			kind: 'form',
+			fields: { name: 'Invoice', description: 'Main fields of an invoice' },
+			files: [],
+		});
 	});
 
 	it('logs no body fields for a request without a body or with an unreadable one', async () => {
 		api.emu.clearLog();
 		await api.call('GET', '/schema/', { headers: api.tok() });
-		await api.call('POST', '/v0/parsing', { headers: api.v0(), text: '{"document": ', contentType: 'application/json' });
+		await api.call('POST', '/v0/parsing', {
+			headers: api.v0(),
+			text: '{"document": ',
+			contentType: 'application/json',
+		});
 		expect(api.emu.requests.map((r) => [r.status, r.body])).toEqual([
 			[200, undefined],
 			[400, undefined],
@@ -159,14 +238,27 @@ describe('request log', () => {
 
 describe('processing time and static files', () => {
 	it('setProcessingMs applies to new jobs; emulator_processing_ms to one job', async () => {
-		const doc = await api.call('POST', '/v0/documents', { headers: api.v0(), form: form({ file: { name: 'invoice.pdf', bytes: invoice } }) });
+		const doc = await api.call('POST', '/v0/documents', {
+			headers: api.v0(),
+			form: form({ file: { name: 'invoice.pdf', bytes: invoice } }),
+		});
 		api.emu.setProcessingMs(0);
 		try {
-			const quick = await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: doc.body.id } });
-			expect((await api.poll(`/v0/parsing/${quick.body.id}`, api.v0(), isFinalV0, 5000)).body.status).toBe('FINISHED');
-			const slow = await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: doc.body.id, metadata: { emulator_processing_ms: 60_000 } } });
+			const quick = await api.call('POST', '/v0/parsing', {
+				headers: api.v0(),
+				json: { document: doc.body.id },
+			});
+			expect(
+				(await api.poll(`/v0/parsing/${quick.body.id}`, api.v0(), isFinalV0, 5000)).body.status,
+			).toBe('FINISHED');
+			const slow = await api.call('POST', '/v0/parsing', {
+				headers: api.v0(),
+				json: { document: doc.body.id, metadata: { emulator_processing_ms: 60_000 } },
+			});
 			await new Promise((resolve) => setTimeout(resolve, 300));
-			expect((await api.call('GET', `/v0/parsing/${slow.body.id}`, { headers: api.v0() })).body.status).toBe('IN_QUEUE');
+			expect(
+				(await api.call('GET', `/v0/parsing/${slow.body.id}`, { headers: api.v0() })).body.status,
+			).toBe('IN_QUEUE');
 		} finally {
 			api.emu.setProcessingMs(PROCESSING_MS);
 		}
@@ -174,7 +266,9 @@ describe('processing time and static files', () => {
 
 	it('serves the static files of the files origin, and 404 for others', async () => {
 		const a = await api.call('GET', `${api.emu.filesUrl}/static/a.pdf`);
-		expect(a.bytes).toEqual(readFileSync(path.join(__dirname, '..', '..', 'emulator', 'static', 'a.pdf')));
+		expect(a.bytes).toEqual(
+			readFileSync(path.join(__dirname, '..', '..', 'emulator', 'static', 'a.pdf')),
+		);
 		expect((await api.call('GET', `${api.emu.filesUrl}/static/nope.pdf`)).status).toBe(404);
 	});
 });

@@ -8,7 +8,16 @@
 import { PDFDocument } from 'pdf-lib';
 
 import { startEmulator } from '../../emulator';
-import { INVOICE_SCHEMA, PNG, UNKNOWN_ID, form, isFinalV0, useEmulatorClient, type Answer, type EmulatorClient } from './client';
+import {
+	INVOICE_SCHEMA,
+	PNG,
+	UNKNOWN_ID,
+	form,
+	isFinalV0,
+	useEmulatorClient,
+	type Answer,
+	type EmulatorClient,
+} from './client';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -32,9 +41,12 @@ const ms = (iso: string): number => Date.parse(iso);
 /** GET on the list endpoints of both families, with a query string. */
 function lists(client: EmulatorClient) {
 	return {
-		extractions: (query: string) => client.call('GET', `/extract/?${query}`, { headers: client.tok() }),
-		documents: (query: string) => client.call('GET', `/v0/documents?${query}`, { headers: client.v0() }),
-		parsings: (query: string) => client.call('GET', `/v0/parsing?${query}`, { headers: client.v0() }),
+		extractions: (query: string) =>
+			client.call('GET', `/extract/?${query}`, { headers: client.tok() }),
+		documents: (query: string) =>
+			client.call('GET', `/v0/documents?${query}`, { headers: client.v0() }),
+		parsings: (query: string) =>
+			client.call('GET', `/v0/parsing?${query}`, { headers: client.v0() }),
 		schemas: (query: string) => client.call('GET', `/schema/?${query}`, { headers: client.tok() }),
 	};
 }
@@ -49,12 +61,18 @@ describe('list quirks (setListQuirks)', () => {
 		api.emu.setListQuirks({ countCap: 5 });
 
 		const first = await list.extractions(`meta_key=batch&meta_value=${t}&size=10`);
-		expect(first.body).toMatchObject({ count: 5, previous: null, next: `${api.emu.url}/extract/?meta_key=batch&meta_value=${t}&size=10&page=2` });
+		expect(first.body).toMatchObject({
+			count: 5,
+			previous: null,
+			next: `${api.emu.url}/extract/?meta_key=batch&meta_value=${t}&size=10&page=2`,
+		});
 		expect(ids(first)).toEqual(jobs.slice(20).reverse());
 		const third = await list.extractions(`meta_key=batch&meta_value=${t}&size=10&page=3`);
 		expect(third.body).toMatchObject({ count: 5, next: null });
 		expect(ids(third)).toEqual(jobs.slice(0, 10).reverse());
-		expect((await list.extractions(`meta_key=batch&meta_value=${t}&size=10&page=4`)).status).toBe(404);
+		expect((await list.extractions(`meta_key=batch&meta_value=${t}&size=10&page=4`)).status).toBe(
+			404,
+		);
 
 		const parsings = await list.parsings(`search=${t}&size=10&page=2`);
 		expect(parsings.body.count).toBe(5);
@@ -78,7 +96,11 @@ describe('list quirks (setListQuirks)', () => {
 		api.emu.setListQuirks({ pageSize: 7 });
 		for (const size of ['2', '100', '500']) {
 			const page = await list.documents(`search=${t}&size=${size}`);
-			expect({ size, count: page.body.count, ids: ids(page) }).toEqual({ size, count: 20, ids: newest.slice(0, 7) });
+			expect({ size, count: page.body.count, ids: ids(page) }).toEqual({
+				size,
+				count: 20,
+				ids: newest.slice(0, 7),
+			});
 		}
 		const second = await list.documents(`search=${t}&size=2&page=2`);
 		expect(ids(second)).toEqual(newest.slice(7, 14));
@@ -112,12 +134,22 @@ describe('list quirks (setListQuirks)', () => {
 		const hourAgo = new Date(Date.now() - HOUR).toISOString();
 
 		expect(ids(await list.documents(`search=${docs}&created_at_after=${hourAgo}`))).toEqual(fresh);
-		expect(ids(await list.parsings(`search=${jobs}&created_at_after=${hourAgo}`))).toEqual(freshParsings);
-		expect(ids(await list.parsings(`search=${jobs}&created_at_before=${hourAgo}`))).toEqual([...oldParsings].reverse());
+		expect(ids(await list.parsings(`search=${jobs}&created_at_after=${hourAgo}`))).toEqual(
+			freshParsings,
+		);
+		expect(ids(await list.parsings(`search=${jobs}&created_at_before=${hourAgo}`))).toEqual(
+			[...oldParsings].reverse(),
+		);
 
 		api.emu.setListQuirks({ ignoreDateFilter: true });
-		expect(ids(await list.documents(`search=${docs}&created_at_after=${hourAgo}`))).toEqual([...fresh, ...[...old].reverse()]);
-		expect(ids(await list.parsings(`search=${jobs}&created_at_after=${hourAgo}`))).toEqual([...freshParsings, ...[...oldParsings].reverse()]);
+		expect(ids(await list.documents(`search=${docs}&created_at_after=${hourAgo}`))).toEqual([
+			...fresh,
+			...[...old].reverse(),
+		]);
+		expect(ids(await list.parsings(`search=${jobs}&created_at_after=${hourAgo}`))).toEqual([
+			...freshParsings,
+			...[...oldParsings].reverse(),
+		]);
 		expect(ids(await list.parsings(`search=${jobs}&created_at_before=${hourAgo}`))).toHaveLength(3);
 		const bad = await list.documents('created_at_after=yesterday');
 		expect(bad.status).toBe(400);
@@ -129,11 +161,16 @@ describe('clock offset (setClockOffset)', () => {
 	it('moves created_at / updated_at of new records (uploads, seeds, schemas); older records keep theirs; lists keep creation order', async () => {
 		const t = tag('offset');
 		const [before] = api.emu.seedDocuments(1, { namePrefix: t });
-		const beforeAt = ms((await api.call('GET', `/v0/documents/${before}`, { headers: api.v0() })).body.created_at);
+		const beforeAt = ms(
+			(await api.call('GET', `/v0/documents/${before}`, { headers: api.v0() })).body.created_at,
+		);
 		expect(Math.abs(beforeAt - Date.now())).toBeLessThan(5000);
 
 		api.emu.setClockOffset(-15 * 60_000);
-		const upload = await api.call('POST', '/v0/documents', { headers: api.v0(), form: form({ file: { name: `${t}-scan.png`, bytes: PNG } }) });
+		const upload = await api.call('POST', '/v0/documents', {
+			headers: api.v0(),
+			form: form({ file: { name: `${t}-scan.png`, bytes: PNG } }),
+		});
 		expect(upload.status).toBe(201);
 		expect(ms(upload.body.created_at)).toBeLessThan(Date.now() - 14 * 60_000);
 		expect(ms(upload.body.created_at)).toBeGreaterThan(Date.now() - 16 * 60_000);
@@ -141,17 +178,30 @@ describe('clock offset (setClockOffset)', () => {
 		const read = (await api.call('GET', `/v0/parsing/${parsing}`, { headers: api.v0() })).body;
 		expect(ms(read.created_at)).toBeLessThan(Date.now() - 14 * 60_000);
 		expect(read.updated_at).toBe(read.created_at); // final at once: on the same (service) clock
-		const schema = await api.call('POST', '/schema/', { headers: api.tok(), json: { name: t, description: 'd', schema: null } });
+		const schema = await api.call('POST', '/schema/', {
+			headers: api.tok(),
+			json: { name: t, description: 'd', schema: null },
+		});
 		expect(ms(schema.body.created_at)).toBeLessThan(Date.now() - 14 * 60_000);
 
 		// The older record keeps its created_at; the list is by creation: the newer, dated earlier, comes first.
-		expect(ms((await api.call('GET', `/v0/documents/${before}`, { headers: api.v0() })).body.created_at)).toBe(beforeAt);
+		expect(
+			ms((await api.call('GET', `/v0/documents/${before}`, { headers: api.v0() })).body.created_at),
+		).toBe(beforeAt);
 		const listed = await list.documents(`search=${t}`);
 		expect(ids(listed)).toEqual([read.document.id, upload.body.id, before]);
-		expect(ms(listed.body.results[0].created_at)).toBeLessThan(ms(listed.body.results[2].created_at));
+		expect(ms(listed.body.results[0].created_at)).toBeLessThan(
+			ms(listed.body.results[2].created_at),
+		);
 
 		// The date filters compare with the service's dates.
-		expect(ids(await list.documents(`search=${t}&created_at_before=${new Date(Date.now() - 10 * 60_000).toISOString()}`))).toEqual([read.document.id, upload.body.id]);
+		expect(
+			ids(
+				await list.documents(
+					`search=${t}&created_at_before=${new Date(Date.now() - 10 * 60_000).toISOString()}`,
+				),
+			),
+		).toEqual([read.document.id, upload.body.id]);
 	});
 
 	it('never moves job progress: a jump back neither finishes jobs early nor reopens final ones; a jump ahead does not stall them', async () => {
@@ -164,7 +214,11 @@ describe('clock offset (setClockOffset)', () => {
 		const [late] = api.emu.seedJobs('parsing', 1, { processingMs: 400, namePrefix: t });
 		const again = await api.call('GET', `/extract/${done}/`, { headers: api.tok() });
 		expect(again.status).toBe(200);
-		expect(again.body).toMatchObject({ status: 'FINISHED', created_at: first.body.created_at, extraction_time: first.body.extraction_time });
+		expect(again.body).toMatchObject({
+			status: 'FINISHED',
+			created_at: first.body.created_at,
+			extraction_time: first.body.extraction_time,
+		});
 		const running = await api.call('GET', `/v0/parsing/${late}`, { headers: api.v0() });
 		expect(running.body.status).not.toMatch(/FINISHED/); // created "a day ago" on the service's clock, yet not final at once
 		const finished = await api.poll(`/v0/parsing/${late}`, api.v0(), isFinalV0, 5000);
@@ -173,9 +227,17 @@ describe('clock offset (setClockOffset)', () => {
 		expect(ms(finished.body.updated_at)).toBeLessThan(Date.now() - DAY + 60_000);
 
 		api.emu.setClockOffset(DAY);
-		const [ahead] = api.emu.seedJobs('extraction', 1, { processingMs: 300, metadata: { batch: t } });
+		const [ahead] = api.emu.seedJobs('extraction', 1, {
+			processingMs: 300,
+			metadata: { batch: t },
+		});
 		expect((await api.call('GET', `/extract/${ahead}/`, { headers: api.tok() })).status).toBe(202);
-		const aheadDone = await api.poll(`/extract/${ahead}/`, api.tok(), (a) => a.status === 200, 5000);
+		const aheadDone = await api.poll(
+			`/extract/${ahead}/`,
+			api.tok(),
+			(a) => a.status === 200,
+			5000,
+		);
 		expect(aheadDone.body.status).toBe('FINISHED');
 		expect(ms(aheadDone.body.created_at)).toBeGreaterThan(Date.now() + DAY - 60_000);
 	});
@@ -186,43 +248,80 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 		const t = tag('ext');
 		const credits = api.emu.getCredits();
 		const [earlier] = api.emu.seedJobs('extraction', 1, { metadata: { batch: t } });
-		const seeded = api.emu.seedJobs('extraction', 5, { metadata: { batch: t, kind: 'bulk' }, namePrefix: t });
+		const seeded = api.emu.seedJobs('extraction', 5, {
+			metadata: { batch: t, kind: 'bulk' },
+			namePrefix: t,
+		});
 		expect(seeded).toHaveLength(5);
 		expect(new Set(seeded).size).toBe(5);
 		expect(api.emu.getCredits()).toBe(credits);
 
 		const page = await list.extractions(`meta_key=batch&meta_value=${t}`);
 		expect(ids(page)).toEqual([...seeded].reverse().concat(earlier));
-		expect(page.body.results[0]).toMatchObject({ document_name: `${t}-4.pdf`, status: 'FINISHED', error: null, schema: null });
+		expect(page.body.results[0]).toMatchObject({
+			document_name: `${t}-4.pdf`,
+			status: 'FINISHED',
+			error: null,
+			schema: null,
+		});
 		expect(ids(await list.extractions(`search=${t}-2`))).toEqual([seeded[2]]);
 		expect(ids(await list.extractions(`meta_value=bulk`))).toEqual(expect.arrayContaining(seeded));
 
 		const one = await api.call('GET', `/extract/${seeded[0]}/`, { headers: api.tok() });
 		expect(one.status).toBe(200);
-		expect(one.body).toMatchObject({ id: seeded[0], document_name: `${t}-0.pdf`, status: 'FINISHED', content: '', credit_used: 1, metadata: { batch: t, kind: 'bulk' } });
+		expect(one.body).toMatchObject({
+			id: seeded[0],
+			document_name: `${t}-0.pdf`,
+			status: 'FINISHED',
+			content: '',
+			credit_used: 1,
+			metadata: { batch: t, kind: 'bulk' },
+		});
 		const file = await api.call('GET', `/extract/${seeded[0]}/document/`, { headers: api.tok() });
 		expect((await PDFDocument.load(file.bytes)).getPageCount()).toBe(1);
 
-		expect((await api.call('DELETE', `/extract/${seeded[1]}/`, { headers: api.tok() })).status).toBe(204);
-		expect((await api.call('GET', `/extract/${seeded[1]}/`, { headers: api.tok() })).status).toBe(404);
-		expect((await api.call('GET', `/extract/${seeded[2]}/document/`, { headers: api.tok() })).status).toBe(200); // the others keep their file
+		expect(
+			(await api.call('DELETE', `/extract/${seeded[1]}/`, { headers: api.tok() })).status,
+		).toBe(204);
+		expect((await api.call('GET', `/extract/${seeded[1]}/`, { headers: api.tok() })).status).toBe(
+			404,
+		);
+		expect(
+			(await api.call('GET', `/extract/${seeded[2]}/document/`, { headers: api.tok() })).status,
+		).toBe(200); // the others keep their file
 
 		const failed = api.emu.seedJobs('extraction', 2, { outcome: 'ERROR', metadata: { batch: t } });
-		expect((await api.call('GET', `/extract/${failed[0]}/`, { headers: api.tok() })).body).toMatchObject({ status: 'ERROR', error: 'Seeded failure', content: null });
+		expect(
+			(await api.call('GET', `/extract/${failed[0]}/`, { headers: api.tok() })).body,
+		).toMatchObject({ status: 'ERROR', error: 'Seeded failure', content: null });
 	});
 
 	it('parsings: a document each, status filter, held until released (all, some, with another outcome), extracts from them', async () => {
 		const t = tag('parse');
-		const held = api.emu.seedJobs('parsing', 4, { hold: true, namePrefix: t, metadata: { batch: t } });
+		const held = api.emu.seedJobs('parsing', 4, {
+			hold: true,
+			namePrefix: t,
+			metadata: { batch: t },
+		});
 		const done = api.emu.seedJobs('parsing', 2, { namePrefix: t, outcome: 'PARTIAL_FINISHED' });
-		const read = async (id: string) => (await api.call('GET', `/v0/parsing/${id}`, { headers: api.v0() })).body;
+		const read = async (id: string) =>
+			(await api.call('GET', `/v0/parsing/${id}`, { headers: api.v0() })).body;
 
 		const first = await read(held[0]);
-		expect(first).toMatchObject({ status: 'IN_PROGRESS', metadata: { batch: t }, document: { filename: `${t}-0.pdf`, page_count: 1 } });
-		expect((await api.call('GET', `/v0/documents/${first.document.id}`, { headers: api.v0() })).body.filename).toBe(`${t}-0.pdf`);
+		expect(first).toMatchObject({
+			status: 'IN_PROGRESS',
+			metadata: { batch: t },
+			document: { filename: `${t}-0.pdf`, page_count: 1 },
+		});
+		expect(
+			(await api.call('GET', `/v0/documents/${first.document.id}`, { headers: api.v0() })).body
+				.filename,
+		).toBe(`${t}-0.pdf`);
 		expect((await read(done[1])).status).toBe('PARTIAL_FINISHED');
 		expect(ids(await list.parsings(`search=${t}&status=IN_PROGRESS`))).toEqual([...held].reverse());
-		expect(ids(await list.parsings(`search=${t}&status=PARTIAL_FINISHED`))).toEqual([...done].reverse());
+		expect(ids(await list.parsings(`search=${t}&status=PARTIAL_FINISHED`))).toEqual(
+			[...done].reverse(),
+		);
 		expect(ids(await list.documents(`search=${t}`))).toHaveLength(6);
 
 		api.emu.releaseJobs([held[0]]);
@@ -240,22 +339,41 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 		expect((await read(held[0])).status).toBe('FINISHED');
 		expect(() => api.emu.releaseJobs([UNKNOWN_ID])).toThrow(/no parsing/);
 
-		const extract = await api.call('POST', '/v0/extract', { headers: api.v0(), json: { parsing: held[2], schema: INVOICE_SCHEMA } });
+		const extract = await api.call('POST', '/v0/extract', {
+			headers: api.v0(),
+			json: { parsing: held[2], schema: INVOICE_SCHEMA },
+		});
 		expect(extract.status).toBe(201);
 		const result = await api.poll(`/v0/extract/${extract.body.id}`, api.v0(), isFinalV0);
 		expect(result.body.status).toBe('FINISHED');
 	});
 
-	it('held extractions: IN_PROGRESS (202) until released, then final with the seed\'s outcome', async () => {
+	it("held extractions: IN_PROGRESS (202) until released, then final with the seed's outcome", async () => {
 		const t = tag('hold');
-		const jobs = api.emu.seedJobs('extraction', 3, { hold: true, outcome: 'ERROR', metadata: { batch: t } });
+		const jobs = api.emu.seedJobs('extraction', 3, {
+			hold: true,
+			outcome: 'ERROR',
+			metadata: { batch: t },
+		});
 		const pending = await api.call('GET', `/extract/${jobs[0]}/`, { headers: api.tok() });
 		expect(pending.status).toBe(202);
-		expect(pending.body).toMatchObject({ status: 'IN_PROGRESS', extraction_time: null, credit_used: null });
-		expect((await list.extractions(`meta_key=batch&meta_value=${t}`)).body.results.map((r: { status: string }) => r.status)).toEqual(['IN_PROGRESS', 'IN_PROGRESS', 'IN_PROGRESS']);
+		expect(pending.body).toMatchObject({
+			status: 'IN_PROGRESS',
+			extraction_time: null,
+			credit_used: null,
+		});
+		expect(
+			(await list.extractions(`meta_key=batch&meta_value=${t}`)).body.results.map(
+				(r: { status: string }) => r.status,
+			),
+		).toEqual(['IN_PROGRESS', 'IN_PROGRESS', 'IN_PROGRESS']);
 		api.emu.releaseJobs(jobs.slice(0, 2));
-		expect((await api.call('GET', `/extract/${jobs[0]}/`, { headers: api.tok() })).body).toMatchObject({ status: 'ERROR', error: 'Seeded failure' });
-		expect((await api.call('GET', `/extract/${jobs[2]}/`, { headers: api.tok() })).status).toBe(202);
+		expect(
+			(await api.call('GET', `/extract/${jobs[0]}/`, { headers: api.tok() })).body,
+		).toMatchObject({ status: 'ERROR', error: 'Seeded failure' });
+		expect((await api.call('GET', `/extract/${jobs[2]}/`, { headers: api.tok() })).status).toBe(
+			202,
+		);
 		api.emu.releaseJobs(undefined, 'FINISHED');
 		const last = await api.call('GET', `/extract/${jobs[2]}/`, { headers: api.tok() });
 		expect(last.status).toBe(200);
@@ -267,14 +385,22 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 		const docs = api.emu.seedDocuments(3, { namePrefix: t, metadata: { source: t } });
 		const page = await list.documents(`search=${t}`);
 		expect(ids(page)).toEqual([...docs].reverse());
-		expect(page.body.results[2]).toMatchObject({ filename: `${t}-0.pdf`, metadata: { source: t }, page_count: 1 });
-		const redirect = await api.call('GET', `/v0/documents/${docs[1]}/download`, { headers: api.v0() });
+		expect(page.body.results[2]).toMatchObject({
+			filename: `${t}-0.pdf`,
+			metadata: { source: t },
+			page_count: 1,
+		});
+		const redirect = await api.call('GET', `/v0/documents/${docs[1]}/download`, {
+			headers: api.v0(),
+		});
 		expect(redirect.status).toBe(302);
 		const file = await api.call('GET', redirect.headers.get('location') as string);
 		expect(file.bytes.subarray(0, 5).toString()).toBe('%PDF-');
 		expect(api.emu.seedDocuments(0)).toEqual([]);
 		expect(api.emu.seedDocuments(1)).toHaveLength(1);
-		expect((await api.call('GET', `/v0/documents?search=seed-0.pdf`, { headers: api.v0() })).body.count).toBeGreaterThanOrEqual(1);
+		expect(
+			(await api.call('GET', `/v0/documents?search=seed-0.pdf`, { headers: api.v0() })).body.count,
+		).toBeGreaterThanOrEqual(1);
 	});
 });
 
@@ -283,14 +409,19 @@ describe('a simulated base clock (clock option)', () => {
 		let simulated = Date.parse('2026-11-01T08:00:00.000Z');
 		const emu = await startEmulator({ quiet: true, processingMs: 0, clock: () => simulated });
 		const get = async (path: string, family: 'v0' | 'token') => {
-			const res = await fetch(emu.url + path, { headers: family === 'v0' ? { 'x-api-key': emu.apiKey } : { authorization: emu.token } });
+			const res = await fetch(emu.url + path, {
+				headers: family === 'v0' ? { 'x-api-key': emu.apiKey } : { authorization: emu.token },
+			});
 			return { status: res.status, body: await res.json() };
 		};
 		try {
 			const [job] = emu.seedJobs('extraction', 1, { processingMs: 60_000 });
 			const [parsing] = emu.seedJobs('parsing', 1, { processingMs: 60_000 });
 			const read = () => get(`/extract/${job}/`, 'token');
-			expect((await read()).body).toMatchObject({ status: 'CREATED', created_at: '2026-11-01T08:00:00.000000Z' });
+			expect((await read()).body).toMatchObject({
+				status: 'CREATED',
+				created_at: '2026-11-01T08:00:00.000000Z',
+			});
 			simulated += 30_000;
 			expect((await read()).body.status).toBe('IN_PROGRESS');
 			simulated += 29_999;
@@ -298,13 +429,19 @@ describe('a simulated base clock (clock option)', () => {
 			expect((await get('/v0/parsing?status=FINISHED', 'v0')).body.count).toBe(0);
 			simulated += 1;
 			expect((await read()).body).toMatchObject({ status: 'FINISHED', extraction_time: 60 });
-			expect((await get('/v0/parsing?status=FINISHED', 'v0')).body.results.map((p: { id: string }) => p.id)).toEqual([parsing]);
+			expect(
+				(await get('/v0/parsing?status=FINISHED', 'v0')).body.results.map(
+					(p: { id: string }) => p.id,
+				),
+			).toEqual([parsing]);
 			expect(emu.requests[emu.requests.length - 1].at).toBe(simulated);
 
 			simulated -= 120_000; // the clock goes back: final stays final
 			expect((await read()).body.status).toBe('FINISHED');
 			const [later] = emu.seedDocuments(1);
-			expect((await get(`/v0/documents/${later}`, 'v0')).body.created_at).toBe('2026-11-01T07:59:00.000000Z');
+			expect((await get(`/v0/documents/${later}`, 'v0')).body.created_at).toBe(
+				'2026-11-01T07:59:00.000000Z',
+			);
 		} finally {
 			await emu.close();
 		}
@@ -314,15 +451,23 @@ describe('a simulated base clock (clock option)', () => {
 describe('a clock that ticks on every reading', () => {
 	it('dates each seeded record apart (one reading per record), with updated_at on the same clock', async () => {
 		let t = 0;
-		const emu = await startEmulator({ quiet: true, processingMs: 0, clock: () => (t = Math.max(Date.now(), t + 1)) });
+		const emu = await startEmulator({
+			quiet: true,
+			processingMs: 0,
+			clock: () => (t = Math.max(Date.now(), t + 1)),
+		});
 		try {
 			const parsings = emu.seedJobs('parsing', 3);
-			const read = async (id: string) => (await (await fetch(`${emu.url}/v0/parsing/${id}`, { headers: { 'x-api-key': emu.apiKey } })).json()) as Record<string, string>;
+			const read = async (id: string) =>
+				(await (
+					await fetch(`${emu.url}/v0/parsing/${id}`, { headers: { 'x-api-key': emu.apiKey } })
+				).json()) as Record<string, string>;
 			const bodies = await Promise.all(parsings.map(read));
 			const created = bodies.map((b) => ms(b.created_at));
 			expect(created[0]).toBeLessThan(created[1]);
 			expect(created[1]).toBeLessThan(created[2]);
-			for (const b of bodies) expect(b).toMatchObject({ status: 'FINISHED', updated_at: b.created_at });
+			for (const b of bodies)
+				expect(b).toMatchObject({ status: 'FINISHED', updated_at: b.created_at });
 		} finally {
 			await emu.close();
 		}
@@ -342,7 +487,9 @@ describe('50,000 records', () => {
 		expect(ids(page)).toEqual(extractions.slice(-100).reverse());
 		const last = await bigList.extractions('page=500&size=100');
 		expect(ids(last)).toEqual(extractions.slice(0, 100).reverse());
-		const dated = await bigList.parsings(`created_at_after=${new Date(Date.now() - HOUR).toISOString()}&size=100`);
+		const dated = await bigList.parsings(
+			`created_at_after=${new Date(Date.now() - HOUR).toISOString()}&size=100`,
+		);
 		expect(dated.body.count).toBe(50_000);
 		expect(ids(dated)).toEqual(parsings.slice(-100).reverse());
 		expect((await bigList.documents('size=1')).body.count).toBe(50_000);

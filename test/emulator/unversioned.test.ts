@@ -5,7 +5,20 @@
 import JSZip from 'jszip';
 
 import { makePdf } from '../../emulator/sample-pdf';
-import { INVOICE_SCHEMA, LINES_SCHEMA, PNG, UNKNOWN_ID, WORKFLOW_EU, WORKFLOW_PLAIN, form, fourPageInvoice, isFinalUnversioned, isFinalV0, useEmulatorClient, type FormFile } from './client';
+import {
+	INVOICE_SCHEMA,
+	LINES_SCHEMA,
+	PNG,
+	UNKNOWN_ID,
+	WORKFLOW_EU,
+	WORKFLOW_PLAIN,
+	form,
+	fourPageInvoice,
+	isFinalUnversioned,
+	isFinalV0,
+	useEmulatorClient,
+	type FormFile,
+} from './client';
 
 const PROCESSING_MS = 400;
 const api = useEmulatorClient({ processingMs: PROCESSING_MS });
@@ -23,8 +36,18 @@ beforeAll(async () => {
 beforeEach(() => api.emu.setCredits(10_000));
 
 /** POST /extract/ with the invoice on EU-1, the Invoice schema and `metadata`; polls it to its final state. */
-async function finishedExtraction(metadata: Record<string, string> = {}): Promise<Record<string, any>> {
-	const a = await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: pdfFile, server: 'EU-1', schema: INVOICE_SCHEMA, metadata: JSON.stringify(metadata) }) });
+async function finishedExtraction(
+	metadata: Record<string, string> = {},
+): Promise<Record<string, any>> {
+	const a = await api.call('POST', '/extract/', {
+		headers: api.tok(),
+		form: form({
+			document: pdfFile,
+			server: 'EU-1',
+			schema: INVOICE_SCHEMA,
+			metadata: JSON.stringify(metadata),
+		}),
+	});
 	expect(a.status).toBe(201);
 	return (await api.poll(`/extract/${a.body.id}/`, api.tok(), isFinalUnversioned)).body;
 }
@@ -32,13 +55,29 @@ async function finishedExtraction(metadata: Record<string, string> = {}): Promis
 describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () => {
 	it('POST /extract/: 201, credits taken per page, 202 while running then 200, every step, extracted data (§unversioned-4.2, §unversioned-4.3, §unversioned-2.1)', async () => {
 		api.emu.setCredits(100);
-		const a = await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: pdfFile, server: 'EU-1', schema: INVOICE_SCHEMA, metadata: '{"batch":"b-1"}' }) });
+		const a = await api.call('POST', '/extract/', {
+			headers: api.tok(),
+			form: form({
+				document: pdfFile,
+				server: 'EU-1',
+				schema: INVOICE_SCHEMA,
+				metadata: '{"batch":"b-1"}',
+			}),
+		});
 		expect(a.status).toBe(201);
 		const id = a.body.id;
 		expect(api.emu.getCredits()).toBe(96);
-		expect(a.body).toMatchObject({ status: 'CREATED', credit_used: null, content: null, document_url: `/extract/${id}/document/` });
+		expect(a.body).toMatchObject({
+			status: 'CREATED',
+			credit_used: null,
+			content: null,
+			document_url: `/extract/${id}/document/`,
+		});
 		expect(a.body.content_images).toHaveLength(4);
-		expect(a.body.content_images[0]).toEqual({ name: 'page-1.png', url: `/extract/${id}/images/page-1.png/` });
+		expect(a.body.content_images[0]).toEqual({
+			name: 'page-1.png',
+			url: `/extract/${id}/images/page-1.png/`,
+		});
 		expect((await api.call('GET', `/extract/${id}/`, { headers: api.tok() })).status).toBe(202);
 		const steps = new Set<string>();
 		const done = await api.poll(`/extract/${id}/`, api.tok(), (x) => {
@@ -46,13 +85,23 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 			return x.status === 200;
 		});
 		// Polled every 50 ms: the first and last steps are seen for sure; no classifier, no CLASSIFICATION.
-		expect([steps.has('OCR'), steps.has('LOCATION'), steps.has('CLASSIFICATION')]).toEqual([true, true, false]);
-		expect(done.body).toMatchObject({ status: 'FINISHED', credit_used: 4, extracted_data: { invoice_number: 'INV-1' } });
+		expect([steps.has('OCR'), steps.has('LOCATION'), steps.has('CLASSIFICATION')]).toEqual([
+			true,
+			true,
+			false,
+		]);
+		expect(done.body).toMatchObject({
+			status: 'FINISHED',
+			credit_used: 4,
+			extracted_data: { invoice_number: 'INV-1' },
+		});
 		expect(done.body.content).toContain('Invoice number: INV-1');
 		expect(done.body.extraction_time).toBeGreaterThanOrEqual(PROCESSING_MS / 1000 - 0.01);
 		const image = await api.call('GET', done.body.content_images[1].url, { headers: api.tok() });
 		expect(image.headers.get('content-type')).toBe('image/png');
-		expect((await api.call('GET', done.body.document_url, { headers: api.tok() })).bytes).toEqual(invoice);
+		expect((await api.call('GET', done.body.document_url, { headers: api.tok() })).bytes).toEqual(
+			invoice,
+		);
 	});
 
 	it('downloads csv, json and the page images; refuses without a schema or before the end (§unversioned-4.3)', async () => {
@@ -61,38 +110,80 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		expect(csv.status).toBe(200);
 		expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
 		expect(csv.headers.get('content-disposition')).toBe('attachment; filename="invoice.csv"');
-		expect(csv.body).toBe('invoice_number,invoice_date,vendor_name,customer_name,total_amount,currency,due_date\r\nINV-1,2024-03-01,ACME Corporation,,1234.5,EUR,\r\n');
+		expect(csv.body).toBe(
+			'invoice_number,invoice_date,vendor_name,customer_name,total_amount,currency,due_date\r\nINV-1,2024-03-01,ACME Corporation,,1234.5,EUR,\r\n',
+		);
 		const js = await api.call('GET', `/extract/${id}/?download=json`, { headers: api.tok() });
 		expect(js.headers.get('content-disposition')).toBe('attachment; filename="invoice.json"');
-		expect(js.body).toEqual((await api.call('GET', `/extract/${id}/`, { headers: api.tok() })).body);
+		expect(js.body).toEqual(
+			(await api.call('GET', `/extract/${id}/`, { headers: api.tok() })).body,
+		);
 		const zip = await api.call('GET', `/extract/${id}/?download=images`, { headers: api.tok() });
 		expect(zip.headers.get('content-type')).toBe('application/zip');
-		expect(zip.headers.get('content-disposition')).toBe('attachment; filename="invoice-images.zip"');
-		expect(Object.keys((await JSZip.loadAsync(zip.bytes)).files).sort()).toEqual(['page-1.png', 'page-2.png', 'page-3.png', 'page-4.png']);
-		expect((await api.call('GET', `/extract/${id}/?download=xml`, { headers: api.tok() })).body).toEqual({ download: ['"xml" is not a valid choice.'] });
+		expect(zip.headers.get('content-disposition')).toBe(
+			'attachment; filename="invoice-images.zip"',
+		);
+		expect(Object.keys((await JSZip.loadAsync(zip.bytes)).files).sort()).toEqual([
+			'page-1.png',
+			'page-2.png',
+			'page-3.png',
+			'page-4.png',
+		]);
+		expect(
+			(await api.call('GET', `/extract/${id}/?download=xml`, { headers: api.tok() })).body,
+		).toEqual({ download: ['"xml" is not a valid choice.'] });
 
-		const plain = await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: { name: 'p.pdf', bytes: small }, server: 'FR-1' }) });
-		expect((await api.call('GET', `/extract/${plain.body.id}/?download=csv`, { headers: api.tok() })).body).toEqual({
+		const plain = await api.call('POST', '/extract/', {
+			headers: api.tok(),
+			form: form({ document: { name: 'p.pdf', bytes: small }, server: 'FR-1' }),
+		});
+		expect(
+			(await api.call('GET', `/extract/${plain.body.id}/?download=csv`, { headers: api.tok() }))
+				.body,
+		).toEqual({
 			download: ['This extraction has no schema: there is nothing to download.'],
 		});
-		const running = await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: { name: 'p.pdf', bytes: small }, server: 'FR-1', schema: INVOICE_SCHEMA }) });
-		expect((await api.call('GET', `/extract/${running.body.id}/?download=json`, { headers: api.tok() })).body).toEqual({ download: ['Extraction is not finished.'] });
+		const running = await api.call('POST', '/extract/', {
+			headers: api.tok(),
+			form: form({
+				document: { name: 'p.pdf', bytes: small },
+				server: 'FR-1',
+				schema: INVOICE_SCHEMA,
+			}),
+		});
+		expect(
+			(await api.call('GET', `/extract/${running.body.id}/?download=json`, { headers: api.tok() }))
+				.body,
+		).toEqual({ download: ['Extraction is not finished.'] });
 	});
 
 	it('validates the file, the server and the credits; trims the page range; reads images (§unversioned-4.2, §unversioned-8)', async () => {
-		const post = (fields: Parameters<typeof form>[0], query = '') => api.call('POST', `/extract/${query}`, { headers: api.tok(), form: form(fields) });
-		expect((await post({ document: { name: 'a.txt', bytes: Buffer.from('hi') }, server: 'EU-1' })).body).toEqual({
+		const post = (fields: Parameters<typeof form>[0], query = '') =>
+			api.call('POST', `/extract/${query}`, { headers: api.tok(), form: form(fields) });
+		expect(
+			(await post({ document: { name: 'a.txt', bytes: Buffer.from('hi') }, server: 'EU-1' })).body,
+		).toEqual({
 			document: ['Unsupported file type. Accepted: .pdf, .png, .jpg, .jpeg'],
 		});
-		expect((await post({ document: { name: 'a.pdf', bytes: Buffer.from('not a pdf') }, server: 'EU-1' })).status).toBe(400);
-		expect((await post({ document: pdfFile, server: 'US-1' })).body).toEqual({ server: ['"US-1" is not a valid choice.'] });
-		expect((await post({ document: pdfFile })).body).toEqual({ server: ['This field is required.'] });
+		expect(
+			(await post({ document: { name: 'a.pdf', bytes: Buffer.from('not a pdf') }, server: 'EU-1' }))
+				.status,
+		).toBe(400);
+		expect((await post({ document: pdfFile, server: 'US-1' })).body).toEqual({
+			server: ['"US-1" is not a valid choice.'],
+		});
+		expect((await post({ document: pdfFile })).body).toEqual({
+			server: ['This field is required.'],
+		});
 
 		api.emu.setCredits(3);
 		const poor = await post({ document: pdfFile, server: 'EU-1' });
 		expect(poor.status).toBe(403);
 		expect(poor.body).toEqual({ credits: ['Insufficient credits: 4 needed, 3 available.'] });
-		const trimmed = await post({ document: pdfFile, server: 'EU-1' }, '?pdf_page_start=1&pdf_page_end=2');
+		const trimmed = await post(
+			{ document: pdfFile, server: 'EU-1' },
+			'?pdf_page_start=1&pdf_page_end=2',
+		);
 		expect(trimmed.status).toBe(201);
 		expect(trimmed.body.content_images).toHaveLength(2);
 		expect(api.emu.getCredits()).toBe(1);
@@ -100,22 +191,39 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		api.emu.setCredits(10_000);
 		const img = await post({ document: { name: 'scan.PNG', bytes: PNG }, server: 'FR-2' });
 		expect(img.status).toBe(201);
-		expect((await api.poll(`/extract/${img.body.id}/`, api.tok(), isFinalUnversioned)).body.content).toBe('');
+		expect(
+			(await api.poll(`/extract/${img.body.id}/`, api.tok(), isFinalUnversioned)).body.content,
+		).toBe('');
 	});
 
 	it('GET /extract/ filters by metadata and search (document name, schema name), pages; DELETE removes the extraction and its file (§unversioned-4.1, §unversioned-4.4)', async () => {
 		const { id } = await finishedExtraction({ lot: 'lot-1' });
 		await finishedExtraction({ lot: 'lot-2' });
-		const ids = async (query: string): Promise<string[]> => (await api.call('GET', `/extract/?${query}`, { headers: api.tok() })).body.results.map((e: { id: string }) => e.id);
+		const ids = async (query: string): Promise<string[]> =>
+			(await api.call('GET', `/extract/?${query}`, { headers: api.tok() })).body.results.map(
+				(e: { id: string }) => e.id,
+			);
 		expect(await ids('meta_key=lot&meta_value=lot-1')).toEqual([id]);
 		expect(await ids('meta_value=lot-1')).toEqual([id]);
 		expect(await ids('meta_key=lot&meta_value=lot-3')).toEqual([]);
 		expect(await ids('meta_key=lot')).toHaveLength(2);
-		const needle = await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: { name: 'Needle.pdf', bytes: small }, server: 'EU-1' }) });
+		const needle = await api.call('POST', '/extract/', {
+			headers: api.tok(),
+			form: form({ document: { name: 'Needle.pdf', bytes: small }, server: 'EU-1' }),
+		});
 		expect(await ids('search=needle')).toEqual([needle.body.id]);
-		const lines = await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: { name: 'l.pdf', bytes: small }, server: 'EU-1', schema: LINES_SCHEMA }) });
+		const lines = await api.call('POST', '/extract/', {
+			headers: api.tok(),
+			form: form({
+				document: { name: 'l.pdf', bytes: small },
+				server: 'EU-1',
+				schema: LINES_SCHEMA,
+			}),
+		});
 		expect(await ids('search=INVOICE%20LINES')).toEqual([lines.body.id]);
-		expect((await api.call('GET', '/extract/?size=2', { headers: api.tok() })).body.next).toBe(`${api.emu.url}/extract/?size=2&page=2`);
+		expect((await api.call('GET', '/extract/?size=2', { headers: api.tok() })).body.next).toBe(
+			`${api.emu.url}/extract/?size=2&page=2`,
+		);
 
 		const del = await api.call('DELETE', `/extract/${id}/`, { headers: api.tok() });
 		expect(del.status).toBe(204);
@@ -127,36 +235,77 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 	it('refuses an extraction when credits are insufficient (403), and takes one credit per page', async () => {
 		const pdf = await makePdf([['One page']]);
 		api.emu.setCredits(0);
-		const refused = await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: { name: 'x.pdf', bytes: pdf }, server: 'EU-1' }) });
+		const refused = await api.call('POST', '/extract/', {
+			headers: api.tok(),
+			form: form({ document: { name: 'x.pdf', bytes: pdf }, server: 'EU-1' }),
+		});
 		expect(refused.status).toBe(403);
 		expect(refused.body).toEqual({ credits: ['Insufficient credits: 1 needed, 0 available.'] });
 		api.emu.setCredits(100);
-		expect((await api.call('POST', '/extract/', { headers: api.tok(), form: form({ document: { name: 'x.pdf', bytes: pdf }, server: 'EU-1' }) })).status).toBe(201);
+		expect(
+			(
+				await api.call('POST', '/extract/', {
+					headers: api.tok(),
+					form: form({ document: { name: 'x.pdf', bytes: pdf }, server: 'EU-1' }),
+				})
+			).status,
+		).toBe(201);
 		expect(api.emu.getCredits()).toBe(99);
 	});
 });
 
 describe('unversioned workflow uploads (§unversioned-4.10)', () => {
-	it('two files → an array sharing a session, with the workflow\'s schema and server; one file → an object', async () => {
+	it("two files → an array sharing a session, with the workflow's schema and server; one file → an object", async () => {
 		const two = await api.call('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
 			headers: api.tok(),
-			form: form({ 'extracts[0]document': pdfFile, 'extracts[1]document': { name: 'small.pdf', bytes: small } }),
+			form: form({
+				'extracts[0]document': pdfFile,
+				'extracts[1]document': { name: 'small.pdf', bytes: small },
+			}),
 		});
 		expect(two.status).toBe(201);
-		expect(two.body.map((e: { document_name: string }) => e.document_name)).toEqual(['invoice.pdf', 'small.pdf']);
-		expect(two.body[0]).toMatchObject({ workflow: WORKFLOW_EU, schema: INVOICE_SCHEMA, server: 'EU-1' });
+		expect(two.body.map((e: { document_name: string }) => e.document_name)).toEqual([
+			'invoice.pdf',
+			'small.pdf',
+		]);
+		expect(two.body[0]).toMatchObject({
+			workflow: WORKFLOW_EU,
+			schema: INVOICE_SCHEMA,
+			server: 'EU-1',
+		});
 		expect(two.body[0].workflow_session_id).toBe(two.body[1].workflow_session_id);
-		const one = await api.call('POST', `/workflow/${WORKFLOW_PLAIN}/extract/`, { headers: api.tok(), form: form({ 'extracts[0]document': pdfFile }) });
+		const one = await api.call('POST', `/workflow/${WORKFLOW_PLAIN}/extract/`, {
+			headers: api.tok(),
+			form: form({ 'extracts[0]document': pdfFile }),
+		});
 		expect(one.body.schema).toBeNull();
 		expect(one.body.workflow_session_id).not.toBe(two.body[0].workflow_session_id);
-		const list = await api.call('GET', `/extract/?workflow_id=${WORKFLOW_EU}&workflow_session_id=${two.body[0].workflow_session_id}`, { headers: api.tok() });
+		const list = await api.call(
+			'GET',
+			`/extract/?workflow_id=${WORKFLOW_EU}&workflow_session_id=${two.body[0].workflow_session_id}`,
+			{ headers: api.tok() },
+		);
 		expect(list.body.count).toBe(2);
 		expect(list.body.results[1].schema.name).toBe('Invoice');
 	});
 
 	it('needs extracts[i]document fields and a known workflow', async () => {
-		expect((await api.call('POST', `/workflow/${WORKFLOW_EU}/extract/`, { headers: api.tok(), form: form({ document: pdfFile }) })).body).toEqual({ extracts: ['This field is required.'] });
-		expect((await api.call('POST', `/workflow/${UNKNOWN_ID}/extract/`, { headers: api.tok(), form: form({ 'extracts[0]document': pdfFile }) })).body).toEqual({
+		expect(
+			(
+				await api.call('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
+					headers: api.tok(),
+					form: form({ document: pdfFile }),
+				})
+			).body,
+		).toEqual({ extracts: ['This field is required.'] });
+		expect(
+			(
+				await api.call('POST', `/workflow/${UNKNOWN_ID}/extract/`, {
+					headers: api.tok(),
+					form: form({ 'extracts[0]document': pdfFile }),
+				})
+			).body,
+		).toEqual({
 			detail: 'No Workflow matches the given query.',
 		});
 	});
@@ -164,7 +313,10 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 	it('serves csv / json / zip downloads of a workflow extraction named after its file', async () => {
 		const created = await api.call('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
 			headers: api.tok(),
-			form: form({ 'extracts[0]document': { name: 'one.pdf', bytes: small }, 'extracts[1]document': { name: 'two.pdf', bytes: small } }),
+			form: form({
+				'extracts[0]document': { name: 'one.pdf', bytes: small },
+				'extracts[1]document': { name: 'two.pdf', bytes: small },
+			}),
 		});
 		expect(created.body).toHaveLength(2);
 		const id = created.body[0].id;
@@ -172,7 +324,10 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 		const csv = await api.call('GET', `/extract/${id}/?download=csv`, { headers: api.tok() });
 		expect(csv.headers.get('content-disposition')).toBe('attachment; filename="one.csv"');
 		expect(csv.body).toContain('INV-2');
-		expect((await api.call('GET', `/extract/${id}/?download=json`, { headers: api.tok() })).body.extracted_data.invoice_number).toBe('INV-2');
+		expect(
+			(await api.call('GET', `/extract/${id}/?download=json`, { headers: api.tok() })).body
+				.extracted_data.invoice_number,
+		).toBe('INV-2');
 		const zip = await api.call('GET', `/extract/${id}/?download=images`, { headers: api.tok() });
 		expect(Object.keys((await JSZip.loadAsync(zip.bytes)).files)).toEqual(['page-1.png']);
 	});
@@ -183,13 +338,31 @@ describe('unversioned schemas (§unversioned-4.5–§unversioned-4.9)', () => {
 		const before = (await api.call('GET', '/schema/', { headers: api.tok() })).body.count;
 		const created = await api.call('POST', '/schema/', {
 			headers: api.tok(),
-			json: { name: 'Receipt', description: 'Shop receipts', schema: { type: 'object', properties: { invoice_number: { type: 'string' } } } },
+			json: {
+				name: 'Receipt',
+				description: 'Shop receipts',
+				schema: { type: 'object', properties: { invoice_number: { type: 'string' } } },
+			},
 		});
 		expect(created.status).toBe(201);
 		expect(created.body.additional_informations).toBeNull();
 		const id = created.body.id;
-		expect((await api.call('POST', '/schema/', { headers: api.tok(), json: { name: 'x', description: 'y' } })).body).toEqual({ schema: ['This field is required.'] });
-		expect((await api.call('POST', '/schema/', { headers: api.tok(), json: { name: '', description: 'y', schema: [] } })).body).toEqual({
+		expect(
+			(
+				await api.call('POST', '/schema/', {
+					headers: api.tok(),
+					json: { name: 'x', description: 'y' },
+				})
+			).body,
+		).toEqual({ schema: ['This field is required.'] });
+		expect(
+			(
+				await api.call('POST', '/schema/', {
+					headers: api.tok(),
+					json: { name: '', description: 'y', schema: [] },
+				})
+			).body,
+		).toEqual({
 			name: ['This field may not be blank.'],
 			schema: ['Must be a JSON object or null.'],
 		});
@@ -202,19 +375,35 @@ describe('unversioned schemas (§unversioned-4.5–§unversioned-4.9)', () => {
 		expect(put.body.schema).toBeNull();
 		const putMultipart = await api.call('PUT', `/schema/${id}/`, {
 			headers: api.tok(),
-			form: form({ name: 'Receipt 3', description: 'd', schema: '{"type":"object","properties":{"invoice_number":{"type":"string"}}}' }),
+			form: form({
+				name: 'Receipt 3',
+				description: 'd',
+				schema: '{"type":"object","properties":{"invoice_number":{"type":"string"}}}',
+			}),
 		});
 		expect(putMultipart.body.name).toBe('Receipt 3');
-		expect((await api.call('GET', `/schema/${id}/`, { headers: api.tok() })).body.name).toBe('Receipt 3');
+		expect((await api.call('GET', `/schema/${id}/`, { headers: api.tok() })).body.name).toBe(
+			'Receipt 3',
+		);
 
-		const parsing = await api.call('POST', '/v0/parsing', { headers: api.v0(), form: form({ document: pdfFile }) });
+		const parsing = await api.call('POST', '/v0/parsing', {
+			headers: api.v0(),
+			form: form({ document: pdfFile }),
+		});
 		await api.poll(`/v0/parsing/${parsing.body.id}`, api.v0(), isFinalV0);
-		const ex = await api.call('POST', '/v0/extract', { headers: api.v0(), json: { schema: id, parsing: parsing.body.id } });
+		const ex = await api.call('POST', '/v0/extract', {
+			headers: api.v0(),
+			json: { schema: id, parsing: parsing.body.id },
+		});
 		expect(ex.status).toBe(201);
-		expect((await api.poll(`/v0/extract/${ex.body.id}`, api.v0(), isFinalV0)).body.result).toEqual({ invoice_number: 'INV-1' });
+		expect((await api.poll(`/v0/extract/${ex.body.id}`, api.v0(), isFinalV0)).body.result).toEqual({
+			invoice_number: 'INV-1',
+		});
 
 		expect((await api.call('DELETE', `/schema/${id}/`, { headers: api.tok() })).status).toBe(204);
-		expect((await api.call('GET', `/schema/${id}/`, { headers: api.tok() })).body).toEqual({ detail: 'No Schema matches the given query.' });
+		expect((await api.call('GET', `/schema/${id}/`, { headers: api.tok() })).body).toEqual({
+			detail: 'No Schema matches the given query.',
+		});
 		expect((await api.call('GET', '/schema/', { headers: api.tok() })).body.count).toBe(before);
 	});
 });

@@ -8,9 +8,17 @@ import path from 'node:path';
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator';
-import { binaryProperty, runWorkflow, shutdownEngine, singleNodeWorkflow, type RunResult } from '../../scripts/engine';
+import {
+	binaryProperty,
+	runWorkflow,
+	shutdownEngine,
+	singleNodeWorkflow,
+	type RunResult,
+} from '../../scripts/engine';
 
-export const SAMPLE_PDF = readFileSync(path.join(__dirname, '..', '..', 'examples', 'files', 'invoice.pdf'));
+export const SAMPLE_PDF = readFileSync(
+	path.join(__dirname, '..', '..', 'examples', 'files', 'invoice.pdf'),
+);
 
 /** Seeded schema ids (emulator/seed.json). */
 export const INVOICE_SCHEMA = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
@@ -50,7 +58,10 @@ export function useEmulator(options: EmulatorOptions = {}): () => Emulator {
 }
 
 /** Credentials of both types pointing at the emulator. */
-export function credentialsFor(emulator: Emulator, overrides: { apiKey?: string; token?: string; baseUrl?: string } = {}) {
+export function credentialsFor(
+	emulator: Emulator,
+	overrides: { apiKey?: string; token?: string; baseUrl?: string } = {},
+) {
 	const baseUrl = overrides.baseUrl ?? `${emulator.url}/`;
 	return {
 		extractionServiceApi: { baseUrl, apiKey: overrides.apiKey ?? emulator.apiKey },
@@ -67,7 +78,11 @@ export async function fileItem(
 ): Promise<INodeExecutionData> {
 	const binary: NonNullable<INodeExecutionData['binary']> = {};
 	for (const [name, file] of Object.entries(files)) {
-		binary[name] = await binaryProperty(file.bytes, file.fileName, file.mimeType ?? 'application/pdf');
+		binary[name] = await binaryProperty(
+			file.bytes,
+			file.fileName,
+			file.mimeType ?? 'application/pdf',
+		);
 	}
 	return { json, binary };
 }
@@ -77,7 +92,11 @@ export async function runNode(
 	emulator: Emulator,
 	parameters: Record<string, unknown>,
 	input: INodeExecutionData[] = [{ json: {} }],
-	options: { node?: Partial<INode>; credentials?: ReturnType<typeof credentialsFor>; onStart?: (e: { cancel: () => void }) => void } = {},
+	options: {
+		node?: Partial<INode>;
+		credentials?: ReturnType<typeof credentialsFor>;
+		onStart?: (e: { cancel: () => void }) => void;
+	} = {},
 ): Promise<RunResult & { items: INodeExecutionData[] }> {
 	const result = await runWorkflow({
 		workflow: singleNodeWorkflow(parameters as INode['parameters'], options.node),

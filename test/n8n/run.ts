@@ -10,7 +10,17 @@ export type Json = Record<string, unknown>;
 /** One item of a node's output, as n8n stores it in the run data. */
 export interface RunItem {
 	json: Json;
-	binary?: Record<string, { mimeType?: string; fileName?: string; fileExtension?: string; fileSize?: string; data?: string; id?: string }>;
+	binary?: Record<
+		string,
+		{
+			mimeType?: string;
+			fileName?: string;
+			fileExtension?: string;
+			fileSize?: string;
+			data?: string;
+			id?: string;
+		}
+	>;
 	pairedItem?: unknown;
 	error?: unknown;
 }
@@ -78,8 +88,10 @@ export class N8nRun implements N8nRunInfo {
 
 	/** `resultData.runData`: node name → runs. */
 	get runData(): Record<string, NodeRun[]> {
-		if (this.notExecuted !== undefined) throw new Error(`${this.workflowFile} was not executed: ${this.notExecuted}`);
-		const data = this.raw.data as { resultData?: { runData?: Record<string, NodeRun[]> } } | undefined;
+		if (this.notExecuted !== undefined)
+			throw new Error(`${this.workflowFile} was not executed: ${this.notExecuted}`);
+		const data = this.raw.data as
+			{ resultData?: { runData?: Record<string, NodeRun[]> } } | undefined;
 		return data?.resultData?.runData ?? {};
 	}
 
@@ -98,11 +110,17 @@ export class N8nRun implements N8nRunInfo {
 	nodeRun(nodeName: string, runIndex = -1): NodeRun {
 		const runs = this.runData[nodeName];
 		if (!runs || runs.length === 0) {
-			throw new Error(`node "${nodeName}" did not run (nodes that ran: ${this.executedNodes.map((n) => `"${n}"`).join(', ') || 'none'})${this.describeError()}`);
+			throw new Error(
+				`node "${nodeName}" did not run (nodes that ran: ${this.executedNodes.map((n) => `"${n}"`).join(', ') || 'none'})${this.describeError()}`,
+			);
 		}
 		const run = runs.at(runIndex);
-		if (!run) throw new Error(`node "${nodeName}" has no run ${runIndex} (it ran ${runs.length} time(s))`);
-		if (run.error) throw new Error(`node "${nodeName}" failed: ${run.error.message ?? JSON.stringify(run.error)}${run.error.description ? ` (${run.error.description})` : ''}`);
+		if (!run)
+			throw new Error(`node "${nodeName}" has no run ${runIndex} (it ran ${runs.length} time(s))`);
+		if (run.error)
+			throw new Error(
+				`node "${nodeName}" failed: ${run.error.message ?? JSON.stringify(run.error)}${run.error.description ? ` (${run.error.description})` : ''}`,
+			);
 		return run;
 	}
 
@@ -124,19 +142,32 @@ export class N8nRun implements N8nRunInfo {
 	binaryData(nodeName: string, property = 'data', itemIndex = 0, outputIndex = 0): Buffer {
 		const items = this.items(nodeName, outputIndex);
 		const item = items[itemIndex];
-		if (!item) throw new Error(`node "${nodeName}" has no item ${itemIndex} (it output ${items.length})`);
+		if (!item)
+			throw new Error(`node "${nodeName}" has no item ${itemIndex} (it output ${items.length})`);
 		const bin = item.binary?.[property];
-		if (!bin) throw new Error(`item ${itemIndex} of "${nodeName}" has no binary "${property}" (it has: ${Object.keys(item.binary ?? {}).join(', ') || 'none'})`);
+		if (!bin)
+			throw new Error(
+				`item ${itemIndex} of "${nodeName}" has no binary "${property}" (it has: ${Object.keys(item.binary ?? {}).join(', ') || 'none'})`,
+			);
 		const id = bin.id;
 		if (id) {
 			const [mode, rel] = id.split(/:(.*)/s, 2);
 			const file =
-				mode === 'filesystem-v2' ? path.join(this.n8nFolder, 'storage', rel) : mode === 'filesystem' ? path.join(this.n8nFolder, 'binaryData', rel) : undefined;
-			if (!file) throw new Error(`binary "${property}" of "${nodeName}" is in mode ${mode}, which this test cannot read`);
-			if (!existsSync(file)) throw new Error(`binary "${property}" of "${nodeName}": ${file} does not exist`);
+				mode === 'filesystem-v2'
+					? path.join(this.n8nFolder, 'storage', rel)
+					: mode === 'filesystem'
+						? path.join(this.n8nFolder, 'binaryData', rel)
+						: undefined;
+			if (!file)
+				throw new Error(
+					`binary "${property}" of "${nodeName}" is in mode ${mode}, which this test cannot read`,
+				);
+			if (!existsSync(file))
+				throw new Error(`binary "${property}" of "${nodeName}": ${file} does not exist`);
 			return readFileSync(file);
 		}
-		if (typeof bin.data !== 'string') throw new Error(`binary "${property}" of "${nodeName}" has no data`);
+		if (typeof bin.data !== 'string')
+			throw new Error(`binary "${property}" of "${nodeName}" has no data`);
 		return Buffer.from(bin.data, 'base64');
 	}
 

@@ -57,13 +57,17 @@ export interface TriggerCounts {
 }
 
 /** What an invoice file extracts to with the seeded Invoice schema (examples/files/). */
-const INVOICES: Record<string, { invoice_number: string; total_amount: number; currency: string }> = {
-	'invoice.pdf': { invoice_number: 'INV-2026-0042', total_amount: 1234.5, currency: 'EUR' },
-	'invoice-2.pdf': { invoice_number: 'GX-7781', total_amount: 596, currency: 'GBP' },
-};
+const INVOICES: Record<string, { invoice_number: string; total_amount: number; currency: string }> =
+	{
+		'invoice.pdf': { invoice_number: 'INV-2026-0042', total_amount: 1234.5, currency: 'EUR' },
+		'invoice-2.pdf': { invoice_number: 'GX-7781', total_amount: 596, currency: 'GBP' },
+	};
 
 /** The counts and every problem found (none: the run passed). */
-export function evaluateTrigger(obs: TriggerObservation): { counts: TriggerCounts; problems: string[] } {
+export function evaluateTrigger(obs: TriggerObservation): {
+	counts: TriggerCounts;
+	problems: string[];
+} {
 	const problems: string[] = [];
 	const rows = obs.executions.flatMap((e) => e.rows.map((row) => ({ execution: e.id, row })));
 	const byId = new Map<string, string[]>();
@@ -80,16 +84,29 @@ export function evaluateTrigger(obs: TriggerObservation): { counts: TriggerCount
 	const mustNot = new Map(obs.mustNotFire.map((j) => [j.id, j]));
 
 	const duplicates = [...byId].filter(([, executions]) => executions.length > 1);
-	for (const [id, executions] of duplicates) problems.push(`extraction ${id} fired ${executions.length} times (executions ${executions.join(', ')})`);
+	for (const [id, executions] of duplicates)
+		problems.push(
+			`extraction ${id} fired ${executions.length} times (executions ${executions.join(', ')})`,
+		);
 	const old = [...byId.keys()].filter((id) => before.has(id));
-	for (const id of old) problems.push(`extraction ${id} (${before.get(id)?.role}), finished before the activation, fired`);
+	for (const id of old)
+		problems.push(
+			`extraction ${id} (${before.get(id)?.role}), finished before the activation, fired`,
+		);
 	const unexpected = [...byId.keys()].filter((id) => !expected.has(id) && !before.has(id));
 	for (const id of unexpected) {
 		const job = mustNot.get(id);
-		problems.push(job ? `extraction ${id} (${job.role}) must not fire, but did` : `extraction ${id} fired, but this run never created it`);
+		problems.push(
+			job
+				? `extraction ${id} (${job.role}) must not fire, but did`
+				: `extraction ${id} fired, but this run never created it`,
+		);
 	}
 	const missing = [...expected.keys()].filter((id) => !byId.has(id));
-	for (const id of missing) problems.push(`extraction ${id} (${expected.get(id)?.role}, ${expected.get(id)?.file}) never fired`);
+	for (const id of missing)
+		problems.push(
+			`extraction ${id} (${expected.get(id)?.role}, ${expected.get(id)?.file}) never fired`,
+		);
 
 	// each row shows its extraction: batch from the metadata, the file, the invoice data, FINISHED
 	const seen = new Set<string>();
@@ -97,15 +114,27 @@ export function evaluateTrigger(obs: TriggerObservation): { counts: TriggerCount
 		const job = expected.get(String(row.extraction_id));
 		if (!job || seen.has(job.id)) continue;
 		seen.add(job.id);
-		const want: Json = { batch: job.batch, file_name: job.file, status: 'FINISHED', ...INVOICES[job.file] };
+		const want: Json = {
+			batch: job.batch,
+			file_name: job.file,
+			status: 'FINISHED',
+			...INVOICES[job.file],
+		};
 		for (const [key, value] of Object.entries(want)) {
 			if (JSON.stringify(row[key]) !== JSON.stringify(value)) {
-				problems.push(`execution ${execution}, row of ${job.id} (${job.role}): ${key} is ${JSON.stringify(row[key])}, expected ${JSON.stringify(value)}`);
+				problems.push(
+					`execution ${execution}, row of ${job.id} (${job.role}): ${key} is ${JSON.stringify(row[key])}, expected ${JSON.stringify(value)}`,
+				);
 			}
 		}
 	}
-	for (const e of obs.executions) if (e.mode && e.mode !== 'trigger') problems.push(`execution ${e.id} has mode ${e.mode}, expected trigger`);
-	if (obs.faultInjected && obs.failedExecutions === 0) problems.push('a poll was failed on purpose (503), but n8n recorded no failed execution of the trigger workflow');
+	for (const e of obs.executions)
+		if (e.mode && e.mode !== 'trigger')
+			problems.push(`execution ${e.id} has mode ${e.mode}, expected trigger`);
+	if (obs.faultInjected && obs.failedExecutions === 0)
+		problems.push(
+			'a poll was failed on purpose (503), but n8n recorded no failed execution of the trigger workflow',
+		);
 
 	const counts: TriggerCounts = {
 		created: expected.size,
@@ -115,12 +144,16 @@ export function evaluateTrigger(obs: TriggerObservation): { counts: TriggerCount
 		unexpected: unexpected.length,
 		missing: missing.length,
 	};
-	if (counts.fired !== counts.created && problems.length === 0) problems.push(`${counts.created} created, but ${counts.fired} rows fired`);
+	if (counts.fired !== counts.created && problems.length === 0)
+		problems.push(`${counts.created} created, but ${counts.fired} rows fired`);
 	return { counts, problems };
 }
 
 /** The run's one-line result: `trigger: <created> created, <fired> fired, <duplicates> duplicates, <old> old`. */
 export function triggerLine(counts: TriggerCounts): string {
-	const extra = [counts.unexpected ? `${counts.unexpected} unexpected` : '', counts.missing ? `${counts.missing} missing` : ''].filter(Boolean);
+	const extra = [
+		counts.unexpected ? `${counts.unexpected} unexpected` : '',
+		counts.missing ? `${counts.missing} missing` : '',
+	].filter(Boolean);
 	return `trigger: ${counts.created} created, ${counts.fired} fired, ${counts.duplicates} duplicates, ${counts.old} old${extra.length ? ` (${extra.join(', ')})` : ''}`;
 }

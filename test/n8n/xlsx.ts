@@ -27,14 +27,19 @@ function columnIndex(ref: string): number {
 }
 
 export async function readFirstSheet(bytes: Buffer): Promise<Sheet> {
-	if (bytes.subarray(0, 2).toString('latin1') !== 'PK') throw new Error(`not an .xlsx (zip) file: starts with ${JSON.stringify(bytes.subarray(0, 8).toString('latin1'))}`);
+	if (bytes.subarray(0, 2).toString('latin1') !== 'PK')
+		throw new Error(
+			`not an .xlsx (zip) file: starts with ${JSON.stringify(bytes.subarray(0, 8).toString('latin1'))}`,
+		);
 	const zip = await JSZip.loadAsync(bytes);
 	const workbook = (await zip.file('xl/workbook.xml')?.async('string')) ?? '';
 	const name = unescape(/<sheet [^>]*name="([^"]*)"/.exec(workbook)?.[1] ?? '');
 	const sheetXml = await zip.file('xl/worksheets/sheet1.xml')?.async('string');
 	if (!sheetXml) throw new Error('the .xlsx has no xl/worksheets/sheet1.xml');
 	const sharedXml = (await zip.file('xl/sharedStrings.xml')?.async('string')) ?? '';
-	const shared = [...sharedXml.matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) => unescape([...m[1].matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => t[1]).join('')));
+	const shared = [...sharedXml.matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) =>
+		unescape([...m[1].matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => t[1]).join('')),
+	);
 
 	const rows: Sheet['rows'] = [];
 	for (const row of sheetXml.matchAll(/<row[^>]*>([\s\S]*?)<\/row>/g)) {
@@ -47,7 +52,8 @@ export async function readFirstSheet(bytes: Buffer): Promise<Sheet> {
 			const v = /<v>([\s\S]*?)<\/v>/.exec(body)?.[1];
 			let value: string | number | boolean | null = null;
 			if (type === 's') value = shared[Number(v)] ?? null;
-			else if (type === 'inlineStr') value = unescape([...body.matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => t[1]).join(''));
+			else if (type === 'inlineStr')
+				value = unescape([...body.matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => t[1]).join(''));
 			else if (type === 'str' || type === 'e') value = v === undefined ? null : unescape(v);
 			else if (type === 'b') value = v === '1';
 			else value = v === undefined ? null : Number(v);
@@ -56,6 +62,8 @@ export async function readFirstSheet(bytes: Buffer): Promise<Sheet> {
 		rows.push(Array.from(cells, (x) => x ?? null));
 	}
 	const header = (rows[0] ?? []).map((h) => String(h ?? ''));
-	const records = rows.slice(1).map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? null])));
+	const records = rows
+		.slice(1)
+		.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? null])));
 	return { name, rows, records };
 }

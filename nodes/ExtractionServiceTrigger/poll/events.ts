@@ -2,7 +2,12 @@ import type { ApiFamily } from '../../ExtractionService/v1/transport';
 import { JOB_KINDS, type JobKind } from '../../ExtractionService/v1/helpers/jobs';
 
 /** The trigger's events (the `event` parameter's values). */
-export type EventName = 'documentUploaded' | 'extractionFailed' | 'extractionFinished' | 'parsingFailed' | 'parsingFinished';
+export type EventName =
+	| 'documentUploaded'
+	| 'extractionFailed'
+	| 'extractionFinished'
+	| 'parsingFailed'
+	| 'parsingFinished';
 
 /**
  * How an event finds what is new in its list:
@@ -100,7 +105,8 @@ export const EVENTS: EventSpec[] = [
 	{
 		value: 'parsingFinished',
 		name: 'Parsing Finished',
-		description: 'A parsing finished, also partially (status FINISHED or PARTIAL_FINISHED) (API key)',
+		description:
+			'A parsing finished, also partially (status FINISHED or PARTIAL_FINISHED) (API key)',
 		family: 'v0',
 		segment: 'parsing',
 		listName: 'Parsings',

@@ -4,7 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { extractionItems } from '../../ExtractionService/v1/actions/extraction/common';
 import { withAbsoluteUrls } from '../../ExtractionService/v1/helpers/output';
 import { isoDateTime } from '../../ExtractionService/v1/helpers/validation';
-import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient } from '../../ExtractionService/v1/transport';
+import {
+	DEFAULT_CLIENT_SETTINGS,
+	ExtractionServiceClient,
+} from '../../ExtractionService/v1/transport';
 import { EVENTS, type EventSpec } from './events';
 import { SOFT_BUDGET_SHARE, type PollEnv } from './lists';
 import { sampleEvent } from './sample';
@@ -55,10 +58,18 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const sinceText = isoDateTime(node, 0, 'Include Existing Since', options.includeExistingSince);
 	const since = sinceText === undefined ? undefined : Date.parse(sinceText);
-	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
+	const budget =
+		typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
 	const client = new ExtractionServiceClient(this, DEFAULT_CLIENT_SETTINGS);
 	const started = Date.now();
-	const env: PollEnv = { node, client, spec, filters: readFilters(this, spec), deadline: started + budget * BUDGET_SHARE, softDeadline: started + budget * SOFT_BUDGET_SHARE };
+	const env: PollEnv = {
+		node,
+		client,
+		spec,
+		filters: readFilters(this, spec),
+		deadline: started + budget * BUDGET_SHARE,
+		softDeadline: started + budget * SOFT_BUDGET_SHARE,
+	};
 	const baseUrl = await client.baseUrl(spec.family);
 
 	if (this.getMode() === 'manual') return [await outputItems(this, env, [await sampleEvent(env)])];
@@ -70,20 +81,31 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	// poll its own copy of the static data) and marked in the static data (the same object for every
 	// poll in the classic scheduling); a mark older than the poll budget is left over from a crash.
 	const key = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-	const mark = typeof data[POLL_STARTED_AT] === 'number' ? (data[POLL_STARTED_AT] as number) : undefined;
+	const mark =
+		typeof data[POLL_STARTED_AT] === 'number' ? (data[POLL_STARTED_AT] as number) : undefined;
 	const runningHere = RUNNING.get(key);
-	if ((runningHere !== undefined && started - runningHere < budget) || (mark !== undefined && started - mark < budget)) return null;
+	if (
+		(runningHere !== undefined && started - runningHere < budget) ||
+		(mark !== undefined && started - mark < budget)
+	)
+		return null;
 	RUNNING.set(key, started);
 	data[POLL_STARTED_AT] = started;
 	try {
-		const fingerprint = JSON.stringify({ event: spec.value, filters: env.filters, since: sinceText ?? null, baseUrl });
+		const fingerprint = JSON.stringify({
+			event: spec.value,
+			filters: env.filters,
+			since: sinceText ?? null,
+			baseUrl,
+		});
 		let state = loadState(data, fingerprint);
 		// n8n's durable cursors do not save the activation poll's state when it outputs nothing, and
 		// run each scheduled poll on poll functions of their own (activation mode `update`): a
 		// scheduled poll that finds no saved state goes on from the activation's, kept in this process.
 		const activationKey = `${key}:${fingerprint}`;
 		if (state) ACTIVATIONS.delete(activationKey);
-		else if (!FRESH_START_MODES.has(this.getActivationMode())) state = ACTIVATIONS.get(activationKey);
+		else if (!FRESH_START_MODES.has(this.getActivationMode()))
+			state = ACTIVATIONS.get(activationKey);
 		const startedFresh = !state;
 		// A poll that reported an error saved the state to go on from, but n8n's durable cursors
 		// commit a poll's state only with an execution: go on from it anyway (once reported, in this process).
@@ -134,7 +156,8 @@ function readFilters(ctx: IPollFunctions, spec: EventSpec): IDataObject {
 	const qs: IDataObject = {};
 	for (const name of allowed) {
 		const value = filters[name];
-		if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) continue;
+		if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
+			continue;
 		qs[FILTER_QUERY[name]] = typeof value === 'string' ? value.trim() : value;
 	}
 	return qs;
@@ -145,13 +168,22 @@ function readFilters(ctx: IPollFunctions, spec: EventSpec): IDataObject {
  * fields at the top level with `id`, `status`, `document_name`; Split Into Items), parsings and
  * documents in full with absolute URLs added (`…_absolute`), as Parsing → Get and Document → Get.
  */
-async function outputItems(ctx: IPollFunctions, env: PollEnv, resources: IDataObject[]): Promise<INodeExecutionData[]> {
+async function outputItems(
+	ctx: IPollFunctions,
+	env: PollEnv,
+	resources: IDataObject[],
+): Promise<INodeExecutionData[]> {
 	const { client, spec } = env;
 	if (spec.strategy === 'scan') {
 		const options = ctx.getNodeParameter('options', {}) as IDataObject;
-		const output = { simplify: ctx.getNodeParameter('simplify', true) as boolean, splitIntoItems: options.splitIntoItems === true, includeInputBinary: false };
+		const output = {
+			simplify: ctx.getNodeParameter('simplify', true) as boolean,
+			splitIntoItems: options.splitIntoItems === true,
+			includeInputBinary: false,
+		};
 		const items: INodeExecutionData[] = [];
-		for (const extraction of resources) items.push(...(await extractionItems(client, extraction, 0, output)));
+		for (const extraction of resources)
+			items.push(...(await extractionItems(client, extraction, 0, output)));
 		return items;
 	}
 	const baseUrl = await client.baseUrl(spec.family);

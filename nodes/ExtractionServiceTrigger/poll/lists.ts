@@ -2,7 +2,11 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { fetchJob } from '../../ExtractionService/v1/helpers/jobs';
-import { servicePath, type ExtractionServiceClient, type ListPage } from '../../ExtractionService/v1/transport';
+import {
+	servicePath,
+	type ExtractionServiceClient,
+	type ListPage,
+} from '../../ExtractionService/v1/transport';
 import type { EventSpec } from './events';
 
 /** Items asked for per list page (the service may send fewer or more, `§v0-8`, `§unversioned-8`). */
@@ -71,10 +75,15 @@ export function idOf(item: IDataObject): string | undefined {
  */
 export function timestampMs(value: unknown): number | undefined {
 	if (typeof value !== 'string') return undefined;
-	const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(value.trim());
+	const match =
+		/^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(
+			value.trim(),
+		);
 	if (!match) return undefined;
 	const [, date, time, fraction = '', zone = 'Z'] = match;
-	const ms = Date.parse(`${date}T${time}${fraction ? `.${fraction.slice(0, 3).padEnd(3, '0')}` : ''}${zone.toUpperCase()}`);
+	const ms = Date.parse(
+		`${date}T${time}${fraction ? `.${fraction.slice(0, 3).padEnd(3, '0')}` : ''}${zone.toUpperCase()}`,
+	);
 	return Number.isNaN(ms) ? undefined : ms;
 }
 
@@ -131,7 +140,15 @@ export class EventList {
 	async page(qs: IDataObject, page: number, size = PAGE_SIZE): Promise<ListPage> {
 		const { client, spec, filters, deadline } = this.env;
 		return await client.page(
-			{ family: spec.family, method: 'GET', path: servicePath(spec.family, spec.segment), qs: { ...filters, ...qs }, itemIndex: 0, resourceName: spec.listName, deadline },
+			{
+				family: spec.family,
+				method: 'GET',
+				path: servicePath(spec.family, spec.segment),
+				qs: { ...filters, ...qs },
+				itemIndex: 0,
+				resourceName: spec.listName,
+				deadline,
+			},
 			page,
 			size,
 		);
@@ -164,7 +181,8 @@ export class EventList {
 	 */
 	async job(id: string): Promise<IDataObject | undefined> {
 		const { client, node, spec, deadline } = this.env;
-		if (!spec.kind) throw new NodeOperationError(node, `${spec.resourceName} has no read by id in the trigger`);
+		if (!spec.kind)
+			throw new NodeOperationError(node, `${spec.resourceName} has no read by id in the trigger`);
 		try {
 			return await fetchJob(client, node, spec.kind, id, 0, deadline);
 		} catch (error) {
@@ -190,7 +208,11 @@ export class EventList {
  *   enough to stop), or `tooMany`
  * @returns a bound for which `test` did not say `tooMany` (or `good` itself)
  */
-export async function searchBound(good: number, bad: number, test: (bound: number) => Promise<'fits' | 'enough' | 'tooMany'>): Promise<number> {
+export async function searchBound(
+	good: number,
+	bad: number,
+	test: (bound: number) => Promise<'fits' | 'enough' | 'tooMany'>,
+): Promise<number> {
 	for (let step = 0; step < 48 && Math.abs(bad - good) > 1; step++) {
 		const mid = Math.floor((good + bad) / 2);
 		const verdict = await test(mid);

@@ -64,7 +64,9 @@ export function unpackMarks(text: unknown): Mark[] | undefined {
 		const match = /^([A-Za-z0-9_-]{6})([0-9a-z]+)(?:~(\d+))?$/.exec(part);
 		if (!match) return undefined;
 		key += parseInt(match[2], 36);
-		marks.push(match[3] ? { hash: match[1], key, misses: Number(match[3]) } : { hash: match[1], key });
+		marks.push(
+			match[3] ? { hash: match[1], key, misses: Number(match[3]) } : { hash: match[1], key },
+		);
 	}
 	return marks;
 }

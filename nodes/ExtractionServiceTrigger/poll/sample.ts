@@ -28,11 +28,17 @@ export async function sampleEvent(env: PollEnv): Promise<IDataObject> {
 	const found = env.spec.strategy === 'window' ? await sampleWindow(env) : await sampleScan(env);
 	if (found) return found;
 	const filtered = Object.keys(env.filters).length > 0;
-	throw new NodeOperationError(env.node, `No ${env.spec.resourceName.toLowerCase()} for the event "${env.spec.name}" was found${filtered ? ' with these filters' : ''}`, {
-		description: `The test event is the most recent one at the service. ${
-			env.spec.value === 'documentUploaded' ? 'Upload a document' : `Create a ${env.spec.resourceName.toLowerCase()} that ends this way`
-		}${filtered ? ', or loosen the filters,' : ''} and fetch again; the active workflow fires on new ones anyway.`,
-	});
+	throw new NodeOperationError(
+		env.node,
+		`No ${env.spec.resourceName.toLowerCase()} for the event "${env.spec.name}" was found${filtered ? ' with these filters' : ''}`,
+		{
+			description: `The test event is the most recent one at the service. ${
+				env.spec.value === 'documentUploaded'
+					? 'Upload a document'
+					: `Create a ${env.spec.resourceName.toLowerCase()} that ends this way`
+			}${filtered ? ', or loosen the filters,' : ''} and fetch again; the active workflow fires on new ones anyway.`,
+		},
+	);
 }
 
 /** The newest item of a `/v0` event (its full parsing, for parsings), or undefined. */
@@ -42,7 +48,10 @@ async function sampleWindow(env: PollEnv): Promise<IDataObject | undefined> {
 	for (const span of SAMPLE_SPANS) {
 		const candidates: IDataObject[] = [];
 		for (const status of env.spec.statuses ?? [undefined]) {
-			const qs: IDataObject = { ...(status ? { status } : {}), ...(span ? { created_at_after: isoTime(now - span) } : {}) };
+			const qs: IDataObject = {
+				...(status ? { status } : {}),
+				...(span ? { created_at_after: isoTime(now - span) } : {}),
+			};
 			const first = await list.page(qs, 1);
 			candidates.push(...first.results);
 			if (first.next && first.count !== undefined && first.results.length > 0) {
@@ -50,7 +59,9 @@ async function sampleWindow(env: PollEnv): Promise<IDataObject | undefined> {
 				if (last > 1) candidates.push(...(await list.pageOrEmpty(qs, last, PAGE_SIZE)).results);
 			}
 		}
-		const pick = newest(candidates.filter((item) => idOf(item) !== undefined && fires(env.spec, item.status)));
+		const pick = newest(
+			candidates.filter((item) => idOf(item) !== undefined && fires(env.spec, item.status)),
+		);
 		if (!pick) continue;
 		return env.spec.kind ? await list.job(idOf(pick) as string) : pick;
 	}
@@ -61,7 +72,8 @@ async function sampleWindow(env: PollEnv): Promise<IDataObject | undefined> {
 async function sampleScan(env: PollEnv): Promise<IDataObject | undefined> {
 	const list = new EventList(env);
 	const first = await list.page({}, 1);
-	const firstMatch = (items: IDataObject[]) => items.find((item) => idOf(item) !== undefined && fires(env.spec, item.status));
+	const firstMatch = (items: IDataObject[]) =>
+		items.find((item) => idOf(item) !== undefined && fires(env.spec, item.status));
 	const ids: string[] = [];
 	// From the front: the first match on the first pages.
 	for (let n = 1, page = first; n <= SAMPLE_SCAN_PAGES; n++) {
@@ -74,7 +86,10 @@ async function sampleScan(env: PollEnv): Promise<IDataObject | undefined> {
 		page = await list.pageOrEmpty({}, n + 1);
 	}
 	// From the back: the last match on the last pages (the first page, when it is the only one).
-	const last = first.next && first.count !== undefined && first.results.length > 0 ? Math.ceil(first.count / first.results.length) : 1;
+	const last =
+		first.next && first.count !== undefined && first.results.length > 0
+			? Math.ceil(first.count / first.results.length)
+			: 1;
 	for (let n = last; n >= 1 && n > last - SAMPLE_SCAN_PAGES; n--) {
 		const page = n === 1 ? first : await list.pageOrEmpty({}, n);
 		const hit = firstMatch([...page.results].reverse());
@@ -84,5 +99,7 @@ async function sampleScan(env: PollEnv): Promise<IDataObject | undefined> {
 		}
 	}
 	const read = await list.jobs([...new Set(ids)]);
-	return newest([...read.values()].filter((job): job is IDataObject => !!job && fires(env.spec, job.status)));
+	return newest(
+		[...read.values()].filter((job): job is IDataObject => !!job && fires(env.spec, job.status)),
+	);
 }

@@ -3,7 +3,18 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { ListPage } from '../../ExtractionService/v1/transport';
 import { fires, isFinal } from './events';
-import { EventList, MAX_FIRING_PER_POLL, MAX_POLL_PAGES, MAX_TIE_PAGES, PAGE_SIZE, byCreation, idOf, outOfTime, timestampMs, type PollEnv } from './lists';
+import {
+	EventList,
+	MAX_FIRING_PER_POLL,
+	MAX_POLL_PAGES,
+	MAX_TIE_PAGES,
+	PAGE_SIZE,
+	byCreation,
+	idOf,
+	outOfTime,
+	timestampMs,
+	type PollEnv,
+} from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
 import { STATE_VERSION, type ListOrder, type ScanState } from './state';
 import type { PollOutcome } from './window';
@@ -40,7 +51,10 @@ class Pages {
 		if (cached) return cached.page;
 		const page = await this.list.pageOrEmpty({}, n, PAGE_SIZE);
 		this.requests++;
-		if (n === 1) this.size = page.next ? Math.max(1, page.results.length) : Math.max(PAGE_SIZE, page.results.length);
+		if (n === 1)
+			this.size = page.next
+				? Math.max(1, page.results.length)
+				: Math.max(PAGE_SIZE, page.results.length);
 		this.cache.set(n, { n, page });
 		return page;
 	}
@@ -101,7 +115,12 @@ interface Hit {
  *   report after saving it
  * @throws NodeApiError for any failed request (the caller then keeps the previous state)
  */
-export async function pollScan(env: PollEnv, state: ScanState | undefined, since: number | undefined, fingerprint: string): Promise<PollOutcome<ScanState>> {
+export async function pollScan(
+	env: PollEnv,
+	state: ScanState | undefined,
+	since: number | undefined,
+	fingerprint: string,
+): Promise<PollOutcome<ScanState>> {
 	const list = new EventList(env);
 	const pages = new Pages(list);
 	if (!state) return await activate(env, list, pages, since, fingerprint);
@@ -115,9 +134,26 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 		const order = await newEnd(env, pages, state);
 		if (!order) return await quietUnknown(env, list, pages, state, pending);
 		const at = state.at;
-		pending = new MarkSet(pending.values().map((mark) => ({ ...mark, key: order === 'oldest-first' ? mark.key : at - 1 - mark.key })));
-		state = { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: order === 'oldest-first' ? state.back : [...state.front].reverse(), at, order, pending: packMarks(pending.values()) };
-	} else if (state.edge.length === 0 && first.results.length > 0 && !(await orderFromDates(list, pages)) && !state.order) {
+		pending = new MarkSet(
+			pending
+				.values()
+				.map((mark) => ({ ...mark, key: order === 'oldest-first' ? mark.key : at - 1 - mark.key })),
+		);
+		state = {
+			v: STATE_VERSION,
+			strategy: 'scan',
+			fingerprint,
+			edge: order === 'oldest-first' ? state.back : [...state.front].reverse(),
+			at,
+			order,
+			pending: packMarks(pending.values()),
+		};
+	} else if (
+		state.edge.length === 0 &&
+		first.results.length > 0 &&
+		!(await orderFromDates(list, pages)) &&
+		!state.order
+	) {
 		// The list was empty and what it lists now does not show its order: everything listed is new.
 		return await activate(env, list, pages, -Infinity, fingerprint, pending);
 	}
@@ -136,8 +172,12 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 	const edgeIndex = (found.n - 1) * size + found.index;
 	const frame: Frame = {
 		oldestFirst: order === 'oldest-first',
-		posOf: (n, index) => (order === 'oldest-first' ? (n - 1) * size + index : found.pos + edgeIndex - ((n - 1) * size + index)),
-		pageOf: (pos) => pages.pageOf(Math.max(0, order === 'oldest-first' ? pos : edgeIndex + found.pos - pos)),
+		posOf: (n, index) =>
+			order === 'oldest-first'
+				? (n - 1) * size + index
+				: found.pos + edgeIndex - ((n - 1) * size + index),
+		pageOf: (pos) =>
+			pages.pageOf(Math.max(0, order === 'oldest-first' ? pos : edgeIndex + found.pos - pos)),
 	};
 	const positionOf = (n: number, index: number, _page: ListPage): number => frame.posOf(n, index);
 	const seen = new Set<string>(state.edge);
@@ -151,8 +191,13 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 	};
 	if (order === 'oldest-first') {
 		let page = await pages.get(found.n);
-		for (let index = found.index + 1; index < page.results.length; index++) take(found.n, index, page);
-		for (let n = found.n + 1, read = 0; page.next && read < MAX_POLL_PAGES && !outOfTime(env); n++, read++) {
+		for (let index = found.index + 1; index < page.results.length; index++)
+			take(found.n, index, page);
+		for (
+			let n = found.n + 1, read = 0;
+			page.next && read < MAX_POLL_PAGES && !outOfTime(env);
+			n++, read++
+		) {
 			page = await pages.get(n);
 			if (page.results.length === 0) break;
 			page.results.forEach((_, index) => take(n, index, page));
@@ -172,10 +217,21 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 		// go, and only while no extraction was created meanwhile (it would push one past a page read).
 		const edgePage = await pages.get(found.n);
 		const countThen = edgePage.count ?? first.count;
-		for (let n = found.n, read = 0; n >= 1 && read < MAX_POLL_PAGES && !outOfTime(env); n--, read++) {
+		for (
+			let n = found.n, read = 0;
+			n >= 1 && read < MAX_POLL_PAGES && !outOfTime(env);
+			n--, read++
+		) {
 			const page = await pages.get(n);
-			if (n !== found.n && page.count !== undefined && countThen !== undefined && page.count !== countThen) break;
-			for (let index = (n === found.n ? found.index : page.results.length) - 1; index >= 0; index--) take(n, index, page);
+			if (
+				n !== found.n &&
+				page.count !== undefined &&
+				countThen !== undefined &&
+				page.count !== countThen
+			)
+				break;
+			for (let index = (n === found.n ? found.index : page.results.length) - 1; index >= 0; index--)
+				take(n, index, page);
 		}
 	}
 
@@ -223,11 +279,21 @@ export async function pollScan(env: PollEnv, state: ScanState | undefined, since
 	}
 	const newest = processed.at(-1);
 	let t = state.t;
-	if (newest !== undefined) t = timestampMs((read.get(newest) ?? (await list.job(newest)))?.created_at) ?? t;
+	if (newest !== undefined)
+		t = timestampMs((read.get(newest) ?? (await list.job(newest)))?.created_at) ?? t;
 	const at = newest === undefined ? found.pos + 1 : newestPos + 1;
 	return {
 		resources: byCreation(resources),
-		state: { v: STATE_VERSION, strategy: 'scan', fingerprint, edge, at, order, pending: packMarks(pending.values()), ...(t === undefined ? {} : { t }) },
+		state: {
+			v: STATE_VERSION,
+			strategy: 'scan',
+			fingerprint,
+			edge,
+			at,
+			order,
+			pending: packMarks(pending.values()),
+			...(t === undefined ? {} : { t }),
+		},
 	};
 }
 
@@ -244,7 +310,9 @@ async function findEdge(
 	list: EventList,
 	pages: Pages,
 	state: ScanState,
-): Promise<{ order: ListOrder; n: number; index: number; pos: number; present: Set<string> } | undefined> {
+): Promise<
+	{ order: ListOrder; n: number; index: number; pos: number; present: Set<string> } | undefined
+> {
 	const rank = new Map(state.edge.map((id, index) => [id, index]));
 	const hits: Hit[] = [];
 	const present = new Set<string>();
@@ -282,7 +350,13 @@ async function findEdge(
 		const at = (newest.n - 1) * size + newest.index;
 		// Newest first, positions are counted from the edge as the state placed it (not from `count`,
 		// which a service may cap): the newest of the edge is at `at` - 1.
-		return { order, n: newest.n, index: newest.index, pos: order === 'oldest-first' ? at : state.at - 1 - (state.edge.length - 1 - newest.rank), present };
+		return {
+			order,
+			n: newest.n,
+			index: newest.index,
+			pos: order === 'oldest-first' ? at : state.at - 1 - (state.edge.length - 1 - newest.rank),
+			present,
+		};
 	};
 	if (state.edge.length === 0) {
 		// The list was empty: everything listed now is new. Its order from the dates, if it shows one.
@@ -295,7 +369,10 @@ async function findEdge(
 	// The hinted pages: the edge's page in each order (the last order seen first).
 	const oldestFirstPage = pages.pageOf(Math.max(0, state.at - 1));
 	const newestFirstPage = pages.pageOf(Math.max(0, count - state.at));
-	const hinted = state.order === 'oldest-first' ? [oldestFirstPage, newestFirstPage] : [newestFirstPage, oldestFirstPage];
+	const hinted =
+		state.order === 'oldest-first'
+			? [oldestFirstPage, newestFirstPage]
+			: [newestFirstPage, oldestFirstPage];
 	const probes = [1, ...hinted];
 	for (let i = 0; i < probes.length && i < 6; i++) {
 		if (orderOfHits()) break;
@@ -303,15 +380,18 @@ async function findEdge(
 		if (n >= 1) await scan(n);
 		// One extraction of the edge met: the rest of the edge is on the pages next to it.
 		if (hits.length === 1 && i === probes.length - 1) probes.push(hits[0].n - 1, hits[0].n + 1);
-		else if (hits.length === 1 && !probes.includes(hits[0].n - 1)) probes.splice(i + 1, 0, hits[0].n - 1, hits[0].n + 1);
+		else if (hits.length === 1 && !probes.includes(hits[0].n - 1))
+			probes.splice(i + 1, 0, hits[0].n - 1, hits[0].n + 1);
 	}
 	let order = orderOfHits();
 	if (order) return result(order);
 	if (hits.length === 1) {
 		// One extraction of the edge left: nothing else listed (either order), or a neighbour's date,
 		// or the dates of the list's ends tell which side is newer.
-		if (!first.next && first.results.every((item) => rank.has(idOf(item) ?? ''))) return result(state.order ?? 'newest-first');
-		order = (await orderAround(list, pages, hits[0], state.t)) ?? (await orderFromDates(list, pages));
+		if (!first.next && first.results.every((item) => rank.has(idOf(item) ?? '')))
+			return result(state.order ?? 'newest-first');
+		order =
+			(await orderAround(list, pages, hits[0], state.t)) ?? (await orderFromDates(list, pages));
 		if (order) return result(order);
 	}
 	// A newest-first list with more new extractions than a page: the following pages.
@@ -326,7 +406,8 @@ async function findEdge(
 		}
 	}
 	// Every extraction of the edge deleted: the edge by date.
-	if (hits.length === 0 && state.t !== undefined) return await edgeByDate(env, list, pages, state, present);
+	if (hits.length === 0 && state.t !== undefined)
+		return await edgeByDate(env, list, pages, state, present);
 	return undefined;
 }
 
@@ -345,7 +426,9 @@ async function edgeByDate(
 	pages: Pages,
 	state: ScanState,
 	present: Set<string>,
-): Promise<{ order: ListOrder; n: number; index: number; pos: number; present: Set<string> } | undefined> {
+): Promise<
+	{ order: ListOrder; n: number; index: number; pos: number; present: Set<string> } | undefined
+> {
 	const t = state.t as number;
 	const order = await orderFromDates(list, pages);
 	if (!order) return undefined;
@@ -356,12 +439,19 @@ async function edgeByDate(
 		if (!dates.has(id)) dates.set(id, timestampMs((await list.job(id))?.created_at));
 		return dates.get(id);
 	};
-	const isOld = async (page: ListPage, index: number) => ((await dateAt(page, index)) ?? Infinity) <= t;
+	const isOld = async (page: ListPage, index: number) =>
+		((await dateAt(page, index)) ?? Infinity) <= t;
 	const first = await pages.get(1);
 	const size = pages.size;
 	const place = (order: ListOrder, n: number, index: number, page: ListPage) => {
 		const at = (n - 1) * size + index;
-		return { order, n, index, pos: order === 'oldest-first' ? at : (page.count ?? first.count ?? 0) - 1 - at, present };
+		return {
+			order,
+			n,
+			index,
+			pos: order === 'oldest-first' ? at : (page.count ?? first.count ?? 0) - 1 - at,
+			present,
+		};
 	};
 	if (order === 'newest-first') {
 		// Old extractions follow the new ones: the first page whose last item is old holds the edge.
@@ -384,7 +474,11 @@ async function edgeByDate(
 		return undefined;
 	}
 	// Oldest first: from the page of the edge's position towards the front while its first item is new.
-	for (let n = pages.pageOf(Math.max(0, state.at - 1)), read = 0; n >= 1 && read < MAX_SEARCH_PAGES && !outOfTime(env); n--, read++) {
+	for (
+		let n = pages.pageOf(Math.max(0, state.at - 1)), read = 0;
+		n >= 1 && read < MAX_SEARCH_PAGES && !outOfTime(env);
+		n--, read++
+	) {
 		const page = await pages.get(n);
 		if (page.results.length === 0) continue;
 		if (!(await isOld(page, 0))) {
@@ -407,7 +501,12 @@ async function edgeByDate(
  * The order of the list from the dates around one extraction of the edge: a neighbour on the page
  * read by id, newer than the edge's date (`t`) on the side new extractions are.
  */
-async function orderAround(list: EventList, pages: Pages, hit: Hit, t: number | undefined): Promise<ListOrder | undefined> {
+async function orderAround(
+	list: EventList,
+	pages: Pages,
+	hit: Hit,
+	t: number | undefined,
+): Promise<ListOrder | undefined> {
 	if (t === undefined) return undefined;
 	const page = await pages.get(hit.n);
 	for (const [index, side] of [
@@ -434,7 +533,13 @@ async function orderAround(list: EventList, pages: Pages, hit: Hit, t: number | 
  *
  * @param handledNow ids handled as new in this poll (not followed ones)
  */
-async function checkFollowed(env: PollEnv, pages: Pages, pending: MarkSet, frame: Frame, handledNow: Set<string>): Promise<Array<{ id: string; pos: number }>> {
+async function checkFollowed(
+	env: PollEnv,
+	pages: Pages,
+	pending: MarkSet,
+	frame: Frame,
+	handledNow: Set<string>,
+): Promise<Array<{ id: string; pos: number }>> {
 	const { spec } = env;
 	const size = pages.size;
 	const finished: Array<{ id: string; pos: number }> = [];
@@ -455,12 +560,15 @@ async function checkFollowed(env: PollEnv, pages: Pages, pending: MarkSet, frame
 			}
 			// Deletions move a followed extraction only one way from where it was listed: towards the
 			// oldest end (oldest first), towards the edge (newest first, positions counted from it).
-			const mark = pending.find(id, (key) => (frame.oldestFirst ? pos <= key + size : pos >= key - size));
+			const mark = pending.find(id, (key) =>
+				frame.oldestFirst ? pos <= key + size : pos >= key - size,
+			);
 			if (!mark || met.has(mark)) return;
 			met.add(mark);
 			pending.delete(mark);
 			if (isFinal(spec, item.status)) {
-				if (fires(spec, item.status) && finished.length < MAX_FIRING_PER_POLL) finished.push({ id, pos });
+				if (fires(spec, item.status) && finished.length < MAX_FIRING_PER_POLL)
+					finished.push({ id, pos });
 				else if (fires(spec, item.status)) pending.add(markOf(id, pos)); // no room: next poll
 			} else {
 				const still = markOf(id, pos);
@@ -469,7 +577,9 @@ async function checkFollowed(env: PollEnv, pages: Pages, pending: MarkSet, frame
 			}
 		});
 	};
-	const readAlready = [...Array(MAX_POLL_PAGES * 3).keys()].map((i) => i + 1).filter((n) => pages.has(n));
+	const readAlready = [...Array(MAX_POLL_PAGES * 3).keys()]
+		.map((i) => i + 1)
+		.filter((n) => pages.has(n));
 	for (const n of readAlready) await visit(n);
 
 	const waiting = pending
@@ -483,7 +593,11 @@ async function checkFollowed(env: PollEnv, pages: Pages, pending: MarkSet, frame
 		// Its page, and the pages on either side (deletions and the count move it a little).
 		// Deletions move it towards page 1; each poll it was missed looks one page further.
 		const home = frame.pageOf(mark.key);
-		const around = [home, home + 1, ...Array.from({ length: 1 + (mark.misses ?? 0) * 2 }, (_, i) => home - 1 - i)].filter((n) => n >= 1);
+		const around = [
+			home,
+			home + 1,
+			...Array.from({ length: 1 + (mark.misses ?? 0) * 2 }, (_, i) => home - 1 - i),
+		].filter((n) => n >= 1);
 		for (const n of around) {
 			if (looked.has(n) || budget <= 0 || outOfTime(env)) continue;
 			budget--;
@@ -508,22 +622,49 @@ async function checkFollowed(env: PollEnv, pages: Pages, pending: MarkSet, frame
  *
  * @param keep followed extractions to keep (after a lost edge)
  */
-async function activate(env: PollEnv, list: EventList, pages: Pages, since: number | undefined, fingerprint: string, keep?: MarkSet): Promise<PollOutcome<ScanState>> {
+async function activate(
+	env: PollEnv,
+	list: EventList,
+	pages: Pages,
+	since: number | undefined,
+	fingerprint: string,
+	keep?: MarkSet,
+): Promise<PollOutcome<ScanState>> {
 	const { spec } = env;
 	const first = await pages.get(1);
 	const size = pages.size;
 	const pending = keep ?? new MarkSet();
-	if (first.results.length === 0) return { resources: [], state: { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [], at: 0, pending: packMarks(pending.values()) } };
+	if (first.results.length === 0)
+		return {
+			resources: [],
+			state: {
+				v: STATE_VERSION,
+				strategy: 'scan',
+				fingerprint,
+				edge: [],
+				at: 0,
+				pending: packMarks(pending.values()),
+			},
+		};
 
 	const order = await orderFromDates(list, pages);
-	if (!order && (first.next || first.results.length > 1)) return await activateUnknown(env, list, pages, since, fingerprint, pending);
+	if (!order && (first.next || first.results.length > 1))
+		return await activateUnknown(env, list, pages, since, fingerprint, pending);
 	// The newest end: page 1 (newest first), else the last page by `count`, then on while `next` is set.
 	const newestEnd: Array<{ item: IDataObject; pos: number }> = [];
 	const count = first.count ?? first.results.length;
 	if (order === 'newest-first' || !first.next) {
 		for (let n = 1; n <= MAX_POLL_PAGES; n++) {
 			const page = await pages.get(n);
-			page.results.forEach((item, index) => newestEnd.push({ item, pos: order === 'oldest-first' ? (n - 1) * size + index : (page.count ?? count) - 1 - ((n - 1) * size + index) }));
+			page.results.forEach((item, index) =>
+				newestEnd.push({
+					item,
+					pos:
+						order === 'oldest-first'
+							? (n - 1) * size + index
+							: (page.count ?? count) - 1 - ((n - 1) * size + index),
+				}),
+			);
 			if (!page.next || page.results.length === 0) break;
 		}
 	} else {
@@ -535,18 +676,27 @@ async function activate(env: PollEnv, list: EventList, pages: Pages, since: numb
 			p.results.forEach((item, index) => newestEnd.push({ item, pos: (back - 1) * size + index }));
 		}
 	}
-	const byPos = newestEnd.filter((entry) => idOf(entry.item) !== undefined).sort((a, b) => a.pos - b.pos);
+	const byPos = newestEnd
+		.filter((entry) => idOf(entry.item) !== undefined)
+		.sort((a, b) => a.pos - b.pos);
 	const unique = [...new Map(byPos.map((entry) => [idOf(entry.item) as string, entry])).values()];
-	for (const { item, pos } of unique) if (!isFinal(spec, item.status)) pending.add(markOf(idOf(item) as string, pos));
+	for (const { item, pos } of unique)
+		if (!isFinal(spec, item.status)) pending.add(markOf(idOf(item) as string, pos));
 	const newest = unique.at(-1);
 	const edge = unique.slice(-EDGE_SIZE).map((entry) => idOf(entry.item) as string);
 	const resources: IDataObject[] = [];
 	if (since !== undefined) {
-		const candidates = unique.filter((entry) => isFinal(spec, entry.item.status) && fires(spec, entry.item.status)).slice(-MAX_FIRING_PER_POLL);
+		const candidates = unique
+			.filter((entry) => isFinal(spec, entry.item.status) && fires(spec, entry.item.status))
+			.slice(-MAX_FIRING_PER_POLL);
 		const read = await list.jobs(candidates.map((entry) => idOf(entry.item) as string));
-		for (const job of read.values()) if (job && fires(spec, job.status) && (timestampMs(job.created_at) ?? -Infinity) >= since) resources.push(job);
+		for (const job of read.values())
+			if (job && fires(spec, job.status) && (timestampMs(job.created_at) ?? -Infinity) >= since)
+				resources.push(job);
 	}
-	const t = newest ? timestampMs((await list.job(idOf(newest.item) as string))?.created_at) : undefined;
+	const t = newest
+		? timestampMs((await list.job(idOf(newest.item) as string))?.created_at)
+		: undefined;
 	return {
 		resources: byCreation(resources),
 		state: {
@@ -575,7 +725,10 @@ async function orderFromDates(list: EventList, pages: Pages): Promise<ListOrder 
 	let b = ids.length > 1 ? await dateOf(ids[ids.length - 1]) : undefined;
 	if ((a === undefined || b === undefined || a === b) && first.next && first.count !== undefined) {
 		const last = await pages.get(Math.max(2, Math.ceil(first.count / pages.size)));
-		const lastId = [...last.results].reverse().map(idOf).find((id) => id !== undefined);
+		const lastId = [...last.results]
+			.reverse()
+			.map(idOf)
+			.find((id) => id !== undefined);
 		if (lastId) b = await dateOf(lastId);
 	}
 	if (a === undefined || b === undefined || a === b) return undefined;
@@ -593,16 +746,34 @@ async function orderFromDates(list: EventList, pages: Pages): Promise<ListOrder 
  * @throws NodeOperationError when everything must be read and the list has more than
  *   `MAX_TIE_PAGES` pages
  */
-async function activateUnknown(env: PollEnv, list: EventList, pages: Pages, since: number | undefined, fingerprint: string, pending: MarkSet): Promise<PollOutcome<ScanState>> {
+async function activateUnknown(
+	env: PollEnv,
+	list: EventList,
+	pages: Pages,
+	since: number | undefined,
+	fingerprint: string,
+	pending: MarkSet,
+): Promise<PollOutcome<ScanState>> {
 	const { spec } = env;
 	const first = await pages.get(1);
 	const size = pages.size;
-	const listed: Array<{ item: IDataObject; index: number }> = first.results.map((item, index) => ({ item, index }));
+	const listed: Array<{ item: IDataObject; index: number }> = first.results.map((item, index) => ({
+		item,
+		index,
+	}));
 	let lastN = 1;
 	let last = first;
 	if (since !== undefined) {
 		for (let n = 2; last.next && last.results.length > 0; n++) {
-			if (n > MAX_TIE_PAGES) throw new NodeOperationError(env.node, `The ${spec.listName.toLowerCase()} list has more than ${MAX_TIE_PAGES} pages of extractions in no order the trigger can tell`, { description: 'Every extraction listed has the same created_at. Narrow the trigger with a filter, or remove Include Existing Since.' });
+			if (n > MAX_TIE_PAGES)
+				throw new NodeOperationError(
+					env.node,
+					`The ${spec.listName.toLowerCase()} list has more than ${MAX_TIE_PAGES} pages of extractions in no order the trigger can tell`,
+					{
+						description:
+							'Every extraction listed has the same created_at. Narrow the trigger with a filter, or remove Include Existing Since.',
+					},
+				);
 			const page = await pages.get(n);
 			if (page.results.length === 0) break;
 			lastN = n;
@@ -612,27 +783,58 @@ async function activateUnknown(env: PollEnv, list: EventList, pages: Pages, sinc
 	} else if (first.next) {
 		let n = Math.max(2, Math.ceil((first.count ?? 0) / size));
 		let page = await pages.get(n);
-		for (let read = 0; page.next && page.results.length > 0 && read < MAX_POLL_PAGES; read++) page = await pages.get(++n);
+		for (let read = 0; page.next && page.results.length > 0 && read < MAX_POLL_PAGES; read++)
+			page = await pages.get(++n);
 		while (page.results.length === 0 && n > 2) page = await pages.get(--n);
 		lastN = n;
 		last = page;
 		page.results.forEach((item, index) => listed.push({ item, index: (n - 1) * size + index }));
 	}
-	const ids = (items: IDataObject[]) => items.map(idOf).filter((id): id is string => id !== undefined);
-	for (const { item, index } of listed) if (idOf(item) !== undefined && !isFinal(spec, item.status)) pending.add(markOf(idOf(item) as string, index));
+	const ids = (items: IDataObject[]) =>
+		items.map(idOf).filter((id): id is string => id !== undefined);
+	for (const { item, index } of listed)
+		if (idOf(item) !== undefined && !isFinal(spec, item.status))
+			pending.add(markOf(idOf(item) as string, index));
 	const resources: IDataObject[] = [];
 	if (since !== undefined) {
-		const final = [...new Map(listed.filter(({ item }) => idOf(item) !== undefined && isFinal(spec, item.status) && fires(spec, item.status)).map(({ item, index }) => [idOf(item) as string, index])).entries()];
+		const final = [
+			...new Map(
+				listed
+					.filter(
+						({ item }) =>
+							idOf(item) !== undefined && isFinal(spec, item.status) && fires(spec, item.status),
+					)
+					.map(({ item, index }) => [idOf(item) as string, index]),
+			).entries(),
+		];
 		// Within the poll's room; a list that was empty (everything new): the rest is followed by
 		// its place as listed and fires from the next poll on.
-		const candidates = (since === -Infinity ? final.slice(0, MAX_FIRING_PER_POLL) : final.slice(-MAX_FIRING_PER_POLL)).map(([id]) => id);
-		if (since === -Infinity) for (const [id, index] of final.slice(MAX_FIRING_PER_POLL)) pending.add(markOf(id, index));
+		const candidates = (
+			since === -Infinity ? final.slice(0, MAX_FIRING_PER_POLL) : final.slice(-MAX_FIRING_PER_POLL)
+		).map(([id]) => id);
+		if (since === -Infinity)
+			for (const [id, index] of final.slice(MAX_FIRING_PER_POLL)) pending.add(markOf(id, index));
 		const read = await list.jobs(candidates);
-		for (const job of read.values()) if (job && fires(spec, job.status) && (since === -Infinity || (timestampMs(job.created_at) ?? -Infinity) >= since)) resources.push(job);
+		for (const job of read.values())
+			if (
+				job &&
+				fires(spec, job.status) &&
+				(since === -Infinity || (timestampMs(job.created_at) ?? -Infinity) >= since)
+			)
+				resources.push(job);
 	}
 	return {
 		resources: byCreation(resources),
-		state: { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [], front: ids(first.results).slice(0, EDGE_SIZE), back: ids(last.results).slice(-EDGE_SIZE), at: (lastN - 1) * size + last.results.length, pending: packMarks(pending.values()) },
+		state: {
+			v: STATE_VERSION,
+			strategy: 'scan',
+			fingerprint,
+			edge: [],
+			front: ids(first.results).slice(0, EDGE_SIZE),
+			back: ids(last.results).slice(-EDGE_SIZE),
+			at: (lastN - 1) * size + last.results.length,
+			pending: packMarks(pending.values()),
+		},
 	};
 }
 
@@ -643,7 +845,11 @@ async function activateUnknown(env: PollEnv, list: EventList, pages: Pages, sinc
  *
  * @returns the order, or undefined when nothing new is listed at either end
  */
-async function newEnd(env: PollEnv, pages: Pages, state: ScanState): Promise<ListOrder | undefined> {
+async function newEnd(
+	env: PollEnv,
+	pages: Pages,
+	state: ScanState,
+): Promise<ListOrder | undefined> {
 	const front = state.front ?? [];
 	const back = state.back ?? [];
 	let frontFound = false;
@@ -678,8 +884,18 @@ async function newEnd(env: PollEnv, pages: Pages, state: ScanState): Promise<Lis
 }
 
 /** A poll of a state whose order is not known yet that found nothing new: the followed extractions, by their place as listed. */
-async function quietUnknown(env: PollEnv, list: EventList, pages: Pages, state: ScanState, pending: MarkSet): Promise<PollOutcome<ScanState>> {
-	const frame: Frame = { oldestFirst: true, posOf: (n, index) => (n - 1) * pages.size + index, pageOf: (pos) => pages.pageOf(Math.max(0, pos)) };
+async function quietUnknown(
+	env: PollEnv,
+	list: EventList,
+	pages: Pages,
+	state: ScanState,
+	pending: MarkSet,
+): Promise<PollOutcome<ScanState>> {
+	const frame: Frame = {
+		oldestFirst: true,
+		posOf: (n, index) => (n - 1) * pages.size + index,
+		pageOf: (pos) => pages.pageOf(Math.max(0, pos)),
+	};
 	const resolved = await checkFollowed(env, pages, pending, frame, new Set());
 	const read = await list.jobs(resolved.map((entry) => entry.id));
 	const resources: IDataObject[] = [];
@@ -688,12 +904,19 @@ async function quietUnknown(env: PollEnv, list: EventList, pages: Pages, state: 
 		if (job && !isFinal(env.spec, job.status)) pending.add(markOf(entry.id, entry.pos));
 		else if (job && fires(env.spec, job.status)) resources.push(job);
 	}
-	return { resources: byCreation(resources), state: { ...state, pending: packMarks(pending.values()) } };
+	return {
+		resources: byCreation(resources),
+		state: { ...state, pending: packMarks(pending.values()) },
+	};
 }
 
 /** The error of a poll that could not find where the last one stopped (see `pollScan`). */
 function lostEdgeError(env: PollEnv, state: ScanState): NodeOperationError {
-	return new NodeOperationError(env.node, `The trigger could not find where it stopped in the ${env.spec.listName.toLowerCase()} list`, {
-		description: `None of the ${state.edge.length} extractions it handled last is listed any more (deleted), and the list's dates did not show where they were. Extractions created since the last poll may not have fired: check them with Extraction → Get Many. The trigger goes on from the newest extraction.`,
-	});
+	return new NodeOperationError(
+		env.node,
+		`The trigger could not find where it stopped in the ${env.spec.listName.toLowerCase()} list`,
+		{
+			description: `None of the ${state.edge.length} extractions it handled last is listed any more (deleted), and the list's dates did not show where they were. Extractions created since the last poll may not have fired: check them with Extraction → Get Many. The trigger goes on from the newest extraction.`,
+		},
+	);
 }

@@ -57,7 +57,9 @@ export class Sketch {
 	private readonly cells: Cell[];
 
 	constructor(cells?: Cell[]) {
-		this.cells = cells ?? Array.from({ length: SKETCH_CELLS }, () => ({ count: 0, high: 0, low: 0, check: 0 }));
+		this.cells =
+			cells ??
+			Array.from({ length: SKETCH_CELLS }, () => ({ count: 0, high: 0, low: 0, check: 0 }));
 	}
 
 	/** Adds an id (`sign` -1 removes it). */
@@ -91,7 +93,7 @@ export class Sketch {
 		}));
 		const added: string[] = [];
 		const removed: string[] = [];
-		for (let progress = true; progress; ) {
+		for (let progress = true; progress;) {
 			progress = false;
 			for (const cell of cells) {
 				if (cell.count !== 1 && cell.count !== -1) continue;
@@ -110,7 +112,9 @@ export class Sketch {
 				progress = true;
 			}
 		}
-		return cells.every((cell) => cell.count === 0 && cell.high === 0 && cell.low === 0) ? { added, removed } : undefined;
+		return cells.every((cell) => cell.count === 0 && cell.high === 0 && cell.low === 0)
+			? { added, removed }
+			: undefined;
 	}
 
 	/** The summary as base64url text (`CELL_BYTES` a cell). */
@@ -138,7 +142,12 @@ export class Sketch {
 		const cells: Cell[] = [];
 		for (let index = 0; index < SKETCH_CELLS; index++) {
 			const at = index * CELL_BYTES;
-			cells.push({ count: bytes.readInt16BE(at), high: bytes.readUIntBE(at + 2, 3), low: bytes.readUIntBE(at + 5, 3), check: bytes.readUInt16BE(at + 8) });
+			cells.push({
+				count: bytes.readInt16BE(at),
+				high: bytes.readUIntBE(at + 2, 3),
+				low: bytes.readUIntBE(at + 5, 3),
+				check: bytes.readUInt16BE(at + 8),
+			});
 		}
 		return new Sketch(cells);
 	}

@@ -77,9 +77,31 @@ export interface ScanState {
 export type TriggerState = WindowState | ScanState;
 
 /** The keys the trigger writes into its static data (and those of version 1, removed on save). */
-const KEYS = ['v', 'strategy', 'fingerprint', 'from', 'tail', 'older', 'pending', 'marginFrom', 'sketches', 'edge', 'at', 'order', 't', 'front', 'back', 'after', 'seen', 'count', 'known', 'pendingFrom'] as const;
+const KEYS = [
+	'v',
+	'strategy',
+	'fingerprint',
+	'from',
+	'tail',
+	'older',
+	'pending',
+	'marginFrom',
+	'sketches',
+	'edge',
+	'at',
+	'order',
+	't',
+	'front',
+	'back',
+	'after',
+	'seen',
+	'count',
+	'known',
+	'pendingFrom',
+] as const;
 
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isStringArray = (v: unknown): v is string[] =>
+	Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 /**
@@ -94,12 +116,21 @@ export function loadState(data: IDataObject, fingerprint: string): TriggerState 
 	if (!unpackMarks(data.pending)) return undefined;
 	const pending = data.pending as string;
 	if (data.strategy === 'window') {
-		if (typeof data.from !== 'string' || Number.isNaN(Date.parse(data.from)) || !unpackMarks(data.tail)) return undefined;
+		if (
+			typeof data.from !== 'string' ||
+			Number.isNaN(Date.parse(data.from)) ||
+			!unpackMarks(data.tail)
+		)
+			return undefined;
 		const sketches: Record<string, string> = {};
 		if (data.sketches && typeof data.sketches === 'object' && !Array.isArray(data.sketches)) {
-			for (const [minute, text] of Object.entries(data.sketches as IDataObject)) if (typeof text === 'string') sketches[minute] = text;
+			for (const [minute, text] of Object.entries(data.sketches as IDataObject))
+				if (typeof text === 'string') sketches[minute] = text;
 		}
-		const marginFrom = typeof data.marginFrom === 'number' && Number.isFinite(data.marginFrom) ? data.marginFrom : undefined;
+		const marginFrom =
+			typeof data.marginFrom === 'number' && Number.isFinite(data.marginFrom)
+				? data.marginFrom
+				: undefined;
 		return {
 			v: STATE_VERSION,
 			strategy: 'window',
@@ -114,10 +145,24 @@ export function loadState(data: IDataObject, fingerprint: string): TriggerState 
 	}
 	if (data.strategy === 'scan') {
 		if (!isStringArray(data.edge) || !isCount(data.at)) return undefined;
-		const order = data.order === 'newest-first' || data.order === 'oldest-first' ? data.order : undefined;
+		const order =
+			data.order === 'newest-first' || data.order === 'oldest-first' ? data.order : undefined;
 		const t = typeof data.t === 'number' && Number.isFinite(data.t) ? data.t : undefined;
-		const ends = isStringArray(data.front) && isStringArray(data.back) ? { front: [...data.front], back: [...data.back] } : {};
-		return { v: STATE_VERSION, strategy: 'scan', fingerprint, edge: [...data.edge], at: data.at, pending, ...(order ? { order } : {}), ...(t === undefined ? {} : { t }), ...ends };
+		const ends =
+			isStringArray(data.front) && isStringArray(data.back)
+				? { front: [...data.front], back: [...data.back] }
+				: {};
+		return {
+			v: STATE_VERSION,
+			strategy: 'scan',
+			fingerprint,
+			edge: [...data.edge],
+			at: data.at,
+			pending,
+			...(order ? { order } : {}),
+			...(t === undefined ? {} : { t }),
+			...ends,
+		};
 	}
 	return undefined;
 }

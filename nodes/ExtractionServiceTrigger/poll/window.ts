@@ -2,7 +2,20 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { fires, isFinal } from './events';
-import { EventList, MAX_FIRING_PER_POLL, MAX_POLL_PAGES, MAX_TIE_PAGES, PAGE_SIZE, byCreation, idOf, isoTime, outOfTime, searchBound, timestampMs, type PollEnv } from './lists';
+import {
+	EventList,
+	MAX_FIRING_PER_POLL,
+	MAX_POLL_PAGES,
+	MAX_TIE_PAGES,
+	PAGE_SIZE,
+	byCreation,
+	idOf,
+	isoTime,
+	outOfTime,
+	searchBound,
+	timestampMs,
+	type PollEnv,
+} from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
 import { Sketch, keyOf } from './sketch';
 import { STATE_VERSION, type WindowState } from './state';
@@ -90,7 +103,12 @@ interface RangeRead {
  * @returns the resources that fire, the next state, and an error to report after saving it
  * @throws NodeApiError for any failed request (the caller then keeps the previous state)
  */
-export async function pollWindow(env: PollEnv, state: WindowState | undefined, since: number | undefined, fingerprint: string): Promise<PollOutcome<WindowState>> {
+export async function pollWindow(
+	env: PollEnv,
+	state: WindowState | undefined,
+	since: number | undefined,
+	fingerprint: string,
+): Promise<PollOutcome<WindowState>> {
 	const list = new EventList(env);
 	if (!state) {
 		const start = await activate(env, list, since, fingerprint);
@@ -108,8 +126,14 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	// 1. Items that appeared behind the cursor since the last poll: found in the margin and handled
 	// as new; the rest (further behind, or too many to tell) reported once.
 	const olderNow = state.older === undefined ? undefined : await countUpTo(list, from);
-	const appeared = state.older !== undefined && olderNow !== undefined && olderNow > state.older ? olderNow - state.older : 0;
-	const late = appeared > 0 ? await margin.findAppeared(env, list, from, appeared) : { items: [] as Listed[], missing: 0 };
+	const appeared =
+		state.older !== undefined && olderNow !== undefined && olderNow > state.older
+			? olderNow - state.older
+			: 0;
+	const late =
+		appeared > 0
+			? await margin.findAppeared(env, list, from, appeared)
+			: { items: [] as Listed[], missing: 0 };
 
 	// 2. The items created at or after the cursor.
 	const window = await readWindow(env, list, from);
@@ -121,7 +145,12 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	/** `created_at`s (epoch ms) of the followed jobs the window met: the cursor may pass them (they are followed). */
 	const following: number[] = [];
 	/** Sorts out one new item; returns false when the poll has no room left for it. */
-	const sortOut = (entry: Listed, ms: number, followed: Mark | undefined, force = false): boolean => {
+	const sortOut = (
+		entry: Listed,
+		ms: number,
+		followed: Mark | undefined,
+		force = false,
+	): boolean => {
 		const status = entry.item.status;
 		if (!spec.kind) {
 			resources.push(entry.item);
@@ -162,13 +191,19 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 		}
 	}
 	// Remembered items the read did not reach are still remembered.
-	for (const mark of tail.values()) if (!metTail.has(mark) && mark.key >= openFrom) handled.push(mark);
+	for (const mark of tail.values())
+		if (!metTail.has(mark) && mark.key >= openFrom) handled.push(mark);
 
 	// 3. Followed jobs the cursor has passed: their time ranges.
-	const resolved = spec.kind ? await checkFollowed(env, list, pending, from, MAX_FIRING_PER_POLL - firing.length) : [];
+	const resolved = spec.kind
+		? await checkFollowed(env, list, pending, from, MAX_FIRING_PER_POLL - firing.length)
+		: [];
 
 	// 4. Reads by id: the jobs that fire (their output) and the new ones whose date or status is needed.
-	const read = await list.jobs([...firing.map((entry) => entry.id), ...resolved.map((entry) => entry.id)]);
+	const read = await list.jobs([
+		...firing.map((entry) => entry.id),
+		...resolved.map((entry) => entry.id),
+	]);
 	for (const entry of firing) {
 		const job = read.get(entry.id);
 		if (!job) continue; // deleted meanwhile
@@ -191,11 +226,16 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	// the newest handled, so that the next poll gets further.
 	const sorted = handled.sort((a, b) => a.key - b.key);
 	const tailSize = Math.max(1, Math.min(TAIL_SIZE, Math.floor(window.pageSize / 2)));
-	const keys = [...sorted.map((mark) => mark.key), ...following.filter((ms) => ms < openFrom)].sort((a, b) => a - b);
+	const keys = [...sorted.map((mark) => mark.key), ...following.filter((ms) => ms < openFrom)].sort(
+		(a, b) => a - b,
+	);
 	const next = window.hold ? from : nextCursor(keys, from, openFrom, tailSize);
 	const nextTail = sorted.filter((mark) => mark.key >= next);
 	// The start of the poll checked that the service applies the filter: one request suffices here.
-	const older = next === from && olderNow !== undefined ? olderNow : await countUpTo(list, next, olderNow !== undefined);
+	const older =
+		next === from && olderNow !== undefined
+			? olderNow
+			: await countUpTo(list, next, olderNow !== undefined);
 	margin.moveTo(next);
 	const nextState: WindowState = {
 		v: STATE_VERSION,
@@ -209,7 +249,11 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
 	};
 	if (late.missing === 0) return { resources: byCreation(resources), state: nextState };
 	// Reported once: the next poll counts the reported ones as known, and finds the others again.
-	return { resources: [], state: { ...state, older: (state.older as number) + late.missing }, error: clockError(env, late.missing, state.from) };
+	return {
+		resources: [],
+		state: { ...state, older: (state.older as number) + late.missing },
+		error: clockError(env, late.missing, state.from),
+	};
 }
 
 /**
@@ -222,8 +266,18 @@ export async function pollWindow(env: PollEnv, state: WindowState | undefined, s
  * (one ms after) if everything there was handled — anything listed there later appears behind the
  * cursor and is found in the margin.
  */
-export function nextCursor(sorted: number[], from: number, openFrom: number, tailSize: number): number {
-	const target = openFrom !== Infinity ? (sorted.at(-1) ?? from) : sorted.length > tailSize ? sorted[sorted.length - tailSize] : from;
+export function nextCursor(
+	sorted: number[],
+	from: number,
+	openFrom: number,
+	tailSize: number,
+): number {
+	const target =
+		openFrom !== Infinity
+			? (sorted.at(-1) ?? from)
+			: sorted.length > tailSize
+				? sorted[sorted.length - tailSize]
+				: from;
 	let next = Math.max(from, Math.min(target, openFrom));
 	const atOrAfter = (key: number) => sorted.length - lowerBound(sorted, key);
 	while (atOrAfter(next) > tailSize) {
@@ -280,7 +334,12 @@ class Margin {
 	 * @returns the items found (to sort out as new) and how many of `appeared` were not found (dated
 	 *   before the margin, or too many in one minute to tell)
 	 */
-	async findAppeared(env: PollEnv, list: EventList, cursor: number, appeared: number): Promise<{ items: Listed[]; missing: number }> {
+	async findAppeared(
+		env: PollEnv,
+		list: EventList,
+		cursor: number,
+		appeared: number,
+	): Promise<{ items: Listed[]; missing: number }> {
 		const start = Math.max(this.from, cursor - MARGIN_MS);
 		if (start > cursor) return { items: [], missing: appeared };
 		const read = await readRange(env, list, start, cursor, MAX_POLL_PAGES);
@@ -299,14 +358,19 @@ class Margin {
 		let unreadable = false;
 		for (const minute of new Set([...listed.keys(), ...this.buckets.keys()])) {
 			if (minute * BUCKET_MS + BUCKET_MS <= start) continue;
-			const difference = (listed.get(minute) ?? new Sketch()).difference(this.buckets.get(minute) ?? new Sketch());
+			const difference = (listed.get(minute) ?? new Sketch()).difference(
+				this.buckets.get(minute) ?? new Sketch(),
+			);
 			if (!difference) unreadable = true;
 			for (const key of difference?.added ?? []) {
 				const entry = byKey.get(key);
 				if (entry) found.push(entry);
 			}
 		}
-		const missing = unreadable || !read.complete ? Math.max(1, appeared - found.length) : Math.max(0, appeared - found.length);
+		const missing =
+			unreadable || !read.complete
+				? Math.max(1, appeared - found.length)
+				: Math.max(0, appeared - found.length);
 		return { items: found.sort((a, b) => (a.ms ?? 0) - (b.ms ?? 0)), missing };
 	}
 
@@ -325,7 +389,8 @@ class Margin {
 	/** The state's `marginFrom` and `sketches`. */
 	toState(): { marginFrom?: number; sketches: Record<string, string> } {
 		const sketches: Record<string, string> = {};
-		for (const [minute, sketch] of this.buckets) if (!sketch.empty) sketches[String(minute)] = sketch.pack();
+		for (const [minute, sketch] of this.buckets)
+			if (!sketch.empty) sketches[String(minute)] = sketch.pack();
 		return { ...(this.from === Infinity ? {} : { marginFrom: this.from }), sketches };
 	}
 }
@@ -339,14 +404,23 @@ class Margin {
  * @returns the items; `openFrom`: items created at or after it may be missing (not handled this
  *   poll); `hold`: the read could not be cut, so the cursor must not move
  */
-async function readWindow(env: PollEnv, list: EventList, from: number): Promise<{ items: Listed[]; openFrom: number; hold: boolean; pageSize: number }> {
+async function readWindow(
+	env: PollEnv,
+	list: EventList,
+	from: number,
+): Promise<{ items: Listed[]; openFrom: number; hold: boolean; pageSize: number }> {
 	const whole = await readRange(env, list, from, undefined, MAX_POLL_PAGES);
 	const pageSize = whole.pageSize;
 	if (whole.complete) return { items: whole.items, openFrom: Infinity, hold: false, pageSize };
-	if (whole.upTo !== undefined) return { items: whole.items, openFrom: whole.upTo, hold: false, pageSize };
+	if (whole.upTo !== undefined)
+		return { items: whole.items, openFrom: whole.upTo, hold: false, pageSize };
 	const newest = Math.max(...whole.items.map((entry) => entry.ms ?? from));
 	const fits = async (bound: number): Promise<'fits' | 'tooMany'> => {
-		const beyond = await list.pageOrEmpty({ created_at_after: isoTime(from), created_at_before: isoTime(bound) }, MAX_POLL_PAGES + 1, PAGE_SIZE);
+		const beyond = await list.pageOrEmpty(
+			{ created_at_after: isoTime(from), created_at_before: isoTime(bound) },
+			MAX_POLL_PAGES + 1,
+			PAGE_SIZE,
+		);
 		return beyond.results.length === 0 ? 'fits' : 'tooMany';
 	};
 	// From the newest end back, doubling the step (crowded times are usually recent), then halving.
@@ -365,13 +439,15 @@ async function readWindow(env: PollEnv, list: EventList, from: number): Promise<
 	const bound = await searchBound(good, bad, fits);
 	const cut = bound < from ? undefined : await readRange(env, list, from, bound, MAX_POLL_PAGES);
 	if (cut && !cut.complete) {
-		if (cut.upTo !== undefined) return { items: cut.items, openFrom: cut.upTo, hold: false, pageSize };
+		if (cut.upTo !== undefined)
+			return { items: cut.items, openFrom: cut.upTo, hold: false, pageSize };
 		return { items: cut.items, openFrom: Infinity, hold: true, pageSize };
 	}
 	// Items dated at the bound may continue past it at a finer precision than ms: left for the next
 	// poll — unless the cut brought less than a page: then the next ms holds more items than a poll's
 	// pages (one `created_at` for a batch), which cannot be cut by date and is read whole.
-	if (cut && cut.items.length >= pageSize) return { items: cut.items, openFrom: bound, hold: false, pageSize };
+	if (cut && cut.items.length >= pageSize)
+		return { items: cut.items, openFrom: bound, hold: false, pageSize };
 	// The crowded time is just after the bound: at its ms (finer times) or the next.
 	const at = Math.max(from, bound);
 	const tie = await readRange(env, list, at, at + 2, MAX_TIE_PAGES, true);
@@ -383,9 +459,13 @@ async function readWindow(env: PollEnv, list: EventList, from: number): Promise<
 /** The error of a poll that met more items of one `created_at` than it can read (`MAX_TIE_PAGES`, its time share). */
 function tieError(env: PollEnv, at: number, read: number): NodeOperationError {
 	const what = env.spec.listName.toLowerCase();
-	return new NodeOperationError(env.node, `More ${what} share one created_at (${isoTime(at)}) than a poll can read (${read} read)`, {
-		description: `The service lists them with the same time, so the trigger cannot read them in parts by date. The next poll tries again from the same place; nothing after them is output until they are read.`,
-	});
+	return new NodeOperationError(
+		env.node,
+		`More ${what} share one created_at (${isoTime(at)}) than a poll can read (${read} read)`,
+		{
+			description: `The service lists them with the same time, so the trigger cannot read them in parts by date. The next poll tries again from the same place; nothing after them is output until they are read.`,
+		},
+	);
 }
 
 /**
@@ -396,9 +476,23 @@ function tieError(env: PollEnv, at: number, read: number): NodeOperationError {
  * after the poll's time share. With `beforeExcluded`, the range ends just before `before` (one
  * microsecond earlier).
  */
-async function readRange(env: PollEnv, list: EventList, after: number, before: number | undefined, maxPages: number, beforeExcluded = false): Promise<RangeRead> {
-	const qs: IDataObject = { created_at_after: isoTime(after), ...(before === undefined ? {} : { created_at_before: beforeExcluded ? justBefore(before) : isoTime(before) }) };
-	const inside = (ms: number | undefined) => ms === undefined || (ms >= after && (before === undefined || ms < before || (ms === before && !beforeExcluded)));
+async function readRange(
+	env: PollEnv,
+	list: EventList,
+	after: number,
+	before: number | undefined,
+	maxPages: number,
+	beforeExcluded = false,
+): Promise<RangeRead> {
+	const qs: IDataObject = {
+		created_at_after: isoTime(after),
+		...(before === undefined
+			? {}
+			: { created_at_before: beforeExcluded ? justBefore(before) : isoTime(before) }),
+	};
+	const inside = (ms: number | undefined) =>
+		ms === undefined ||
+		(ms >= after && (before === undefined || ms < before || (ms === before && !beforeExcluded)));
 	const found = new Map<string, Listed>();
 	/** Takes a page's items; returns its dated items in page order and how many ids were new. */
 	const take = (results: IDataObject[]): { dated: number[]; fresh: number; outside: number } => {
@@ -421,12 +515,24 @@ async function readRange(env: PollEnv, list: EventList, after: number, before: n
 		return { dated, fresh, outside };
 	};
 	const first = await list.page(qs, 1);
-	const pageSize = first.next ? Math.max(1, first.results.length) : Math.max(PAGE_SIZE, first.results.length);
+	const pageSize = first.next
+		? Math.max(1, first.results.length)
+		: Math.max(PAGE_SIZE, first.results.length);
 	const firstTaken = take(first.results);
 	const order = orderOf(firstTaken.dated);
-	const done = (complete: boolean, upTo?: number): RangeRead => ({ items: [...found.values()], complete, pageSize, ...(upTo === undefined ? {} : { upTo }) });
+	const done = (complete: boolean, upTo?: number): RangeRead => ({
+		items: [...found.values()],
+		complete,
+		pageSize,
+		...(upTo === undefined ? {} : { upTo }),
+	});
 
-	if (firstTaken.outside > 0 && order === 'oldest-first' && first.next && first.count !== undefined) {
+	if (
+		firstTaken.outside > 0 &&
+		order === 'oldest-first' &&
+		first.next &&
+		first.count !== undefined
+	) {
 		// The filter is ignored and the range is at the end: from the last page by `count` (a hint)
 		// on while `next` is set, then back while a page still starts inside the range.
 		let n = Math.max(2, Math.ceil(first.count / pageSize));
@@ -456,11 +562,19 @@ async function readRange(env: PollEnv, list: EventList, after: number, before: n
 	let lastMs = taken.dated.at(-1);
 	for (let n = 2; ; n++) {
 		// A service that ignores the filter, listing newest first: the range ends at the first item before it.
-		if (taken.outside > 0 && order === 'newest-first' && taken.dated.length > 0 && !inside(taken.dated.at(-1))) return done(true);
+		if (
+			taken.outside > 0 &&
+			order === 'newest-first' &&
+			taken.dated.length > 0 &&
+			!inside(taken.dated.at(-1))
+		)
+			return done(true);
 		if (!page.next || page.results.length === 0 || taken.fresh === 0) return done(true);
 		if (pages >= maxPages || outOfTime(env)) {
 			// In a list sorted oldest first, everything before the last date read has been read.
-			return up && !down && lastMs !== undefined && lastMs > after ? done(false, lastMs) : done(false);
+			return up && !down && lastMs !== undefined && lastMs > after
+				? done(false, lastMs)
+				: done(false);
 		}
 		page = await list.pageOrEmpty(qs, n, PAGE_SIZE);
 		pages++;
@@ -496,22 +610,42 @@ function orderOf(dated: number[]): 'newest-first' | 'oldest-first' | undefined {
  * @param room how many finished jobs may still be returned in this poll
  * @returns the followed jobs that finished, as listed
  */
-async function checkFollowed(env: PollEnv, list: EventList, pending: MarkSet, from: number, room: number): Promise<Listed[]> {
+async function checkFollowed(
+	env: PollEnv,
+	list: EventList,
+	pending: MarkSet,
+	from: number,
+	room: number,
+): Promise<Listed[]> {
 	const { spec } = env;
-	const behind = pending.values().filter((mark) => mark.key < from).sort((a, b) => a.key - b.key);
+	const behind = pending
+		.values()
+		.filter((mark) => mark.key < from)
+		.sort((a, b) => a.key - b.key);
 	const finished: Listed[] = [];
 	let pagesLeft = MAX_TIE_PAGES;
-	for (let start = 0; start < behind.length && pagesLeft > 0 && room > finished.length && !outOfTime(env); ) {
+	for (
+		let start = 0;
+		start < behind.length && pagesLeft > 0 && room > finished.length && !outOfTime(env);
+	) {
 		let end = start;
-		while (end + 1 < behind.length && behind[end + 1].key - behind[end].key <= CLUSTER_GAP_MS) end++;
+		while (end + 1 < behind.length && behind[end + 1].key - behind[end].key <= CLUSTER_GAP_MS)
+			end++;
 		const cluster = behind.slice(start, end + 1);
 		start = end + 1;
 		// One ms past the last: a `created_at` finer than ms at that ms is still inside.
-		const read = await readRange(env, list, cluster[0].key, cluster[cluster.length - 1].key + 1, pagesLeft);
+		const read = await readRange(
+			env,
+			list,
+			cluster[0].key,
+			cluster[cluster.length - 1].key + 1,
+			pagesLeft,
+		);
 		pagesLeft -= Math.max(1, Math.ceil(read.items.length / read.pageSize));
 		const met = new Set<Mark>();
 		for (const entry of read.items) {
-			const mark = entry.ms === undefined ? undefined : pending.find(entry.id, (key) => key === entry.ms);
+			const mark =
+				entry.ms === undefined ? undefined : pending.find(entry.id, (key) => key === entry.ms);
 			if (!mark) continue;
 			met.add(mark);
 			if (!isFinal(spec, entry.item.status) || finished.length >= room) continue;
@@ -533,14 +667,24 @@ async function checkFollowed(env: PollEnv, list: EventList, pending: MarkSet, fr
  * @returns undefined when the service sends no count or ignores the filter (the item it shows is
  *   dated after `at`)
  */
-async function countUpTo(list: EventList, at: number, filterChecked = false): Promise<number | undefined> {
+async function countUpTo(
+	list: EventList,
+	at: number,
+	filterChecked = false,
+): Promise<number | undefined> {
 	const qs = { created_at_before: justBefore(at) };
 	const page = await list.page(qs, 1, 1);
-	const after = (items: IDataObject[]) => items.some((item) => (timestampMs(item.created_at) ?? -Infinity) >= at);
+	const after = (items: IDataObject[]) =>
+		items.some((item) => (timestampMs(item.created_at) ?? -Infinity) >= at);
 	if (page.count === undefined || after(page.results)) return undefined;
 	// The other end of the list too (unless this poll already saw the service apply the filter): a
 	// service that ignores the filter shows newer items at one end.
-	if (!filterChecked && page.count > 1 && after((await list.pageOrEmpty(qs, page.count, 1)).results)) return undefined;
+	if (
+		!filterChecked &&
+		page.count > 1 &&
+		after((await list.pageOrEmpty(qs, page.count, 1)).results)
+	)
+		return undefined;
 	return page.count;
 }
 
@@ -552,9 +696,13 @@ export function justBefore(ms: number): string {
 /** The error of a poll that saw items appear behind its cursor (see `pollWindow`). */
 function clockError(env: PollEnv, appeared: number, from: string): NodeOperationError {
 	const what = (appeared === 1 ? env.spec.resourceName : env.spec.listName).toLowerCase();
-	return new NodeOperationError(env.node, `${appeared} ${what} appeared dated before the trigger's cursor (${from})`, {
-		description: `The service listed ${appeared === 1 ? 'an item' : 'items'} created at or before ${from} after the trigger had read past that time: its clock went back, or it lists items late. They were not output. Find them with ${env.spec.resourceName} → Get Many, Created Before ${from}. The trigger goes on from here.`,
-	});
+	return new NodeOperationError(
+		env.node,
+		`${appeared} ${what} appeared dated before the trigger's cursor (${from})`,
+		{
+			description: `The service listed ${appeared === 1 ? 'an item' : 'items'} created at or before ${from} after the trigger had read past that time: its clock went back, or it lists items late. They were not output. Find them with ${env.spec.resourceName} → Get Many, Created Before ${from}. The trigger goes on from here.`,
+		},
+	);
 }
 
 /** Marks each (hash, key) once. */
@@ -576,7 +724,12 @@ function dedupeMarks(marks: Mark[]): Mark[] {
  * - Parsings: the unfinished ones (`status=IN_QUEUE`, `IN_PROGRESS`, `MAX_POLL_PAGES` pages each)
  *   are followed, so they fire when they finish.
  */
-async function activate(env: PollEnv, list: EventList, since: number | undefined, fingerprint: string): Promise<WindowState> {
+async function activate(
+	env: PollEnv,
+	list: EventList,
+	since: number | undefined,
+	fingerprint: string,
+): Promise<WindowState> {
 	const { spec } = env;
 	const pending = new MarkSet();
 	for (const status of spec.pendingStatuses ?? []) {
@@ -585,7 +738,8 @@ async function activate(env: PollEnv, list: EventList, since: number | undefined
 			for (const item of page.results) {
 				const id = idOf(item);
 				const ms = timestampMs(item.created_at);
-				if (id !== undefined && ms !== undefined && !isFinal(spec, item.status)) pending.add(markOf(id, ms));
+				if (id !== undefined && ms !== undefined && !isFinal(spec, item.status))
+					pending.add(markOf(id, ms));
 			}
 			if (!page.next || page.results.length === 0) break;
 		}
@@ -609,18 +763,32 @@ async function activate(env: PollEnv, list: EventList, since: number | undefined
 		if (read.complete) margin.extendTo(from - MARGIN_MS);
 	}
 	const older = await countUpTo(list, from);
-	return { v: STATE_VERSION, strategy: 'window', fingerprint, from: isoTime(from), tail: '', pending: packMarks(pending.values()), ...margin.toState(), ...(older === undefined ? {} : { older }) };
+	return {
+		v: STATE_VERSION,
+		strategy: 'window',
+		fingerprint,
+		from: isoTime(from),
+		tail: '',
+		pending: packMarks(pending.values()),
+		...margin.toState(),
+		...(older === undefined ? {} : { older }),
+	};
 }
 
 /** The items at the end of the list where the newest are (both ends when the dates do not tell). */
 async function newestItems(list: EventList): Promise<IDataObject[]> {
 	const first = await list.page({}, 1);
 	if (!first.next) return first.results;
-	const order = orderOf(first.results.map((item) => timestampMs(item.created_at)).filter((ms): ms is number => ms !== undefined));
+	const order = orderOf(
+		first.results
+			.map((item) => timestampMs(item.created_at))
+			.filter((ms): ms is number => ms !== undefined),
+	);
 	if (order === 'newest-first') return first.results;
 	const pageSize = Math.max(1, first.results.length);
 	let n = first.count === undefined ? 2 : Math.max(2, Math.ceil(first.count / pageSize));
 	let page = await list.pageOrEmpty({}, n, PAGE_SIZE);
-	for (let pages = 1; page.next && page.results.length > 0 && pages < MAX_POLL_PAGES; pages++) page = await list.pageOrEmpty({}, ++n, PAGE_SIZE);
+	for (let pages = 1; page.next && page.results.length > 0 && pages < MAX_POLL_PAGES; pages++)
+		page = await list.pageOrEmpty({}, ++n, PAGE_SIZE);
 	return order === 'oldest-first' ? page.results : [...first.results, ...page.results];
 }

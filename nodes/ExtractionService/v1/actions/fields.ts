@@ -1,7 +1,11 @@
 import type { INodeProperties, INodePropertyModeValidation } from 'n8n-workflow';
 
 import { DEFAULT_WAIT_TIMEOUT_SECONDS } from '../helpers/jobs';
-import { DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../transport';
+import {
+	DEFAULT_CONCURRENCY,
+	DEFAULT_MAX_RETRIES,
+	DEFAULT_REQUEST_TIMEOUT_SECONDS,
+} from '../transport';
 
 /**
  * Every parameter that more than one operation shows, in one place. Operation files pick the ones
@@ -20,14 +24,27 @@ const VERSION_1 = { '@version': [1] };
 const FROM_VERSION_2 = { '@version': [{ _cnd: { gte: 2 } }] };
 
 function forVersion1(field: INodeProperties): INodeProperties {
-	return { ...field, displayOptions: { ...field.displayOptions, show: { ...field.displayOptions?.show, ...VERSION_1 } } };
+	return {
+		...field,
+		displayOptions: {
+			...field.displayOptions,
+			show: { ...field.displayOptions?.show, ...VERSION_1 },
+		},
+	};
 }
 
 function fromVersion2(field: INodeProperties): INodeProperties {
-	return { ...field, displayOptions: { ...field.displayOptions, show: { ...field.displayOptions?.show, ...FROM_VERSION_2 } } };
+	return {
+		...field,
+		displayOptions: {
+			...field.displayOptions,
+			show: { ...field.displayOptions?.show, ...FROM_VERSION_2 },
+		},
+	};
 }
 
-const UUID_REGEX = '^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$';
+const UUID_REGEX =
+	'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$';
 
 const UUID_PLACEHOLDER = 'e.g. 9b2f6c1e-8d4a-4f3b-a1c2-7e5d9f0b3a61';
 
@@ -49,9 +66,25 @@ export interface IdParameter {
  * a resource locator (From List / By ID) — both read with `extractValue`; without one: a string.
  */
 export function idParameter(id: IdParameter): INodeProperties[] {
-	const plain: INodeProperties = { displayName: id.displayName, name: id.name, type: 'string', default: '', required: true, placeholder: UUID_PLACEHOLDER, description: id.description };
+	const plain: INodeProperties = {
+		displayName: id.displayName,
+		name: id.name,
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: UUID_PLACEHOLDER,
+		description: id.description,
+	};
 	if (!id.searchListMethod) return [plain];
-	const validation: INodePropertyModeValidation[] = [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: `Not a valid ${id.resourceName.toLowerCase()} ID: expected a UUID` } }];
+	const validation: INodePropertyModeValidation[] = [
+		{
+			type: 'regex',
+			properties: {
+				regex: UUID_REGEX,
+				errorMessage: `Not a valid ${id.resourceName.toLowerCase()} ID: expected a UUID`,
+			},
+		},
+	];
 	return [
 		forVersion1(plain),
 		fromVersion2({
@@ -69,16 +102,37 @@ export function idParameter(id: IdParameter): INodeProperties[] {
 					placeholder: `Select a ${id.resourceName.toLowerCase()}...`,
 					typeOptions: { searchListMethod: id.searchListMethod, searchable: true },
 				},
-				{ displayName: 'By ID', name: 'id', type: 'string', placeholder: UUID_PLACEHOLDER, validation },
+				{
+					displayName: 'By ID',
+					name: 'id',
+					type: 'string',
+					placeholder: UUID_PLACEHOLDER,
+					validation,
+				},
 			],
 		}),
 	];
 }
 
 /** The Document, Parsing and Extraction IDs (their lists: `§v0-4.2`, `§v0-4.6`, `§unversioned-4.1`). */
-export const DOCUMENT_ID: Omit<IdParameter, 'description'> = { displayName: 'Document ID', name: 'documentId', resourceName: 'Document', searchListMethod: 'searchDocuments' };
-export const PARSING_ID: Omit<IdParameter, 'description'> = { displayName: 'Parsing ID', name: 'parsingId', resourceName: 'Parsing', searchListMethod: 'searchParsings' };
-export const EXTRACTION_ID: Omit<IdParameter, 'description'> = { displayName: 'Extraction ID', name: 'extractionId', resourceName: 'Extraction', searchListMethod: 'searchExtractions' };
+export const DOCUMENT_ID: Omit<IdParameter, 'description'> = {
+	displayName: 'Document ID',
+	name: 'documentId',
+	resourceName: 'Document',
+	searchListMethod: 'searchDocuments',
+};
+export const PARSING_ID: Omit<IdParameter, 'description'> = {
+	displayName: 'Parsing ID',
+	name: 'parsingId',
+	resourceName: 'Parsing',
+	searchListMethod: 'searchParsings',
+};
+export const EXTRACTION_ID: Omit<IdParameter, 'description'> = {
+	displayName: 'Extraction ID',
+	name: 'extractionId',
+	resourceName: 'Extraction',
+	searchListMethod: 'searchExtractions',
+};
 
 /** A schema picked from the searchable list (`GET /schema/`, `§unversioned-4.5`) or by ID. */
 export function schemaLocator(required: boolean, description: string): INodeProperties {
@@ -102,7 +156,12 @@ export function schemaLocator(required: boolean, description: string): INodeProp
 				name: 'id',
 				type: 'string',
 				placeholder: 'e.g. 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41',
-				validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: 'Not a schema ID (a UUID)' } }],
+				validation: [
+					{
+						type: 'regex',
+						properties: { regex: UUID_REGEX, errorMessage: 'Not a schema ID (a UUID)' },
+					},
+				],
 			},
 		],
 	};
@@ -116,7 +175,8 @@ export const binaryPropertyField: INodeProperties = {
 	required: true,
 	placeholder: 'e.g. data or attachment_0, attachment_1',
 	hint: 'The name of the input binary field holding the file; several names separated by commas upload several files',
-	description: 'Each file becomes its own job and output item. Use the option "All Binary Properties" for every file of the item (e.g. all email attachments).',
+	description:
+		'Each file becomes its own job and output item. Use the option "All Binary Properties" for every file of the item (e.g. all email attachments).',
 };
 
 /** "Put Output File in Field": the binary property a download writes. */
@@ -168,7 +228,8 @@ export const metadataField: INodeProperties = {
 	name: 'metadata',
 	type: 'json',
 	default: '{}',
-	description: 'Free key-value data stored with the job, e.g. {"invoiceSource": "email"}. Must be a JSON object.',
+	description:
+		'Free key-value data stored with the job, e.g. {"invoiceSource": "email"}. Must be a JSON object.',
 };
 
 /** The options of a new parsing (`§v0-4.5`; for an extract made from a document, `§v0-4.8`). */
@@ -206,7 +267,8 @@ export const allBinaryPropertiesField: INodeProperties = {
 	name: 'allBinaryProperties',
 	type: 'boolean',
 	default: false,
-	description: 'Whether to upload every binary property of the item (e.g. every email attachment), ignoring Input Binary Field',
+	description:
+		'Whether to upload every binary property of the item (e.g. every email attachment), ignoring Input Binary Field',
 };
 
 export const includeInputBinaryField: INodeProperties = {
@@ -214,11 +276,15 @@ export const includeInputBinaryField: INodeProperties = {
 	name: 'includeInputBinary',
 	type: 'boolean',
 	default: false,
-	description: 'Whether to pass the uploaded file on to the output item, so a later node can archive the original',
+	description:
+		'Whether to pass the uploaded file on to the output item, so a later node can archive the original',
 };
 
 /** Options that only apply when Source is "Binary File" (Create operations with a Source selector). */
-export const binarySourceOptionFields: INodeProperties[] = [allBinaryPropertiesField, includeInputBinaryField].map((field) => ({
+export const binarySourceOptionFields: INodeProperties[] = [
+	allBinaryPropertiesField,
+	includeInputBinaryField,
+].map((field) => ({
 	...field,
 	displayOptions: { show: { '/source': ['binary'] } },
 }));
@@ -242,13 +308,17 @@ export const waitOptionFields: INodeProperties[] = [
 			{
 				name: 'Output Unfinished Item',
 				value: 'outputUnfinished',
-				description: 'Output the job as last seen, with timedOut true; a later Get with its ID resumes it',
+				description:
+					'Output the job as last seen, with timedOut true; a later Get with its ID resumes it',
 			},
 		],
 		default: 'error',
 		description: 'What to do when the Wait Timeout passes before the job is finished',
 	},
-].map((field) => ({ ...field, displayOptions: { show: { '/waitForCompletion': [true] } } }) as INodeProperties);
+].map(
+	(field) =>
+		({ ...field, displayOptions: { show: { '/waitForCompletion': [true] } } }) as INodeProperties,
+);
 
 /**
  * Reuse Existing Job (helpers/reuse.ts): the metadata key/value that identifies a job, so a re-run of
@@ -267,14 +337,21 @@ export const reuseExistingJobField: INodeProperties = {
 			displayName: 'Key',
 			name: 'key',
 			values: [
-				{ displayName: 'Metadata Key', name: 'key', type: 'string', default: 'n8nJobKey', description: 'Metadata key that holds the value' },
+				{
+					displayName: 'Metadata Key',
+					name: 'key',
+					type: 'string',
+					default: 'n8nJobKey',
+					description: 'Metadata key that holds the value',
+				},
 				{
 					displayName: 'Metadata Value',
 					name: 'value',
 					type: 'string',
 					default: '',
 					placeholder: 'e.g. {{ $json.messageId }}',
-					description: 'What identifies this input, e.g. the mail\'s message ID. For an uploaded file the node appends ":" and the file name, so each attachment has its own job.',
+					description:
+						'What identifies this input, e.g. the mail\'s message ID. For an uploaded file the node appends ":" and the file name, so each attachment has its own job.',
 				},
 			],
 		},
@@ -286,7 +363,8 @@ export const treatPartialAsErrorField: INodeProperties = {
 	name: 'treatPartialAsError',
 	type: 'boolean',
 	default: false,
-	description: 'Whether a parsing that ends PARTIAL_FINISHED (some pages failed) fails the item instead of being output',
+	description:
+		'Whether a parsing that ends PARTIAL_FINISHED (some pages failed) fails the item instead of being output',
 };
 
 /** Split Into Items: shown only with Simplify (it splits the simplified result). */
@@ -295,7 +373,8 @@ export const splitIntoItemsField: INodeProperties = {
 	name: 'splitIntoItems',
 	type: 'boolean',
 	default: false,
-	description: 'Whether to output one item per element when the result is a list (e.g. invoice lines)',
+	description:
+		'Whether to output one item per element when the result is a list (e.g. invoice lines)',
 	displayOptions: { show: { '/simplify': [true] } },
 };
 
@@ -327,7 +406,8 @@ const executionSettingFields: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: 50 },
 		default: DEFAULT_CONCURRENCY,
-		description: 'How many requests (uploads, polls) the node sends at once across all items; waiting jobs take no slot',
+		description:
+			'How many requests (uploads, polls) the node sends at once across all items; waiting jobs take no slot',
 	},
 	{
 		displayName: 'Max Retries',
@@ -344,11 +424,13 @@ const executionSettingFields: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1 },
 		default: DEFAULT_REQUEST_TIMEOUT_SECONDS,
-		description: 'Maximum seconds one HTTP request may take, from start to last byte, before it is aborted',
+		description:
+			'Maximum seconds one HTTP request may take, from start to last byte, before it is aborted',
 	},
 ];
 
-const byName = (a: INodeProperties, b: INodeProperties) => a.displayName.localeCompare(b.displayName);
+const byName = (a: INodeProperties, b: INodeProperties) =>
+	a.displayName.localeCompare(b.displayName);
 
 /**
  * The Options collection of an operation, options sorted alphabetically as n8n's UI guidelines
@@ -373,7 +455,8 @@ export function optionsCollection(fields: INodeProperties[]): INodeProperties[] 
 /** Version 2: the execution-wide settings, with a notice that they apply to the whole execution. */
 export const executionSettingsFields: INodeProperties[] = [
 	fromVersion2({
-		displayName: 'Execution Settings apply to all items of this execution: they are read once, from the first item',
+		displayName:
+			'Execution Settings apply to all items of this execution: they are read once, from the first item',
 		name: 'executionSettingsNotice',
 		type: 'notice',
 		default: '',
@@ -410,8 +493,20 @@ export const returnAllFields: INodeProperties[] = [
 
 /** Date-time filters of the /v0 lists (`created_at_after`, `created_at_before`, `§v0-4.2`, `§v0-4.6`). */
 export const createdRangeFilters: INodeProperties[] = [
-	{ displayName: 'Created After', name: 'createdAfter', type: 'dateTime', default: '', description: 'Only return those created after this moment' },
-	{ displayName: 'Created Before', name: 'createdBefore', type: 'dateTime', default: '', description: 'Only return those created before this moment' },
+	{
+		displayName: 'Created After',
+		name: 'createdAfter',
+		type: 'dateTime',
+		default: '',
+		description: 'Only return those created after this moment',
+	},
+	{
+		displayName: 'Created Before',
+		name: 'createdBefore',
+		type: 'dateTime',
+		default: '',
+		description: 'Only return those created before this moment',
+	},
 ];
 
 export const searchFilter: INodeProperties = {
@@ -424,16 +519,55 @@ export const searchFilter: INodeProperties = {
 
 /** The filters of the extraction list (`§unversioned-4.1`): Extraction → Get Many and the trigger's extraction events. */
 export const extractionListFilters: INodeProperties[] = [
-	{ displayName: 'Metadata Key', name: 'metaKey', type: 'string', default: '', placeholder: 'e.g. messageId', description: 'Only extractions whose metadata has this key' },
-	{ displayName: 'Metadata Value', name: 'metaValue', type: 'string', default: '', description: 'Only extractions whose metadata has this value' },
-	{ displayName: 'Search', name: 'search', type: 'string', default: '', description: 'Text matched against document names and schema names' },
-	{ displayName: 'Workflow ID', name: 'workflowId', type: 'string', default: '', placeholder: 'e.g. 0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a', description: 'Only extractions of this workflow' },
-	{ displayName: 'Workflow Session ID', name: 'workflowSessionId', type: 'number', default: 0, description: 'Only extractions of this workflow session' },
+	{
+		displayName: 'Metadata Key',
+		name: 'metaKey',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. messageId',
+		description: 'Only extractions whose metadata has this key',
+	},
+	{
+		displayName: 'Metadata Value',
+		name: 'metaValue',
+		type: 'string',
+		default: '',
+		description: 'Only extractions whose metadata has this value',
+	},
+	{
+		displayName: 'Search',
+		name: 'search',
+		type: 'string',
+		default: '',
+		description: 'Text matched against document names and schema names',
+	},
+	{
+		displayName: 'Workflow ID',
+		name: 'workflowId',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. 0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a',
+		description: 'Only extractions of this workflow',
+	},
+	{
+		displayName: 'Workflow Session ID',
+		name: 'workflowSessionId',
+		type: 'number',
+		default: 0,
+		description: 'Only extractions of this workflow session',
+	},
 ];
 
 /** The Filters collection of a Get Many operation (filters sorted alphabetically). */
 export function filtersCollection(filters: INodeProperties[]): INodeProperties {
-	return { displayName: 'Filters', name: 'filters', type: 'collection', placeholder: 'Add filter', default: {}, options: [...filters].sort(byName) };
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add filter',
+		default: {},
+		options: [...filters].sort(byName),
+	};
 }
 
 /** Display options of a choice an AI agent cannot use (a binary upload): hidden in the node's tool variant. */
@@ -441,11 +575,28 @@ export const NOT_AS_TOOL = { hide: { '@tool': [true] } };
 
 /** The document sources a create operation can offer, with the parameter each one shows. */
 const SOURCE_CHOICES = {
-	binary: { name: 'Binary File', value: 'binary', description: 'Upload a file from the input item', displayOptions: NOT_AS_TOOL },
-	documentId: { name: 'Document ID', value: 'documentId', description: 'A document already uploaded to the service' },
-	parsingId: { name: 'Parsing ID', value: 'parsingId', description: 'A finished parsing: no new parsing is made' },
+	binary: {
+		name: 'Binary File',
+		value: 'binary',
+		description: 'Upload a file from the input item',
+		displayOptions: NOT_AS_TOOL,
+	},
+	documentId: {
+		name: 'Document ID',
+		value: 'documentId',
+		description: 'A document already uploaded to the service',
+	},
+	parsingId: {
+		name: 'Parsing ID',
+		value: 'parsingId',
+		description: 'A finished parsing: no new parsing is made',
+	},
 	url: { name: 'URL', value: 'url', description: 'A public or pre-signed URL of the document' },
-	urlList: { name: 'List of URLs', value: 'urlList', description: 'Several documents by URL: one job and one output item each' },
+	urlList: {
+		name: 'List of URLs',
+		value: 'urlList',
+		description: 'Several documents by URL: one job and one output item each',
+	},
 } as const;
 
 export type DocumentSource = keyof typeof SOURCE_CHOICES;
@@ -458,9 +609,22 @@ function sourceField(source: DocumentSource): INodeProperties[] {
 		case 'documentId':
 			return idParameter({ ...DOCUMENT_ID, description: 'The uploaded document to use' });
 		case 'parsingId':
-			return idParameter({ ...PARSING_ID, description: 'A parsing whose status is FINISHED or PARTIAL_FINISHED' });
+			return idParameter({
+				...PARSING_ID,
+				description: 'A parsing whose status is FINISHED or PARTIAL_FINISHED',
+			});
 		case 'url':
-			return [{ displayName: 'URL', name: 'url', type: 'string', default: '', required: true, placeholder: 'e.g. https://example.com/invoice.pdf', description: 'Public or pre-signed URL of the document' }];
+			return [
+				{
+					displayName: 'URL',
+					name: 'url',
+					type: 'string',
+					default: '',
+					required: true,
+					placeholder: 'e.g. https://example.com/invoice.pdf',
+					description: 'Public or pre-signed URL of the document',
+				},
+			];
 		case 'urlList':
 			return [
 				{
@@ -471,7 +635,8 @@ function sourceField(source: DocumentSource): INodeProperties[] {
 					required: true,
 					typeOptions: { rows: 4 },
 					placeholder: 'e.g. https://example.com/a.pdf\nhttps://example.com/b.pdf',
-					description: 'One URL per line, comma-separated, or a JSON array of URLs (e.g. from an expression)',
+					description:
+						'One URL per line, comma-separated, or a JSON array of URLs (e.g. from an expression)',
 				},
 			];
 	}
@@ -494,7 +659,10 @@ export function sourceFields(sources: DocumentSource[], what: string): INodeProp
 		description: what,
 	};
 	const fields = sources.flatMap((source) =>
-		sourceField(source).map((field) => ({ ...field, displayOptions: { show: { ...field.displayOptions?.show, source: [source] } } })),
+		sourceField(source).map((field) => ({
+			...field,
+			displayOptions: { show: { ...field.displayOptions?.show, source: [source] } },
+		})),
 	);
 	return [selector, ...fields];
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getJob, type JobKind } from '../helpers/jobs';
@@ -6,7 +11,14 @@ import { listItems } from '../helpers/lists';
 import { readItemSettings, type OutputSettings } from '../helpers/settings';
 import { requireUuid } from '../helpers/validation';
 import { servicePath, type ApiFamily, type ExtractionServiceClient } from '../transport';
-import { filtersCollection, idParameter, optionsCollection, resumeWaitField, returnAllFields, type IdParameter } from './fields';
+import {
+	filtersCollection,
+	idParameter,
+	optionsCollection,
+	resumeWaitField,
+	returnAllFields,
+	type IdParameter,
+} from './fields';
 
 /** An operation module: its UI description and what it does for one input item. */
 export interface Operation {
@@ -15,12 +27,23 @@ export interface Operation {
 	 * Runs the operation for one item. Returns its output items without `pairedItem` (the router adds
 	 * it); throws for the item's failure (the router applies Continue On Fail).
 	 */
-	execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]>;
+	execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		client: ExtractionServiceClient,
+	): Promise<INodeExecutionData[]>;
 }
 
 /** Shows `properties` only for one resource and operation. */
-export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
-	return updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties);
+export function forOperation(
+	resource: string,
+	operation: string,
+	properties: INodeProperties[],
+): INodeProperties[] {
+	return updateDisplayOptions(
+		{ show: { resource: [resource], operation: [operation] } },
+		properties,
+	);
 }
 
 /**
@@ -38,18 +61,36 @@ export function jobGetOperation(spec: {
 	id: IdParameter;
 	fields?: INodeProperties[];
 	options?: INodeProperties[];
-	shape: (ctx: IExecuteFunctions, client: ExtractionServiceClient, job: IDataObject, itemIndex: number, output: OutputSettings) => Promise<INodeExecutionData[]>;
+	shape: (
+		ctx: IExecuteFunctions,
+		client: ExtractionServiceClient,
+		job: IDataObject,
+		itemIndex: number,
+		output: OutputSettings,
+	) => Promise<INodeExecutionData[]>;
 }): Operation {
 	const { kind } = spec;
 	return {
 		description: forOperation(spec.resource, 'get', [
 			...idParameter(spec.id),
-			resumeWaitField(kind.resourceName.toLowerCase(), `reaches a final status (${kind.finalStatuses.join(', ')})`),
+			resumeWaitField(
+				kind.resourceName.toLowerCase(),
+				`reaches a final status (${kind.finalStatuses.join(', ')})`,
+			),
 			...(spec.fields ?? []),
 			...optionsCollection(spec.options ?? []),
 		]),
-		async execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
-			const id = requireUuid(this.getNode(), itemIndex, spec.id.displayName, this.getNodeParameter(spec.id.name, itemIndex, '', { extractValue: true }));
+		async execute(
+			this: IExecuteFunctions,
+			itemIndex: number,
+			client: ExtractionServiceClient,
+		): Promise<INodeExecutionData[]> {
+			const id = requireUuid(
+				this.getNode(),
+				itemIndex,
+				spec.id.displayName,
+				this.getNodeParameter(spec.id.name, itemIndex, '', { extractValue: true }),
+			);
 			const settings = readItemSettings(this, itemIndex, false);
 			const job = await getJob(this, client, kind, id, itemIndex, settings.wait);
 			return await spec.shape(this, client, job, itemIndex, settings.output);
@@ -64,15 +105,29 @@ export function jobGetOperation(spec: {
  * @param spec.path list path segment (`documents`, `parsing`, `extract`, `schema`)
  * @param spec.filters the list's filters (their query names: `helpers/lists.ts`); none: no collection
  */
-export function listOperation(spec: { resource: string; family: ApiFamily; segment: string; resourceName: string; filters?: INodeProperties[] }): Operation {
+export function listOperation(spec: {
+	resource: string;
+	family: ApiFamily;
+	segment: string;
+	resourceName: string;
+	filters?: INodeProperties[];
+}): Operation {
 	return {
 		description: forOperation(spec.resource, 'getAll', [
 			...returnAllFields,
 			...(spec.filters ? [filtersCollection(spec.filters)] : []),
 			...optionsCollection([]),
 		]),
-		async execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
-			return await listItems(this, client, itemIndex, { family: spec.family, path: servicePath(spec.family, spec.segment), resourceName: spec.resourceName });
+		async execute(
+			this: IExecuteFunctions,
+			itemIndex: number,
+			client: ExtractionServiceClient,
+		): Promise<INodeExecutionData[]> {
+			return await listItems(this, client, itemIndex, {
+				family: spec.family,
+				path: servicePath(spec.family, spec.segment),
+				resourceName: spec.resourceName,
+			});
 		},
 	};
 }

@@ -17,32 +17,74 @@ import * as workflow from './workflow/Workflow.resource';
  * all derived from this table: adding a resource means a row here and its own folder.
  */
 const RESOURCES = [
-	{ value: 'document', name: 'Document', family: 'v0', description: 'Stored files (/v0, API key)', module: document },
-	{ value: 'extract', name: 'Extract', family: 'v0', description: 'Structured data from a parsed document, step by step (/v0, API key)', module: extract },
-	{ value: 'extraction', name: 'Extraction', family: 'unversioned', description: 'Upload a file and extract its data in one step (token)', module: extraction },
-	{ value: 'parsing', name: 'Parsing', family: 'v0', description: 'OCR text, markdown and pictures (/v0, API key)', module: parsing },
-	{ value: 'schema', name: 'Schema', family: 'unversioned', description: 'Definitions of the data to extract (token)', module: schema },
-	{ value: 'workflow', name: 'Workflow', family: 'unversioned', description: 'Upload documents to a configured workflow (token)', module: workflow },
+	{
+		value: 'document',
+		name: 'Document',
+		family: 'v0',
+		description: 'Stored files (/v0, API key)',
+		module: document,
+	},
+	{
+		value: 'extract',
+		name: 'Extract',
+		family: 'v0',
+		description: 'Structured data from a parsed document, step by step (/v0, API key)',
+		module: extract,
+	},
+	{
+		value: 'extraction',
+		name: 'Extraction',
+		family: 'unversioned',
+		description: 'Upload a file and extract its data in one step (token)',
+		module: extraction,
+	},
+	{
+		value: 'parsing',
+		name: 'Parsing',
+		family: 'v0',
+		description: 'OCR text, markdown and pictures (/v0, API key)',
+		module: parsing,
+	},
+	{
+		value: 'schema',
+		name: 'Schema',
+		family: 'unversioned',
+		description: 'Definitions of the data to extract (token)',
+		module: schema,
+	},
+	{
+		value: 'workflow',
+		name: 'Workflow',
+		family: 'unversioned',
+		description: 'Upload documents to a configured workflow (token)',
+		module: workflow,
+	},
 ] as const satisfies ReadonlyArray<{
 	value: string;
 	name: string;
 	family: ApiFamily;
 	description: string;
-	module: { description: INodeProperties[]; operations: Record<string, Pick<Operation, 'execute'>> };
+	module: {
+		description: INodeProperties[];
+		operations: Record<string, Pick<Operation, 'execute'>>;
+	};
 }>;
 
 export type ResourceName = (typeof RESOURCES)[number]['value'];
 
 /** Every resource's operations, by the `resource` and `operation` parameter values. */
-export const operations: Record<string, Record<string, Pick<Operation, 'execute'>>> = Object.fromEntries(
-	RESOURCES.map((resource) => [resource.value, resource.module.operations]),
-);
+export const operations: Record<
+	string,
+	Record<string, Pick<Operation, 'execute'>>
+> = Object.fromEntries(RESOURCES.map((resource) => [resource.value, resource.module.operations]));
 
 /** The node's credentials, each shown for the resources of its family. */
 export const credentials = (['v0', 'unversioned'] as const).map((family) => ({
 	name: CREDENTIAL_TYPE[family],
 	required: true,
-	displayOptions: { show: { resource: RESOURCES.filter((r) => r.family === family).map((r) => r.value) } },
+	displayOptions: {
+		show: { resource: RESOURCES.filter((r) => r.family === family).map((r) => r.value) },
+	},
 }));
 
 /** The node's parameters: the resource selector, each resource's operations and fields, then the execution settings. */
@@ -53,7 +95,12 @@ export const properties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		// Workflow uploads files only: an AI agent's tool cannot use it.
-		options: RESOURCES.map(({ name, value, description }) => ({ name, value, description, ...(value === 'workflow' ? { displayOptions: NOT_AS_TOOL } : {}) })),
+		options: RESOURCES.map(({ name, value, description }) => ({
+			name,
+			value,
+			description,
+			...(value === 'workflow' ? { displayOptions: NOT_AS_TOOL } : {}),
+		})),
 		default: 'extract',
 	},
 	...RESOURCES.flatMap((resource) => resource.module.description),

@@ -4,7 +4,12 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { admissionOf } from '../helpers/admission';
 import { outcomesOf } from '../helpers/outcomes';
 import { positiveSeconds, secondsToMs, wholeNumber } from '../helpers/validation';
-import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient, type CreatedResource, type ClientSettings } from '../transport';
+import {
+	DEFAULT_CLIENT_SETTINGS,
+	ExtractionServiceClient,
+	type CreatedResource,
+	type ClientSettings,
+} from '../transport';
 import { operations } from './resources';
 
 /**
@@ -15,28 +20,65 @@ import { operations } from './resources';
  */
 function clientSettings(ctx: IExecuteFunctions): ClientSettings {
 	const node = ctx.getNode();
-	const settings = ctx.getNodeParameter(node.typeVersion >= 2 ? 'executionSettings' : 'options', 0, {}) as IDataObject;
+	const settings = ctx.getNodeParameter(
+		node.typeVersion >= 2 ? 'executionSettings' : 'options',
+		0,
+		{},
+	) as IDataObject;
 	return {
 		...DEFAULT_CLIENT_SETTINGS,
-		concurrency: wholeNumber(node, 0, 'Concurrency', settings.concurrency ?? DEFAULT_CLIENT_SETTINGS.concurrency, 1, 50),
-		maxRetries: wholeNumber(node, 0, 'Max Retries', settings.maxRetries ?? DEFAULT_CLIENT_SETTINGS.maxRetries, 0, 10),
-		requestTimeoutMs: secondsToMs(positiveSeconds(node, 0, 'Request Timeout', settings.requestTimeout ?? DEFAULT_CLIENT_SETTINGS.requestTimeoutMs / 1000)),
+		concurrency: wholeNumber(
+			node,
+			0,
+			'Concurrency',
+			settings.concurrency ?? DEFAULT_CLIENT_SETTINGS.concurrency,
+			1,
+			50,
+		),
+		maxRetries: wholeNumber(
+			node,
+			0,
+			'Max Retries',
+			settings.maxRetries ?? DEFAULT_CLIENT_SETTINGS.maxRetries,
+			0,
+			10,
+		),
+		requestTimeoutMs: secondsToMs(
+			positiveSeconds(
+				node,
+				0,
+				'Request Timeout',
+				settings.requestTimeout ?? DEFAULT_CLIENT_SETTINGS.requestTimeoutMs / 1000,
+			),
+		),
 	};
 }
 
 /** An error as n8n expects a node's: NodeApiError/NodeOperationError as they are, anything else wrapped (with the item). */
-function asNodeError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+function asNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
+	return new NodeOperationError(node, error instanceof Error ? error : String(error), {
+		itemIndex,
+	});
 }
 
 /** A failed item (or job) as n8n shows it under Continue On Fail: the message, what else helps, and the job's id. */
-function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number, id?: string): INodeExecutionData {
+function errorItem(
+	error: NodeApiError | NodeOperationError,
+	itemIndex: number,
+	id?: string,
+): INodeExecutionData {
 	const json: IDataObject = {};
 	if (id) json.id = id;
 	json.error = error.message;
-	if (typeof error.description === 'string' && error.description) json.description = error.description;
-	if (error instanceof NodeApiError && typeof error.httpCode === 'string' && error.httpCode) json.httpCode = error.httpCode;
+	if (typeof error.description === 'string' && error.description)
+		json.description = error.description;
+	if (error instanceof NodeApiError && typeof error.httpCode === 'string' && error.httpCode)
+		json.httpCode = error.httpCode;
 	return { json, pairedItem: { item: itemIndex } };
 }
 
@@ -46,8 +88,11 @@ const MAX_LISTED_JOBS = 50;
 /** Adds to the error that stops the execution every job and document the service created in it, by id. */
 function nameCreated(error: NodeApiError | NodeOperationError, created: CreatedResource[]): void {
 	if (created.length === 0) return;
-	const listed = created.slice(0, MAX_LISTED_JOBS).map((r) => `${r.resourceName} ${r.id} (item ${r.itemIndex})`);
-	const more = created.length > MAX_LISTED_JOBS ? ` and ${created.length - MAX_LISTED_JOBS} more` : '';
+	const listed = created
+		.slice(0, MAX_LISTED_JOBS)
+		.map((r) => `${r.resourceName} ${r.id} (item ${r.itemIndex})`);
+	const more =
+		created.length > MAX_LISTED_JOBS ? ` and ${created.length - MAX_LISTED_JOBS} more` : '';
 	const note = `Already created at the service in this execution (fetch them with Get instead of creating them again): ${listed.join(', ')}${more}.`;
 	error.description = [error.description, note].filter(Boolean).join(' ');
 }
@@ -73,7 +118,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const op = operations[resource]?.[operation];
 	if (!op) {
-		throw new NodeOperationError(node, `The operation "${operation}" is not supported for resource "${resource}"`);
+		throw new NodeOperationError(
+			node,
+			`The operation "${operation}" is not supported for resource "${resource}"`,
+		);
 	}
 
 	const continueOnFail = this.continueOnFail();
@@ -86,7 +134,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		return [items.map((_, i) => errorItem(settingsError, i))];
 	}
 
-	const paired = (output: INodeExecutionData[], itemIndex: number) => output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
+	const paired = (output: INodeExecutionData[], itemIndex: number) =>
+		output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 	let firstError: NodeApiError | NodeOperationError | undefined;
 	const admission = admissionOf(client.signal, client.settings.concurrency);
 	const perItem = await Promise.all(

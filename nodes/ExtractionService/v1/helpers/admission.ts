@@ -24,7 +24,8 @@ export class Admission {
 
 	/** Resolves when item `itemIndex` has a place. */
 	async enter(itemIndex: number): Promise<void> {
-		if (this.admitted.size >= Math.max(1, this.size)) await new Promise<void>((resolve) => this.queue.push(resolve));
+		if (this.admitted.size >= Math.max(1, this.size))
+			await new Promise<void>((resolve) => this.queue.push(resolve));
 		this.admitted.add(itemIndex);
 	}
 
@@ -45,6 +46,7 @@ const ADMISSIONS = new WeakMap<AbortSignal, Admission>();
  */
 export function admissionOf(signal: AbortSignal, concurrency = 5): Admission {
 	let admission = ADMISSIONS.get(signal);
-	if (!admission) ADMISSIONS.set(signal, (admission = new Admission(ITEMS_ADMITTED_PER_SLOT * concurrency)));
+	if (!admission)
+		ADMISSIONS.set(signal, (admission = new Admission(ITEMS_ADMITTED_PER_SLOT * concurrency)));
 	return admission;
 }

@@ -2,7 +2,11 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } 
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { FileSelection } from './settings';
-import { streamedMultipart, type BinaryStream, type StreamedMultipart } from '../transport/multipart-stream';
+import {
+	streamedMultipart,
+	type BinaryStream,
+	type StreamedMultipart,
+} from '../transport/multipart-stream';
 
 /** Display name of the binary property parameter, used in error messages. */
 export const BINARY_PARAMETER = 'Input Binary Field';
@@ -38,10 +42,15 @@ export function binaryPropertyNames(
 	const available = Object.keys(item?.binary ?? {});
 	if (allBinaryProperties) {
 		if (available.length === 0) {
-			throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex} has no binary data to upload`, {
-				itemIndex,
-				description: 'The option "All Binary Properties" is on, but the input item carries no files.',
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Item ${itemIndex} has no binary data to upload`,
+				{
+					itemIndex,
+					description:
+						'The option "All Binary Properties" is on, but the input item carries no files.',
+				},
+			);
 		}
 		return available;
 	}
@@ -87,14 +96,19 @@ async function inputFile(
 	binary: IBinaryData,
 	allowedExtensions?: Record<string, string>,
 ): Promise<InputFile> {
-	const fileName = binary.fileName || `${propertyName}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
+	const fileName =
+		binary.fileName || `${propertyName}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
 	const mimeType = binary.mimeType || 'application/octet-stream';
 	const size = await binarySize(ctx, binary);
 	if (size === 0) {
-		throw new NodeOperationError(ctx.getNode(), `The file "${fileName}" in binary property "${propertyName}" is empty`, {
-			itemIndex,
-			description: 'The service cannot process an empty file. Check the node that produced it.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The file "${fileName}" in binary property "${propertyName}" is empty`,
+			{
+				itemIndex,
+				description: 'The service cannot process an empty file. Check the node that produced it.',
+			},
+		);
 	}
 	if (allowedExtensions) {
 		const extension = (/\.[^./\\]+$/.exec(fileName)?.[0] ?? '').toLowerCase();
@@ -120,12 +134,18 @@ async function inputFile(
 			const buffer = await ctx.helpers.getBinaryDataBuffer(itemIndex, propertyName);
 			return new Blob([buffer as Uint8Array<ArrayBuffer>], { type: mimeType });
 		},
-		stream: binary.id && size !== undefined ? async () => await ctx.helpers.getBinaryStream(binary.id as string) : undefined,
+		stream:
+			binary.id && size !== undefined
+				? async () => await ctx.helpers.getBinaryStream(binary.id as string)
+				: undefined,
 	};
 }
 
 /** Bytes of a binary without reading it: inline base64 length, or the stored file's metadata. */
-async function binarySize(ctx: IExecuteFunctions, binary: IBinaryData): Promise<number | undefined> {
+async function binarySize(
+	ctx: IExecuteFunctions,
+	binary: IBinaryData,
+): Promise<number | undefined> {
 	if (binary.id) {
 		try {
 			const metadata = await ctx.helpers.getBinaryMetadata(binary.id);
@@ -156,12 +176,19 @@ export function multipartBody(
 		for (const [name, value] of Object.entries(fields)) {
 			if (value === undefined || value === null) continue;
 			if (Array.isArray(value)) for (const v of value) textFields.push([name, String(v)]);
-			else textFields.push([name, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
+			else
+				textFields.push([name, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
 		}
 		if (files.every(({ file }) => file.stream && file.size !== undefined)) {
 			const streamed = await streamedMultipart(
 				textFields,
-				files.map(({ field, file }) => ({ field, fileName: file.fileName, mimeType: file.mimeType, size: file.size as number, open: file.stream! })),
+				files.map(({ field, file }) => ({
+					field,
+					fileName: file.fileName,
+					mimeType: file.mimeType,
+					size: file.size as number,
+					open: file.stream!,
+				})),
 			);
 			if (streamed) return streamed;
 		}
@@ -224,7 +251,8 @@ export async function inputFiles(
 	const names = binaryPropertyNames(ctx, itemIndex, selection.names, selection.all);
 	const binaries = ctx.getInputData()[itemIndex]?.binary ?? {};
 	const files: InputFile[] = [];
-	for (const name of names) files.push(await inputFile(ctx, itemIndex, name, binaries[name], allowedExtensions));
+	for (const name of names)
+		files.push(await inputFile(ctx, itemIndex, name, binaries[name], allowedExtensions));
 	return files;
 }
 
@@ -234,7 +262,12 @@ export async function inputFiles(
  * @param include the option's value
  * @returns `{ [propertyName]: binary }` or undefined when the option is off
  */
-export function passThroughBinary(ctx: IExecuteFunctions, itemIndex: number, file: InputFile | undefined, include: boolean): INodeExecutionData['binary'] {
+export function passThroughBinary(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	file: InputFile | undefined,
+	include: boolean,
+): INodeExecutionData['binary'] {
 	if (!file || !include) return undefined;
 	const binary = ctx.getInputData()[itemIndex]?.binary?.[file.propertyName];
 	return binary ? { [file.propertyName]: binary } : undefined;

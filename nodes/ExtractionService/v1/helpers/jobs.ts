@@ -1,7 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { failureKind, markFailure, servicePath, type ApiFamily, type BodyFactory, type ExtractionServiceClient } from '../transport';
+import {
+	failureKind,
+	markFailure,
+	servicePath,
+	type ApiFamily,
+	type BodyFactory,
+	type ExtractionServiceClient,
+} from '../transport';
 import { admissionOf } from './admission';
 import { secondsToMs } from './validation';
 import type { InputFile } from './binary';
@@ -29,9 +36,25 @@ export interface JobKind {
  *   200 and 202 both carry the resource.
  */
 export const JOB_KINDS = {
-	parsing: { family: 'v0', resourceName: 'Parsing', segment: 'parsing', finalStatuses: ['FINISHED', 'PARTIAL_FINISHED', 'ERROR'], partialStatus: 'PARTIAL_FINISHED' },
-	extract: { family: 'v0', resourceName: 'Extract', segment: 'extract', finalStatuses: ['FINISHED', 'ERROR'] },
-	extraction: { family: 'unversioned', resourceName: 'Extraction', segment: 'extract', finalStatuses: ['FINISHED', 'ERROR'] },
+	parsing: {
+		family: 'v0',
+		resourceName: 'Parsing',
+		segment: 'parsing',
+		finalStatuses: ['FINISHED', 'PARTIAL_FINISHED', 'ERROR'],
+		partialStatus: 'PARTIAL_FINISHED',
+	},
+	extract: {
+		family: 'v0',
+		resourceName: 'Extract',
+		segment: 'extract',
+		finalStatuses: ['FINISHED', 'ERROR'],
+	},
+	extraction: {
+		family: 'unversioned',
+		resourceName: 'Extraction',
+		segment: 'extract',
+		finalStatuses: ['FINISHED', 'ERROR'],
+	},
 } satisfies Record<string, JobKind>;
 
 /** Default of Wait Timeout, in seconds. */
@@ -57,8 +80,15 @@ export interface WaitSettings {
  * @returns the answer, with `id` as a string
  * @throws NodeApiError (failure kind `unusable`, so a poll skips it) naming what is missing
  */
-export function checkResource(node: INode, resourceName: string, answer: IDataObject, itemIndex: number, read?: { id: string; status: boolean }): IDataObject {
-	const id = typeof answer.id === 'string' || typeof answer.id === 'number' ? String(answer.id).trim() : '';
+export function checkResource(
+	node: INode,
+	resourceName: string,
+	answer: IDataObject,
+	itemIndex: number,
+	read?: { id: string; status: boolean },
+): IDataObject {
+	const id =
+		typeof answer.id === 'string' || typeof answer.id === 'number' ? String(answer.id).trim() : '';
 	const problem = !id
 		? 'no "id"'
 		: read && id.toLowerCase() !== read.id.toLowerCase() // UUIDs: letter case does not matter
@@ -68,13 +98,17 @@ export function checkResource(node: INode, resourceName: string, answer: IDataOb
 				: undefined;
 	if (!problem) return { ...answer, id };
 	const sample = JSON.stringify(answer).slice(0, 200);
-	const error = new NodeApiError(node, { status: read ? 200 : 201 }, {
-		message: `The service answered with ${problem} where ${read ? `${resourceName} ${read.id}` : `the new ${resourceName}`} was expected`,
-		description: read
-			? `The answer was: ${sample}`
-			: `The request was accepted, so the ${resourceName} may already exist at the service: check with Get Many before running the workflow again. The answer was: ${sample}`,
-		itemIndex,
-	});
+	const error = new NodeApiError(
+		node,
+		{ status: read ? 200 : 201 },
+		{
+			message: `The service answered with ${problem} where ${read ? `${resourceName} ${read.id}` : `the new ${resourceName}`} was expected`,
+			description: read
+				? `The answer was: ${sample}`
+				: `The request was accepted, so the ${resourceName} may already exist at the service: check with Get Many before running the workflow again. The answer was: ${sample}`,
+			itemIndex,
+		},
+	);
 	throw markFailure(error, 'unusable');
 }
 
@@ -84,7 +118,14 @@ export function checkResource(node: INode, resourceName: string, answer: IDataOb
  * @param deadline epoch ms bounding the read (a poll's wait deadline)
  * @throws NodeApiError for service errors and answers that are not the job
  */
-export async function fetchJob(client: ExtractionServiceClient, node: INode, kind: JobKind, id: string, itemIndex: number, deadline?: number): Promise<IDataObject> {
+export async function fetchJob(
+	client: ExtractionServiceClient,
+	node: INode,
+	kind: JobKind,
+	id: string,
+	itemIndex: number,
+	deadline?: number,
+): Promise<IDataObject> {
 	const job = await client.request<IDataObject>({
 		family: kind.family,
 		method: 'GET',
@@ -103,10 +144,20 @@ export async function fetchJob(client: ExtractionServiceClient, node: INode, kin
  * @returns the same NodeApiError/NodeOperationError with the note in its description; any other
  *   error wrapped in a NodeOperationError
  */
-export function withJobNote(node: INode, error: unknown, kind: JobKind, id: string, itemIndex: number): NodeApiError | NodeOperationError {
-	const known = error instanceof NodeApiError || error instanceof NodeOperationError ? error : new NodeOperationError(node, error as Error, { itemIndex });
+export function withJobNote(
+	node: INode,
+	error: unknown,
+	kind: JobKind,
+	id: string,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	const known =
+		error instanceof NodeApiError || error instanceof NodeOperationError
+			? error
+			: new NodeOperationError(node, error as Error, { itemIndex });
 	const note = `${kind.resourceName} ${id} was created at the service and goes on there: fetch it with ${kind.resourceName} → Get and this ID instead of creating it again.`;
-	if (!String(known.description ?? '').includes(note)) known.description = [known.description, note].filter(Boolean).join(' ');
+	if (!String(known.description ?? '').includes(note))
+		known.description = [known.description, note].filter(Boolean).join(' ');
 	return known;
 }
 
@@ -147,13 +198,16 @@ export async function waitForJob(
 		timing,
 		maxInFlight: 2 * client.settings.concurrency,
 	}).catch((error: unknown) => {
-		const cause = client.signal.aborted ? new NodeOperationError(node, 'The execution was cancelled', { itemIndex }) : error;
+		const cause = client.signal.aborted
+			? new NodeOperationError(node, 'The execution was cancelled', { itemIndex })
+			: error;
 		throw withJobNote(node, cause, kind, id, itemIndex);
 	});
 
 	if (timedOut) {
 		if (settings.onTimeout === 'outputUnfinished') return { ...resource, timedOut: true };
-		const last = lastFailure instanceof Error ? ` The last poll failed: ${lastFailure.message}.` : '';
+		const last =
+			lastFailure instanceof Error ? ` The last poll failed: ${lastFailure.message}.` : '';
 		throw new NodeOperationError(
 			node,
 			`Timed out after ${settings.timeoutSeconds} s waiting for ${kind.resourceName} ${id} (last status ${String(resource.status ?? 'unknown')})`,
@@ -164,16 +218,28 @@ export async function waitForJob(
 		);
 	}
 	if (resource.status === 'ERROR') {
-		throw new NodeOperationError(node, `${kind.resourceName} ${id} failed: ${String(resource.error ?? 'the service gave no reason')}`, {
-			itemIndex,
-			description: 'The service accepted the job but could not process it (status ERROR).',
-		});
+		throw new NodeOperationError(
+			node,
+			`${kind.resourceName} ${id} failed: ${String(resource.error ?? 'the service gave no reason')}`,
+			{
+				itemIndex,
+				description: 'The service accepted the job but could not process it (status ERROR).',
+			},
+		);
 	}
-	if (kind.partialStatus && resource.status === kind.partialStatus && settings.treatPartialAsError) {
+	if (
+		kind.partialStatus &&
+		resource.status === kind.partialStatus &&
+		settings.treatPartialAsError
+	) {
 		throw new NodeOperationError(
 			node,
 			`${kind.resourceName} ${id} finished partially: ${String(resource.pages_failed ?? '?')} of ${String(resource.pages_total ?? '?')} pages failed`,
-			{ itemIndex, description: `${String(resource.error ?? '')} (the option "Treat Partial as Error" is on)`.trim() },
+			{
+				itemIndex,
+				description:
+					`${String(resource.error ?? '')} (the option "Treat Partial as Error" is on)`.trim(),
+			},
 		);
 	}
 	return resource;
@@ -185,7 +251,14 @@ export async function waitForJob(
  *
  * @throws NodeApiError 404 naming the job; the errors of `waitForJob`
  */
-export async function getJob(ctx: IExecuteFunctions, client: ExtractionServiceClient, kind: JobKind, id: string, itemIndex: number, wait: WaitSettings): Promise<IDataObject> {
+export async function getJob(
+	ctx: IExecuteFunctions,
+	client: ExtractionServiceClient,
+	kind: JobKind,
+	id: string,
+	itemIndex: number,
+	wait: WaitSettings,
+): Promise<IDataObject> {
 	const job = await fetchJob(client, ctx.getNode(), kind, id, itemIndex);
 	return await waitForJob(ctx, client, kind, job, itemIndex, wait);
 }
@@ -210,9 +283,21 @@ export async function findExistingJob(
 ): Promise<IDataObject | undefined> {
 	const exact = kind.family === 'unversioned';
 	const qs = exact ? { meta_key: key.key, meta_value: key.value } : { search: key.value };
-	const page = await client.page({ family: kind.family, method: 'GET', path: servicePath(kind.family, kind.segment), qs, itemIndex, resourceName: `${kind.resourceName}s` }, 1, LOOKUP_PAGE_SIZE);
+	const page = await client.page(
+		{
+			family: kind.family,
+			method: 'GET',
+			path: servicePath(kind.family, kind.segment),
+			qs,
+			itemIndex,
+			resourceName: `${kind.resourceName}s`,
+		},
+		1,
+		LOOKUP_PAGE_SIZE,
+	);
 	for (const candidate of page.results) {
-		if (candidate.status === 'ERROR' || candidate.id === undefined || candidate.id === null) continue;
+		if (candidate.status === 'ERROR' || candidate.id === undefined || candidate.id === null)
+			continue;
 		const job = await fetchJob(client, node, kind, String(candidate.id), itemIndex);
 		const metadata = (job.metadata ?? {}) as IDataObject;
 		if (job.status !== 'ERROR' && metadata[key.key] === key.value) return job;
@@ -261,31 +346,45 @@ export async function createAndWait(
 ): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
 	return await failOnFirst(
-		requests.map(async ({ body, qs, path, file, notFound, reuse }): Promise<Array<Promise<JobOutcome>>> => {
-			const existing = reuse ? await findExistingJob(client, node, kind, reuse, itemIndex) : undefined;
-			const created = existing ?? await client.request<IDataObject | IDataObject[]>({
-				family: kind.family,
-				method: 'POST',
-				path: path ?? servicePath(kind.family, kind.segment),
-				qs,
-				body: typeof body === 'function' ? body : stripUndefined(body),
-				itemIndex,
-				resourceName: notFound?.resourceName ?? kind.resourceName,
-				resourceId: notFound?.resourceId,
-				expect: 'objects',
-			});
-			const jobs = (Array.isArray(created) ? created : [created]).map((job) => checkResource(node, kind.resourceName, job, itemIndex));
-			if (!existing) for (const job of jobs) client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
-			return jobs.map(async (job): Promise<JobOutcome> => {
-				const id = String(job.id);
-				return await waitForJob(ctx, client, kind, job, itemIndex, wait)
-					.then(async (final) => await shape(final, file))
-					.then(
-						(items) => ({ id, items }),
-						(error: unknown) => ({ id, error }),
-					);
-			});
-		}),
+		requests.map(
+			async ({ body, qs, path, file, notFound, reuse }): Promise<Array<Promise<JobOutcome>>> => {
+				const existing = reuse
+					? await findExistingJob(client, node, kind, reuse, itemIndex)
+					: undefined;
+				const created =
+					existing ??
+					(await client.request<IDataObject | IDataObject[]>({
+						family: kind.family,
+						method: 'POST',
+						path: path ?? servicePath(kind.family, kind.segment),
+						qs,
+						body: typeof body === 'function' ? body : stripUndefined(body),
+						itemIndex,
+						resourceName: notFound?.resourceName ?? kind.resourceName,
+						resourceId: notFound?.resourceId,
+						expect: 'objects',
+					}));
+				const jobs = (Array.isArray(created) ? created : [created]).map((job) =>
+					checkResource(node, kind.resourceName, job, itemIndex),
+				);
+				if (!existing)
+					for (const job of jobs)
+						client.recordCreated({
+							resourceName: kind.resourceName,
+							id: String(job.id),
+							itemIndex,
+						});
+				return jobs.map(async (job): Promise<JobOutcome> => {
+					const id = String(job.id);
+					return await waitForJob(ctx, client, kind, job, itemIndex, wait)
+						.then(async (final) => await shape(final, file))
+						.then(
+							(items) => ({ id, items }),
+							(error: unknown) => ({ id, error }),
+						);
+				});
+			},
+		),
 	);
 }
 

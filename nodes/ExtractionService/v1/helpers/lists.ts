@@ -32,17 +32,33 @@ export async function listItems(
 ): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
 	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? 0 : wholeNumber(node, itemIndex, 'Limit', ctx.getNodeParameter('limit', itemIndex, 50), 1);
+	const limit = returnAll
+		? 0
+		: wholeNumber(node, itemIndex, 'Limit', ctx.getNodeParameter('limit', itemIndex, 50), 1);
 	const filters = ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
 	for (const [name, value] of Object.entries(filters)) {
 		if (value === '' || value === undefined || value === null) continue;
 		const query = FILTER_QUERY[name] ?? name;
-		qs[query] = name === 'createdAfter' ? isoDateTime(node, itemIndex, 'Created After', value)
-			: name === 'createdBefore' ? isoDateTime(node, itemIndex, 'Created Before', value)
-			: value;
+		qs[query] =
+			name === 'createdAfter'
+				? isoDateTime(node, itemIndex, 'Created After', value)
+				: name === 'createdBefore'
+					? isoDateTime(node, itemIndex, 'Created Before', value)
+					: value;
 	}
-	const results = await client.getAll({ family: list.family, method: 'GET', path: list.path, qs, itemIndex, resourceName: list.resourceName }, returnAll, limit);
+	const results = await client.getAll(
+		{
+			family: list.family,
+			method: 'GET',
+			path: list.path,
+			qs,
+			itemIndex,
+			resourceName: list.resourceName,
+		},
+		returnAll,
+		limit,
+	);
 	const baseUrl = await client.baseUrl(list.family, itemIndex);
 	return results.map((json) => ({ json: withAbsoluteUrls(json, baseUrl) }));
 }

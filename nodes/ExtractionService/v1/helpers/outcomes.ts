@@ -28,7 +28,9 @@ export function outcomesOf(error: unknown): Promise<JobOutcome[]> | undefined {
  * @throws the first failure as soon as it happens (the node stops at once when it must), with the
  *   outcomes of all jobs attached for `outcomesOf` (the router outputs them under Continue On Fail)
  */
-export async function failOnFirst(groups: Array<Promise<Array<Promise<JobOutcome>>>>): Promise<INodeExecutionData[]> {
+export async function failOnFirst(
+	groups: Array<Promise<Array<Promise<JobOutcome>>>>,
+): Promise<INodeExecutionData[]> {
 	let reject!: (error: unknown) => void;
 	const failed = new Promise<never>((_, r) => (reject = r));
 	let first: object | undefined;
@@ -44,7 +46,10 @@ export async function failOnFirst(groups: Array<Promise<Array<Promise<JobOutcome
 
 	function report(outcome: JobOutcome): JobOutcome {
 		if (outcome.error !== undefined && first === undefined) {
-			first = typeof outcome.error === 'object' && outcome.error !== null ? outcome.error : new Error(String(outcome.error));
+			first =
+				typeof outcome.error === 'object' && outcome.error !== null
+					? outcome.error
+					: new Error(String(outcome.error));
 			allOutcomes.set(first, settled);
 			reject(first);
 		}
@@ -52,7 +57,9 @@ export async function failOnFirst(groups: Array<Promise<Array<Promise<JobOutcome
 	}
 
 	return await Promise.race([
-		settled.then(async (outcomes) => (first ? await failed : outcomes.flatMap((o) => o.items ?? []))),
+		settled.then(async (outcomes) =>
+			first ? await failed : outcomes.flatMap((o) => o.items ?? []),
+		),
 		failed,
 	]);
 }

@@ -36,13 +36,19 @@ export function withAbsoluteUrls<T>(value: T, baseUrl: string): T {
  * @param splitArrays when `result` is an array: one output object per element (true) or one object
  *   with `result` holding the array (false)
  */
-export function simplifyResult(result: unknown, meta: IDataObject, splitArrays: boolean): IDataObject[] {
+export function simplifyResult(
+	result: unknown,
+	meta: IDataObject,
+	splitArrays: boolean,
+): IDataObject[] {
 	if (Array.isArray(result)) {
 		if (!splitArrays) return [{ ...meta, result: result as IDataObject[] }];
 		return result.map((entry, index) => ({
 			...meta,
 			index,
-			...(entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as IDataObject) : { value: entry as IDataObject }),
+			...(entry && typeof entry === 'object' && !Array.isArray(entry)
+				? (entry as IDataObject)
+				: { value: entry as IDataObject }),
 		}));
 	}
 	if (result && typeof result === 'object') return [{ ...meta, ...(result as IDataObject) }];

@@ -19,13 +19,22 @@ export interface PollTiming {
  * finishing and the node seeing it short for typical jobs of a few seconds (bench measure 1), while
  * long jobs still settle at one poll every 5 s.
  */
-export const DEFAULT_POLL_TIMING: PollTiming = { firstDelayMs: 2_000, maxDelayMs: 5_000, growth: 1.25, jitter: 0.1 };
+export const DEFAULT_POLL_TIMING: PollTiming = {
+	firstDelayMs: 2_000,
+	maxDelayMs: 5_000,
+	growth: 1.25,
+	jitter: 0.1,
+};
 
 /**
  * Delay before poll number `n` (0-based): 2 s growing by `growth` to the 5 s cap, each raised by
  * up to `jitter` and never above the cap, so it always stays within the advised 2–5 s.
  */
-export function pollDelay(n: number, timing: PollTiming = DEFAULT_POLL_TIMING, random = Math.random): number {
+export function pollDelay(
+	n: number,
+	timing: PollTiming = DEFAULT_POLL_TIMING,
+	random = Math.random,
+): number {
 	const base = Math.min(timing.firstDelayMs * timing.growth ** n, timing.maxDelayMs);
 	return Math.min(base * (1 + random() * timing.jitter), timing.maxDelayMs);
 }
@@ -77,7 +86,10 @@ export interface PollResult<T> {
  * @param initial the resource as created (returned at once if already final)
  * @throws CancelledError when `signal` aborts; the fetch's own errors when not skippable before the deadline
  */
-export async function pollUntilFinal<T>(initial: T, options: PollOptions<T>): Promise<PollResult<T>> {
+export async function pollUntilFinal<T>(
+	initial: T,
+	options: PollOptions<T>,
+): Promise<PollResult<T>> {
 	let scheduler = SCHEDULERS.get(options.signal);
 	if (!scheduler) SCHEDULERS.set(options.signal, (scheduler = new PollScheduler(options.signal)));
 	return await scheduler.wait(initial, options);
@@ -129,13 +141,17 @@ export class PollScheduler {
 	/** Settles a job that is final or out of time, or puts it in the heap for its next poll. */
 	private schedule<T>(job: Waiting<T>): void {
 		const { options } = job;
-		if (options.isFinal(job.resource)) return job.resolve({ resource: job.resource, timedOut: false });
+		if (options.isFinal(job.resource))
+			return job.resolve({ resource: job.resource, timedOut: false });
 		if (this.signal.aborted) return job.reject(new CancelledError());
 		const left = options.deadline - Date.now();
 		// The last poll starts a little before the deadline, so it has time to be answered; once
 		// inside that margin, the poll just made was the last.
-		if (left <= 0 || (job.n > 0 && left <= LAST_POLL_MARGIN_MS)) return job.resolve({ resource: job.resource, timedOut: true, lastFailure: job.lastFailure });
-		job.due = Date.now() + Math.min(pollDelay(job.n, options.timing), Math.max(0, left - LAST_POLL_MARGIN_MS));
+		if (left <= 0 || (job.n > 0 && left <= LAST_POLL_MARGIN_MS))
+			return job.resolve({ resource: job.resource, timedOut: true, lastFailure: job.lastFailure });
+		job.due =
+			Date.now() +
+			Math.min(pollDelay(job.n, options.timing), Math.max(0, left - LAST_POLL_MARGIN_MS));
 		this.push(job as Waiting<unknown>);
 		if (!this.looping) void this.loop();
 	}
@@ -162,7 +178,13 @@ export class PollScheduler {
 	/** Starts the polls that are due, as far as `maxInFlight` allows. */
 	private startDue(): void {
 		const now = Date.now();
-		while (this.heap.length > 0 && this.heap[0].due <= now && this.inFlight < this.maxInFlight && !this.signal.aborted) void this.poll(this.pop());
+		while (
+			this.heap.length > 0 &&
+			this.heap[0].due <= now &&
+			this.inFlight < this.maxInFlight &&
+			!this.signal.aborted
+		)
+			void this.poll(this.pop());
 	}
 
 	/** One poll of a job, then its next step (and the next due poll in its slot). */
@@ -174,7 +196,8 @@ export class PollScheduler {
 			job.resource = await options.fetch(options.deadline);
 			job.lastFailure = undefined;
 		} catch (error) {
-			if (this.signal.aborted || !(Date.now() >= options.deadline || options.isSkippable?.(error))) failed = error ?? new Error('The poll failed');
+			if (this.signal.aborted || !(Date.now() >= options.deadline || options.isSkippable?.(error)))
+				failed = error ?? new Error('The poll failed');
 			else job.lastFailure = error;
 		} finally {
 			this.inFlight--;
@@ -190,7 +213,7 @@ export class PollScheduler {
 	private push(job: Waiting<unknown>): void {
 		const heap = this.heap;
 		heap.push(job);
-		for (let i = heap.length - 1; i > 0; ) {
+		for (let i = heap.length - 1; i > 0;) {
 			const parent = (i - 1) >> 1;
 			if (heap[parent].due <= heap[i].due) break;
 			[heap[parent], heap[i]] = [heap[i], heap[parent]];
@@ -204,7 +227,7 @@ export class PollScheduler {
 		const last = heap.pop() as Waiting<unknown>;
 		if (heap.length > 0) {
 			heap[0] = last;
-			for (let i = 0; ; ) {
+			for (let i = 0; ;) {
 				const left = 2 * i + 1;
 				const right = left + 1;
 				let smallest = i;

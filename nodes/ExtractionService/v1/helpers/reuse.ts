@@ -1,7 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-
 /**
  * Reuse Existing Job (the lookup itself: `findExistingJob` in jobs.ts): exactly-once job creation when n8n runs the same input again (a user's Retry
  * of a failed execution, the node setting Retry On Fail, a queue-mode job re-queued after its worker
@@ -30,17 +29,29 @@ export interface ReuseKey {
  * @returns undefined when the option is not set
  * @throws NodeOperationError naming the field when the key or the value is empty
  */
-export function readReuseKey(node: INode, itemIndex: number, option: unknown): ReuseKey | undefined {
+export function readReuseKey(
+	node: INode,
+	itemIndex: number,
+	option: unknown,
+): ReuseKey | undefined {
 	const entry = (option as { key?: { key?: unknown; value?: unknown } } | undefined)?.key;
 	if (!entry) return undefined;
 	const key = String(entry.key ?? '').trim();
 	const value = String(entry.value ?? '').trim();
-	if (!key) throw new NodeOperationError(node, 'Parameter "Reuse Existing Job" has an empty Metadata Key', { itemIndex });
-	if (!value) {
-		throw new NodeOperationError(node, 'Parameter "Reuse Existing Job" has an empty Metadata Value', {
+	if (!key)
+		throw new NodeOperationError(node, 'Parameter "Reuse Existing Job" has an empty Metadata Key', {
 			itemIndex,
-			description: 'Map a value that identifies this input, e.g. the mail\'s message id: {{ $json.metadata["message-id"] }}.',
 		});
+	if (!value) {
+		throw new NodeOperationError(
+			node,
+			'Parameter "Reuse Existing Job" has an empty Metadata Value',
+			{
+				itemIndex,
+				description:
+					'Map a value that identifies this input, e.g. the mail\'s message id: {{ $json.metadata["message-id"] }}.',
+			},
+		);
 	}
 	return { key, value };
 }
@@ -54,7 +65,10 @@ export function jobKey(reuse: ReuseKey, fileName?: string): ReuseKey {
 }
 
 /** Metadata with the job's key added (the user's own Metadata keeps its other keys). */
-export function withKey(metadata: IDataObject | undefined, key: ReuseKey | undefined): IDataObject | undefined {
+export function withKey(
+	metadata: IDataObject | undefined,
+	key: ReuseKey | undefined,
+): IDataObject | undefined {
 	if (!key) return metadata && Object.keys(metadata).length ? metadata : undefined;
 	return { ...(metadata ?? {}), [key.key]: key.value };
 }

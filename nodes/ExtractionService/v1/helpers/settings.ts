@@ -38,14 +38,29 @@ export interface FileSelection {
  * @param waitByDefault Wait for Completion's default: on for creates, off for Get (resume)
  * @throws NodeOperationError naming "Wait Timeout" when it is not from 0.001 to 2147483 s (before any request)
  */
-export function readItemSettings(ctx: IExecuteFunctions, itemIndex: number, waitByDefault = true): ItemSettings {
+export function readItemSettings(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	waitByDefault = true,
+): ItemSettings {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const waitForCompletion = ctx.getNodeParameter('waitForCompletion', itemIndex, waitByDefault) as boolean;
+	const waitForCompletion = ctx.getNodeParameter(
+		'waitForCompletion',
+		itemIndex,
+		waitByDefault,
+	) as boolean;
 	return {
 		options,
 		wait: {
 			waitForCompletion,
-			timeoutSeconds: waitForCompletion ? positiveSeconds(ctx.getNode(), itemIndex, 'Wait Timeout', options.timeout ?? DEFAULT_WAIT_TIMEOUT_SECONDS) : 0,
+			timeoutSeconds: waitForCompletion
+				? positiveSeconds(
+						ctx.getNode(),
+						itemIndex,
+						'Wait Timeout',
+						options.timeout ?? DEFAULT_WAIT_TIMEOUT_SECONDS,
+					)
+				: 0,
 			onTimeout: options.onTimeout === 'outputUnfinished' ? 'outputUnfinished' : 'error',
 			treatPartialAsError: options.treatPartialAsError === true,
 		},

@@ -47,25 +47,72 @@ export async function documentSourceRequests(
 	/** The body fields of one job, its metadata carrying the job's key when Reuse Existing Job is on. */
 	const keyed = (fileName?: string) => {
 		const key = reuse && jobKey(reuse, fileName);
-		return { fields: { ...fields, metadata: withKey(fields.metadata as IDataObject | undefined, key) }, reuse: key };
+		return {
+			fields: { ...fields, metadata: withKey(fields.metadata as IDataObject | undefined, key) },
+			reuse: key,
+		};
 	};
 	switch (source) {
 		case 'binary':
 			return (await inputFiles(ctx, itemIndex, files)).map((file) => {
 				const job = keyed(file.fileName);
-				return { body: multipartBody(job.fields, [{ field: 'document', file }]), file, reuse: job.reuse };
+				return {
+					body: multipartBody(job.fields, [{ field: 'document', file }]),
+					file,
+					reuse: job.reuse,
+				};
 			});
 		case 'documentId': {
 			const job = keyed();
-			return [{ body: { ...job.fields, document: requireUuid(node, itemIndex, 'Document ID', ctx.getNodeParameter('documentId', itemIndex, '', { extractValue: true })) }, reuse: job.reuse }];
+			return [
+				{
+					body: {
+						...job.fields,
+						document: requireUuid(
+							node,
+							itemIndex,
+							'Document ID',
+							ctx.getNodeParameter('documentId', itemIndex, '', { extractValue: true }),
+						),
+					},
+					reuse: job.reuse,
+				},
+			];
 		}
 		case 'url': {
 			const job = keyed();
-			return [{ body: { ...job.fields, document: requireHttpUrl(node, itemIndex, 'URL', ctx.getNodeParameter('url', itemIndex)) }, reuse: job.reuse }];
+			return [
+				{
+					body: {
+						...job.fields,
+						document: requireHttpUrl(
+							node,
+							itemIndex,
+							'URL',
+							ctx.getNodeParameter('url', itemIndex),
+						),
+					},
+					reuse: job.reuse,
+				},
+			];
 		}
 		case 'urlList':
-			return [{ body: { ...fields, document: parseUrlList(node, itemIndex, 'URLs', ctx.getNodeParameter('urls', itemIndex)) } }];
+			return [
+				{
+					body: {
+						...fields,
+						document: parseUrlList(
+							node,
+							itemIndex,
+							'URLs',
+							ctx.getNodeParameter('urls', itemIndex),
+						),
+					},
+				},
+			];
 		default:
-			throw new NodeOperationError(node, `Parameter "Source" has an unknown value "${source}"`, { itemIndex });
+			throw new NodeOperationError(node, `Parameter "Source" has an unknown value "${source}"`, {
+				itemIndex,
+			});
 	}
 }

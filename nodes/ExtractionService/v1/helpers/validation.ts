@@ -8,8 +8,17 @@ import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function fail(node: INode, itemIndex: number, parameter: string, problem: string, description?: string): never {
-	throw new NodeOperationError(node, `Parameter "${parameter}" ${problem}`, { itemIndex, description });
+function fail(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	problem: string,
+	description?: string,
+): never {
+	throw new NodeOperationError(node, `Parameter "${parameter}" ${problem}`, {
+		itemIndex,
+		description,
+	});
 }
 
 /**
@@ -18,9 +27,21 @@ function fail(node: INode, itemIndex: number, parameter: string, problem: string
  * @returns the trimmed UUID
  * @throws NodeOperationError naming `parameter` when the value is empty or not a UUID
  */
-export function requireUuid(node: INode, itemIndex: number, parameter: string, value: unknown): string {
+export function requireUuid(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	value: unknown,
+): string {
 	const text = typeof value === 'string' ? value.trim() : String(value ?? '').trim();
-	if (!text) fail(node, itemIndex, parameter, 'is empty', 'Enter the ID (a UUID such as 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41).');
+	if (!text)
+		fail(
+			node,
+			itemIndex,
+			parameter,
+			'is empty',
+			'Enter the ID (a UUID such as 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41).',
+		);
 	if (!UUID.test(text)) fail(node, itemIndex, parameter, `must be a UUID, got "${truncate(text)}"`);
 	return text;
 }
@@ -30,7 +51,12 @@ export function requireUuid(node: INode, itemIndex: number, parameter: string, v
  *
  * @throws NodeOperationError naming `parameter` when empty, unparsable or not http(s)
  */
-export function requireHttpUrl(node: INode, itemIndex: number, parameter: string, value: unknown): string {
+export function requireHttpUrl(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	value: unknown,
+): string {
 	const text = String(value ?? '').trim();
 	if (!text) fail(node, itemIndex, parameter, 'is empty');
 	let url: URL | undefined;
@@ -51,13 +77,20 @@ export function requireHttpUrl(node: INode, itemIndex: number, parameter: string
  * @returns at least one validated URL
  * @throws NodeOperationError naming `parameter` when the list is empty or an entry is not http(s)
  */
-export function parseUrlList(node: INode, itemIndex: number, parameter: string, value: unknown): string[] {
+export function parseUrlList(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	value: unknown,
+): string[] {
 	let entries: unknown[];
 	if (Array.isArray(value)) entries = value;
 	else {
 		const text = String(value ?? '').trim();
 		entries = text.startsWith('[')
-			? (jsonParse<unknown[]>(text, { errorMessage: `Parameter "${parameter}" is not a valid JSON array` }) ?? [])
+			? (jsonParse<unknown[]>(text, {
+					errorMessage: `Parameter "${parameter}" is not a valid JSON array`,
+				}) ?? [])
 			: text.split(/[\n,]/);
 	}
 	const urls = entries.map((e) => String(e ?? '').trim()).filter((e) => e.length > 0);
@@ -71,7 +104,12 @@ export function parseUrlList(node: INode, itemIndex: number, parameter: string, 
  *
  * @throws NodeOperationError naming `parameter` when the JSON is malformed or not an object
  */
-export function parseJsonObject(node: INode, itemIndex: number, parameter: string, value: unknown): IDataObject | undefined {
+export function parseJsonObject(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	value: unknown,
+): IDataObject | undefined {
 	if (value === undefined || value === null) return undefined;
 	let parsed: unknown = value;
 	if (typeof value === 'string') {
@@ -83,7 +121,12 @@ export function parseJsonObject(node: INode, itemIndex: number, parameter: strin
 		}
 	}
 	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-		fail(node, itemIndex, parameter, `must be a JSON object such as {"key": "value"}, got ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}`);
+		fail(
+			node,
+			itemIndex,
+			parameter,
+			`must be a JSON object such as {"key": "value"}, got ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}`,
+		);
 	}
 	return parsed as IDataObject;
 }
@@ -96,12 +139,23 @@ export function parseJsonObject(node: INode, itemIndex: number, parameter: strin
  * @returns query parameters for the set bounds
  * @throws NodeOperationError when a bound is not a positive integer or start > end
  */
-export function pageRange(node: INode, itemIndex: number, start: unknown, end: unknown): IDataObject {
+export function pageRange(
+	node: INode,
+	itemIndex: number,
+	start: unknown,
+	end: unknown,
+): IDataObject {
 	const qs: IDataObject = {};
 	const check = (name: string, value: unknown): number | undefined => {
 		if (value === undefined || value === null || value === '') return undefined;
 		const n = Number(value);
-		if (!Number.isInteger(n) || n < 1) fail(node, itemIndex, name, `must be a whole number of 1 or more, got ${JSON.stringify(value)}`);
+		if (!Number.isInteger(n) || n < 1)
+			fail(
+				node,
+				itemIndex,
+				name,
+				`must be a whole number of 1 or more, got ${JSON.stringify(value)}`,
+			);
 		return n;
 	};
 	const first = check('First Page', start);
@@ -124,11 +178,21 @@ export const MAX_TIMEOUT_SECONDS = 2_147_483;
  * @returns seconds, a whole number of ms (× 1000 is an integer up to float rounding: use `secondsToMs`)
  * @throws NodeOperationError naming `parameter` and the range when not a number or out of range
  */
-export function positiveSeconds(node: INode, itemIndex: number, parameter: string, value: unknown): number {
+export function positiveSeconds(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	value: unknown,
+): number {
 	const n = Number(value);
 	const ms = Math.round(n * 1000);
 	if (value === null || value === '' || !Number.isFinite(n) || ms < 1 || n > MAX_TIMEOUT_SECONDS) {
-		fail(node, itemIndex, parameter, `must be a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(value)}`);
+		fail(
+			node,
+			itemIndex,
+			parameter,
+			`must be a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS}, got ${JSON.stringify(value)}`,
+		);
 	}
 	return ms / 1000;
 }
@@ -143,20 +207,38 @@ export function secondsToMs(seconds: number): number {
  *
  * @throws NodeOperationError naming `parameter` when out of range or not whole
  */
-export function wholeNumber(node: INode, itemIndex: number, parameter: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function wholeNumber(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	value: unknown,
+	min: number,
+	max = Number.MAX_SAFE_INTEGER,
+): number {
 	const n = Number(value);
 	if (!Number.isInteger(n) || n < min || n > max) {
-		fail(node, itemIndex, parameter, `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(value)}`);
+		fail(
+			node,
+			itemIndex,
+			parameter,
+			`must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(value)}`,
+		);
 	}
 	return n;
 }
 
 /** A date-time filter (ISO 8601), e.g. `created_at_after` of `§v0-4.2`. */
-export function isoDateTime(node: INode, itemIndex: number, parameter: string, value: unknown): string | undefined {
+export function isoDateTime(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	value: unknown,
+): string | undefined {
 	const text = String(value ?? '').trim();
 	if (!text) return undefined;
 	const ms = Date.parse(text);
-	if (Number.isNaN(ms)) fail(node, itemIndex, parameter, `is not a date-time, got "${truncate(text)}"`);
+	if (Number.isNaN(ms))
+		fail(node, itemIndex, parameter, `is not a date-time, got "${truncate(text)}"`);
 	return new Date(ms).toISOString();
 }
 

@@ -84,7 +84,8 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
 	if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets)) as T;
 	if (value && typeof value === 'object') {
 		const out: IDataObject = {};
-		for (const [k, v] of Object.entries(value as IDataObject)) setOwn(out, redactText(k, secrets), redactDeep(v, secrets));
+		for (const [k, v] of Object.entries(value as IDataObject))
+			setOwn(out, redactText(k, secrets), redactDeep(v, secrets));
 		return out as T;
 	}
 	return value;
@@ -103,7 +104,8 @@ export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): 
 		const [current, depth] = stack.pop() as [unknown, number];
 		if (!current || typeof current !== 'object') continue;
 		if (depth > max) return true;
-		for (const child of Object.values(current as IDataObject)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
+		for (const child of Object.values(current as IDataObject))
+			if (child && typeof child === 'object') stack.push([child, depth + 1]);
 	}
 	return false;
 }
@@ -127,7 +129,9 @@ export function decodeBody(bytes: Uint8Array, contentType = ''): string | undefi
 
 /** Cuts a text to `max` characters, saying how much was left out. */
 export function capText(text: string, max = MAX_SERVICE_TEXT): string {
-	return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+	return text.length <= max
+		? text
+		: `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 /** Whether a text looks like an HTML page (a login portal, a proxy's error page, a web site). */
@@ -138,7 +142,11 @@ export function looksLikeHtml(text: string, contentType = ''): boolean {
 /** The readable text of an HTML page: its title, or its text without tags, on one line. */
 export function htmlText(html: string): string {
 	const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
-	const text = (title ?? html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+	const text = (
+		title ?? html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')
+	)
+		.replace(/\s+/g, ' ')
+		.trim();
 	return text;
 }
 
@@ -148,18 +156,27 @@ export function htmlText(html: string): string {
  */
 export function boundedBody(body: unknown, status: number): JsonObject {
 	if (!body || typeof body !== 'object' || Array.isArray(body)) {
-		return typeof body === 'string' && body ? { status, body: capText(body, MAX_BODY_STRING) } : { status };
+		return typeof body === 'string' && body
+			? { status, body: capText(body, MAX_BODY_STRING) }
+			: { status };
 	}
 	const capped = capStrings(body as IDataObject);
 	const json = JSON.stringify(capped);
-	return json.length <= MAX_BODY_JSON ? (capped as JsonObject) : { status, body: capText(json, MAX_BODY_STRING) };
+	return json.length <= MAX_BODY_JSON
+		? (capped as JsonObject)
+		: { status, body: capText(json, MAX_BODY_STRING) };
 }
 
 function capStrings(value: IDataObject): IDataObject {
 	const out: IDataObject = {};
 	for (const [k, v] of Object.entries(value)) {
 		if (typeof v === 'string') setOwn(out, k, capText(v, MAX_BODY_STRING));
-		else if (Array.isArray(v)) setOwn(out, k, v.map((e) => (typeof e === 'string' ? capText(e, MAX_BODY_STRING) : e)));
+		else if (Array.isArray(v))
+			setOwn(
+				out,
+				k,
+				v.map((e) => (typeof e === 'string' ? capText(e, MAX_BODY_STRING) : e)),
+			);
 		else if (v && typeof v === 'object') setOwn(out, k, capStrings(v as IDataObject));
 		else setOwn(out, k, v);
 	}
@@ -186,7 +203,13 @@ const CHECK_BASE_URL =
  * @param what what came back, e.g. `an empty answer`, `null`, `an answer without "id"`
  * @param sample a short, already redacted sample of the answer, shown in the description
  */
-export function unusableAnswerError(node: INode, answer: RefusedAnswer, what: string, expected: string, sample?: string): NodeApiError {
+export function unusableAnswerError(
+	node: INode,
+	answer: RefusedAnswer,
+	what: string,
+	expected: string,
+	sample?: string,
+): NodeApiError {
 	const created = answer.method === 'POST' || answer.method === 'PUT';
 	const parts = [
 		created
@@ -196,12 +219,16 @@ export function unusableAnswerError(node: INode, answer: RefusedAnswer, what: st
 		CHECK_BASE_URL,
 	];
 	return markFailure(
-		new NodeApiError(node, { status: answer.status }, {
-			message: `The service answered HTTP ${answer.status} with ${what} instead of ${expected}`,
-			description: parts.filter(Boolean).join(' '),
-			httpCode: String(answer.status),
-			itemIndex: answer.itemIndex,
-		}),
+		new NodeApiError(
+			node,
+			{ status: answer.status },
+			{
+				message: `The service answered HTTP ${answer.status} with ${what} instead of ${expected}`,
+				description: parts.filter(Boolean).join(' '),
+				httpCode: String(answer.status),
+				itemIndex: answer.itemIndex,
+			},
+		),
 		'unusable',
 	);
 }
@@ -212,7 +239,12 @@ export function unusableAnswerError(node: INode, answer: RefusedAnswer, what: st
  *
  * @param location the Location header, resolved against `requestUrl`
  */
-export function redirectError(node: INode, answer: RefusedAnswer, location: string | undefined, requestUrl: string): NodeApiError {
+export function redirectError(
+	node: INode,
+	answer: RefusedAnswer,
+	location: string | undefined,
+	requestUrl: string,
+): NodeApiError {
 	let target = 'an address it did not give';
 	if (location) {
 		try {
@@ -222,12 +254,16 @@ export function redirectError(node: INode, answer: RefusedAnswer, location: stri
 		}
 	}
 	return markFailure(
-		new NodeApiError(node, { status: answer.status }, {
-			message: `The service answered HTTP ${answer.status}, a redirect to ${target}`,
-			description: `The node follows redirects only for downloads. ${CHECK_BASE_URL} A redirect from http:// to https:// means the Base URL should start with https://.`,
-			httpCode: String(answer.status),
-			itemIndex: answer.itemIndex,
-		}),
+		new NodeApiError(
+			node,
+			{ status: answer.status },
+			{
+				message: `The service answered HTTP ${answer.status}, a redirect to ${target}`,
+				description: `The node follows redirects only for downloads. ${CHECK_BASE_URL} A redirect from http:// to https:// means the Base URL should start with https://.`,
+				httpCode: String(answer.status),
+				itemIndex: answer.itemIndex,
+			},
+		),
 		'unusable',
 	);
 }
@@ -239,8 +275,19 @@ export function redirectError(node: INode, answer: RefusedAnswer, location: stri
  * @returns the parsed JSON (undefined for an empty body with `nothing`)
  * @throws NodeApiError (unusable) for an empty body, HTML, text that is not JSON, or the wrong shape
  */
-export function parseAnswer(node: INode, answer: RefusedAnswer, text: string, contentType: string, expected: Exclude<Expected, 'binary'>): unknown {
-	const wanted = expected === 'objects' ? 'a JSON object or list' : expected === 'nothing' ? 'JSON or nothing' : 'a JSON object';
+export function parseAnswer(
+	node: INode,
+	answer: RefusedAnswer,
+	text: string,
+	contentType: string,
+	expected: Exclude<Expected, 'binary'>,
+): unknown {
+	const wanted =
+		expected === 'objects'
+			? 'a JSON object or list'
+			: expected === 'nothing'
+				? 'JSON or nothing'
+				: 'a JSON object';
 	if (!text.trim()) {
 		if (expected === 'nothing') return undefined;
 		throw unusableAnswerError(node, answer, 'an empty answer', wanted);
@@ -253,14 +300,27 @@ export function parseAnswer(node: INode, answer: RefusedAnswer, text: string, co
 		parsed = JSON.parse(text);
 	} catch (error) {
 		// V8 gives up on JSON nested beyond its stack with a RangeError.
-		if (error instanceof RangeError) throw unusableAnswerError(node, answer, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, wanted);
+		if (error instanceof RangeError)
+			throw unusableAnswerError(
+				node,
+				answer,
+				`JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+				wanted,
+			);
 		throw unusableAnswerError(node, answer, 'text that is not JSON', wanted, text);
 	}
-	if (nestedDeeperThan(parsed)) throw unusableAnswerError(node, answer, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, wanted);
+	if (nestedDeeperThan(parsed))
+		throw unusableAnswerError(
+			node,
+			answer,
+			`JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+			wanted,
+		);
 	if (expected === 'nothing') return parsed;
 	const isObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v);
 	if (isObject(parsed)) return parsed;
 	if (expected === 'objects' && Array.isArray(parsed) && parsed.every(isObject)) return parsed;
-	const what = parsed === null ? 'null' : Array.isArray(parsed) ? 'a JSON list' : `a JSON ${typeof parsed}`;
+	const what =
+		parsed === null ? 'null' : Array.isArray(parsed) ? 'a JSON list' : `a JSON ${typeof parsed}`;
 	throw unusableAnswerError(node, answer, what, wanted, text);
 }

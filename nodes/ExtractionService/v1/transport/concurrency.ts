@@ -48,7 +48,8 @@ export class Semaphore {
 
 	/** The waiting task that gets the slot just freed, if any. */
 	private next(): (() => void) | undefined {
-		const takeNormal = this.normal.length > 0 && (this.urgent.length === 0 || this.urgentInARow >= NORMAL_SHARE - 1);
+		const takeNormal =
+			this.normal.length > 0 && (this.urgent.length === 0 || this.urgentInARow >= NORMAL_SHARE - 1);
 		if (takeNormal) {
 			this.urgentInARow = 0;
 			return this.normal.shift();

@@ -72,7 +72,8 @@ export function errorForStatus(
 	info: FailedRequestInfo,
 	retryAfterSeconds?: number,
 ): NodeApiError {
-	const obj: IDataObject = body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : {};
+	const obj: IDataObject =
+		body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : {};
 	const details = capText(formatFieldErrors(body));
 	const what = info.resourceName
 		? `${info.resourceName}${info.resourceId ? ` ${info.resourceId}` : ''}`
@@ -99,7 +100,8 @@ export function errorForStatus(
 			break;
 		case status === 403:
 			message = `Insufficient credits: ${details || 'the account has no credits left'}`;
-			description = 'Top up the account\'s credits in the Extraction Service dashboard, then run the workflow again.';
+			description =
+				"Top up the account's credits in the Extraction Service dashboard, then run the workflow again.";
 			break;
 		case status === 404:
 			message = `${what} was not found`;

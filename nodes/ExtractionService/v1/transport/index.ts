@@ -31,7 +31,6 @@ import { originOf } from '../../../../credentials/shared';
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
 export { failureKind, markFailure, type Expected, type FailureKind } from './answers';
 
-
 /**
  * Most bytes of an answer the node reads where it expects JSON (a page of 100 extractions with their
  * data is well under 1 MiB; 32 MiB leaves room for very large extraction results): beyond it the
@@ -51,12 +50,17 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 async function readCapped(body: unknown, cap: number): Promise<{ bytes: Buffer; cut: boolean }> {
 	if (!body || typeof body !== 'object' || !(Symbol.asyncIterator in body)) {
 		const bytes = toBuffer(body);
-		return bytes.length > cap ? { bytes: bytes.subarray(0, cap), cut: true } : { bytes, cut: false };
+		return bytes.length > cap
+			? { bytes: bytes.subarray(0, cap), cut: true }
+			: { bytes, cut: false };
 	}
 	const chunks: Buffer[] = [];
 	let size = 0;
 	for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
-		const part = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+		const part =
+			typeof chunk === 'string'
+				? Buffer.from(chunk)
+				: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 		if (size + part.length > cap) {
 			chunks.push(part.subarray(0, cap - size));
 			return { bytes: Buffer.concat(chunks), cut: true };
@@ -145,7 +149,13 @@ export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
 };
 
 /** Connection error codes that mean the request never reached the service. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+]);
 /** Connection error codes after which the service may or may not have acted. */
 const MAYBE_SENT_CODES = new Set([
 	'ECONNRESET',
@@ -245,10 +255,12 @@ export class ExtractionServiceClient {
 			cancel.abort();
 			this.controller.abort();
 		};
-		const executionSignal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal?.() : undefined;
+		const executionSignal =
+			'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal?.() : undefined;
 		if (executionSignal?.aborted) onCancel();
 		executionSignal?.addEventListener('abort', onCancel, { once: true });
-		if ('onExecutionCancellation' in ctx && typeof ctx.onExecutionCancellation === 'function') ctx.onExecutionCancellation(onCancel);
+		if ('onExecutionCancellation' in ctx && typeof ctx.onExecutionCancellation === 'function')
+			ctx.onExecutionCancellation(onCancel);
 	}
 
 	/** Aborted when the execution is cancelled or `abort()` is called (a sibling item failed). */
@@ -285,7 +297,9 @@ export class ExtractionServiceClient {
 		let entry = this.credentials.get(family);
 		if (!entry) {
 			entry = this.ctx.getCredentials(CREDENTIAL_TYPE[family], itemIndex).then((c) => {
-				const raw = String(c.baseUrl ?? '').trim().replace(/\/+$/, '');
+				const raw = String(c.baseUrl ?? '')
+					.trim()
+					.replace(/\/+$/, '');
 				let parsed: URL | undefined;
 				try {
 					parsed = new URL(raw);
@@ -297,19 +311,32 @@ export class ExtractionServiceClient {
 					throw new NodeOperationError(
 						this.ctx.getNode(),
 						`The credential's Base URL "${raw.replace(/\/\/[^/]*@/, '//…@')}" is not a valid http(s) URL`,
-						{ description: 'Write it with its scheme, for example https://api.example.com', itemIndex },
+						{
+							description: 'Write it with its scheme, for example https://api.example.com',
+							itemIndex,
+						},
 					);
 				}
 				// A user and password in the Base URL would travel into every absolute URL the node
 				// outputs (`*_absolute`) and into messages: refused (§node, Addresses and credentials).
 				if (parsed.username || parsed.password) {
-					throw new NodeOperationError(this.ctx.getNode(), 'The Base URL must not contain a user name or password', {
-						description: 'Remove "user:password@" from the credential\'s Base URL. The node authenticates with the API key or token only; a proxy that needs a login cannot be given one here.',
-						itemIndex,
-					});
+					throw new NodeOperationError(
+						this.ctx.getNode(),
+						'The Base URL must not contain a user name or password',
+						{
+							description:
+								'Remove "user:password@" from the credential\'s Base URL. The node authenticates with the API key or token only; a proxy that needs a login cannot be given one here.',
+							itemIndex,
+						},
+					);
 				}
 				const secrets = Object.entries(c)
-					.filter(([key, value]) => key !== 'baseUrl' && typeof value === 'string' && value.trim().length >= MIN_SECRET_LENGTH)
+					.filter(
+						([key, value]) =>
+							key !== 'baseUrl' &&
+							typeof value === 'string' &&
+							value.trim().length >= MIN_SECRET_LENGTH,
+					)
 					.flatMap(([, value]) => [...new Set([String(value), String(value).trim()])])
 					.sort((a, b) => b.length - a.length);
 				return { baseUrl: raw, secrets };
@@ -345,19 +372,37 @@ export class ExtractionServiceClient {
 		for (let attempt = 0; ; attempt++) {
 			this.throwIfCancelled(req.itemIndex);
 			// Reads and polls before creates (`Semaphore`): a waiting job's poll is not queued behind them.
-			const outcome = await this.limiter.run(async () => await this.attempt(req, url), req.method === 'GET');
+			const outcome = await this.limiter.run(
+				async () => await this.attempt(req, url),
+				req.method === 'GET',
+			);
 			// A create the service accepted is returned even when the execution is stopping: its answer
 			// names a job that exists (the caller records it before it stops).
-			if (!(outcome.response && outcome.response.statusCode < 300 && !this.cancelSignal.aborted)) this.throwIfCancelled(req.itemIndex);
-			if (outcome.response && outcome.response.statusCode < 400) return this.answer<T>(req, url, outcome.response, family.secrets, outcome.cut);
+			if (!(outcome.response && outcome.response.statusCode < 300 && !this.cancelSignal.aborted))
+				this.throwIfCancelled(req.itemIndex);
+			if (outcome.response && outcome.response.statusCode < 400)
+				return this.answer<T>(req, url, outcome.response, family.secrets, outcome.cut);
 			// A retried DELETE answered 404: the attempt whose answer was lost deleted it. Done.
 			if (req.method === 'DELETE' && attempt > 0 && outcome.response?.statusCode === 404) {
-				return { statusCode: 204, headers: lowerCaseHeaders(outcome.response.headers), url, body: undefined as T };
+				return {
+					statusCode: 204,
+					headers: lowerCaseHeaders(outcome.response.headers),
+					url,
+					body: undefined as T,
+				};
 			}
 
 			const failed = this.classifyFailure(req, url, outcome, family.secrets);
-			if (!failed.retryable || attempt >= this.settings.maxRetries || !this.canWait(req, attempt, failed.retryAfterMs)) throw failed.error();
-			await cancellableSleep(this.retryDelay(attempt, failed.retryAfterMs, req.deadline), this.signal).catch((e) => {
+			if (
+				!failed.retryable ||
+				attempt >= this.settings.maxRetries ||
+				!this.canWait(req, attempt, failed.retryAfterMs)
+			)
+				throw failed.error();
+			await cancellableSleep(
+				this.retryDelay(attempt, failed.retryAfterMs, req.deadline),
+				this.signal,
+			).catch((e) => {
 				throw this.cancelledError(e, req.itemIndex);
 			});
 		}
@@ -378,8 +423,13 @@ export class ExtractionServiceClient {
 		if (!outcome.response) {
 			const code = outcome.timedOut ? 'ETIMEDOUT' : connectionErrorCode(outcome.error);
 			return {
-				retryable: code !== undefined && (NOT_SENT_CODES.has(code) || (safe && MAYBE_SENT_CODES.has(code))),
-				error: () => markFailure(this.connectionError(outcome.error, code, req, url, outcome.timedOut), code !== undefined ? 'transient' : undefined),
+				retryable:
+					code !== undefined && (NOT_SENT_CODES.has(code) || (safe && MAYBE_SENT_CODES.has(code))),
+				error: () =>
+					markFailure(
+						this.connectionError(outcome.error, code, req, url, outcome.timedOut),
+						code !== undefined ? 'transient' : undefined,
+					),
 			};
 		}
 		const { response } = outcome;
@@ -390,15 +440,33 @@ export class ExtractionServiceClient {
 			retryAfterMs,
 			error: () => {
 				const raw = toBuffer(response.body);
-				const decoded = decodeBody(raw, lowerCaseHeaders(response.headers)['content-type']) ?? raw.toString('utf8');
-				const text = redactText(outcome.cut ? `${decoded} … (the rest of the answer, beyond ${MAX_ERROR_BODY_BYTES / 1024} KiB, was not read)` : decoded, secrets);
-				const info = { family: req.family, method: req.method, resourceName: req.resourceName, resourceId: req.resourceId, itemIndex: req.itemIndex };
-				const error = errorForStatus(this.ctx.getNode(), status, parseErrorBody(text), info, retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined);
+				const decoded =
+					decodeBody(raw, lowerCaseHeaders(response.headers)['content-type']) ??
+					raw.toString('utf8');
+				const text = redactText(
+					outcome.cut
+						? `${decoded} … (the rest of the answer, beyond ${MAX_ERROR_BODY_BYTES / 1024} KiB, was not read)`
+						: decoded,
+					secrets,
+				);
+				const info = {
+					family: req.family,
+					method: req.method,
+					resourceName: req.resourceName,
+					resourceId: req.resourceId,
+					itemIndex: req.itemIndex,
+				};
+				const error = errorForStatus(
+					this.ctx.getNode(),
+					status,
+					parseErrorBody(text),
+					info,
+					retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined,
+				);
 				return markFailure(error, status === 429 || status >= 500 ? 'transient' : undefined);
 			},
 		};
 	}
-
 
 	/**
 	 * GET of a binary resource; follows up to 5 redirects itself (`§v0-4.4`: 302 to the file
@@ -418,33 +486,51 @@ export class ExtractionServiceClient {
 				// The storage a download was redirected to refused it: an expired or refused link, not
 				// the service's credits or key (its answer never names the link's path or signature).
 				const code = error instanceof NodeApiError ? error.httpCode : undefined;
-				if (storage === undefined || storage === baseOrigin || (code !== '401' && code !== '403')) throw error;
-				throw new NodeApiError(this.ctx.getNode(), { status: Number(code) }, {
-					message: `The download link was refused or has expired (HTTP ${code} from ${storage})`,
-					description: 'The service sent the download on to its file storage, which refused the link (pre-signed links expire after a while). Read the resource again with Get for a fresh link, then download it again.',
-					httpCode: code,
-					itemIndex: req.itemIndex,
-				});
+				if (storage === undefined || storage === baseOrigin || (code !== '401' && code !== '403'))
+					throw error;
+				throw new NodeApiError(
+					this.ctx.getNode(),
+					{ status: Number(code) },
+					{
+						message: `The download link was refused or has expired (HTTP ${code} from ${storage})`,
+						description:
+							'The service sent the download on to its file storage, which refused the link (pre-signed links expire after a while). Read the resource again with Get for a fresh link, then download it again.',
+						httpCode: code,
+						itemIndex: req.itemIndex,
+					},
+				);
 			});
 			if (response.statusCode < 300 || response.statusCode >= 400) return response;
 			const location = response.headers.location;
 			if (!location) {
-				throw new NodeApiError(this.ctx.getNode(), { status: response.statusCode }, {
-					message: `The service answered HTTP ${response.statusCode} without a Location to download from`,
-					itemIndex: req.itemIndex,
-				});
+				throw new NodeApiError(
+					this.ctx.getNode(),
+					{ status: response.statusCode },
+					{
+						message: `The service answered HTTP ${response.statusCode} without a Location to download from`,
+						itemIndex: req.itemIndex,
+					},
+				);
 			}
 			const next = new URL(location, response.url);
 			if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-				throw new NodeApiError(this.ctx.getNode(), { status: response.statusCode }, {
-					message: `The service redirected the download to a ${next.protocol.replace(':', '')} address, which the node does not follow`,
-					description: 'Only http(s) redirects are followed.',
-					itemIndex: req.itemIndex,
-				});
+				throw new NodeApiError(
+					this.ctx.getNode(),
+					{ status: response.statusCode },
+					{
+						message: `The service redirected the download to a ${next.protocol.replace(':', '')} address, which the node does not follow`,
+						description: 'Only http(s) redirects are followed.',
+						itemIndex: req.itemIndex,
+					},
+				);
 			}
 			current = { ...current, path: next.toString(), qs: undefined };
 		}
-		throw new NodeApiError(this.ctx.getNode(), {}, { message: 'Too many redirects while downloading', itemIndex: req.itemIndex });
+		throw new NodeApiError(
+			this.ctx.getNode(),
+			{},
+			{ message: 'Too many redirects while downloading', itemIndex: req.itemIndex },
+		);
 	}
 
 	/**
@@ -456,9 +542,15 @@ export class ExtractionServiceClient {
 	 * @throws NodeApiError (unusable) when the answer is not a page of results
 	 */
 	async page(req: ServiceRequest, page: number, size: number): Promise<ListPage> {
-		const envelope = await this.request<IDataObject>({ ...req, qs: { ...(req.qs ?? {}), page, size } });
+		const envelope = await this.request<IDataObject>({
+			...req,
+			qs: { ...(req.qs ?? {}), page, size },
+		});
 		const results = envelope.results;
-		if (!Array.isArray(results) || !results.every((r) => !!r && typeof r === 'object' && !Array.isArray(r))) {
+		if (
+			!Array.isArray(results) ||
+			!results.every((r) => !!r && typeof r === 'object' && !Array.isArray(r))
+		) {
 			throw unusableAnswerError(
 				this.ctx.getNode(),
 				{ status: 200, method: 'GET', itemIndex: req.itemIndex },
@@ -467,7 +559,11 @@ export class ExtractionServiceClient {
 				capText(JSON.stringify(envelope), 200),
 			);
 		}
-		return { results: results as IDataObject[], next: envelope.next, count: typeof envelope.count === 'number' ? envelope.count : undefined };
+		return {
+			results: results as IDataObject[],
+			next: envelope.next,
+			count: typeof envelope.count === 'number' ? envelope.count : undefined,
+		};
 	}
 
 	/**
@@ -486,19 +582,30 @@ export class ExtractionServiceClient {
 		const size = returnAll ? 100 : Math.min(Math.max(limit, 1), 100);
 		for (let page = 1; page <= MAX_PAGES; page++) {
 			const answer = await this.page(req, page, size);
-			const fresh = answer.results.filter((item) => item.id === undefined || item.id === null || !seen.has(String(item.id)));
-			for (const item of fresh) if (item.id !== undefined && item.id !== null) seen.add(String(item.id));
+			const fresh = answer.results.filter(
+				(item) => item.id === undefined || item.id === null || !seen.has(String(item.id)),
+			);
+			for (const item of fresh)
+				if (item.id !== undefined && item.id !== null) seen.add(String(item.id));
 			results.push(...fresh);
 			if (!returnAll && results.length >= limit) return results.slice(0, limit);
-			const done = !answer.next || answer.results.length === 0 || fresh.length === 0 || (answer.count !== undefined && results.length >= answer.count);
+			const done =
+				!answer.next ||
+				answer.results.length === 0 ||
+				fresh.length === 0 ||
+				(answer.count !== undefined && results.length >= answer.count);
 			if (done) return results;
 		}
 		throw markFailure(
-			new NodeApiError(this.ctx.getNode(), { pages: MAX_PAGES }, {
-				message: `Stopped reading the list after ${MAX_PAGES} pages: the service kept announcing a next page`,
-				description: `${results.length} items were read. Turn Return All off and set a Limit, or narrow the list with Filters.`,
-				itemIndex: req.itemIndex,
-			}),
+			new NodeApiError(
+				this.ctx.getNode(),
+				{ pages: MAX_PAGES },
+				{
+					message: `Stopped reading the list after ${MAX_PAGES} pages: the service kept announcing a next page`,
+					description: `${results.length} items were read. Turn Return All off and set a Limit, or narrow the list with Filters.`,
+					itemIndex: req.itemIndex,
+				},
+			),
 			'unusable',
 		);
 	}
@@ -508,18 +615,48 @@ export class ExtractionServiceClient {
 	 *
 	 * @throws NodeApiError (unusable) for a 3xx outside binary or an answer of the wrong shape
 	 */
-	private answer<T>(req: ServiceRequest, url: string, response: IN8nHttpFullResponse, secrets: string[], cut = false): ServiceResponse<T> {
+	private answer<T>(
+		req: ServiceRequest,
+		url: string,
+		response: IN8nHttpFullResponse,
+		secrets: string[],
+		cut = false,
+	): ServiceResponse<T> {
 		const headers = lowerCaseHeaders(response.headers);
 		const expected = req.expect ?? (req.method === 'DELETE' ? 'nothing' : 'object');
-		const refused = { status: response.statusCode, method: req.method, itemIndex: req.itemIndex, resourceName: req.resourceName };
+		const refused = {
+			status: response.statusCode,
+			method: req.method,
+			itemIndex: req.itemIndex,
+			resourceName: req.resourceName,
+		};
 		const base = { statusCode: response.statusCode, headers, url };
 		if (expected === 'binary') return { ...base, body: toBuffer(response.body) as T };
-		if (response.statusCode >= 300) throw redirectError(this.ctx.getNode(), refused, headers.location, url);
-		if (cut) throw unusableAnswerError(this.ctx.getNode(), refused, `an answer larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MiB`, expected === 'objects' ? 'a JSON object or list' : 'a JSON object');
+		if (response.statusCode >= 300)
+			throw redirectError(this.ctx.getNode(), refused, headers.location, url);
+		if (cut)
+			throw unusableAnswerError(
+				this.ctx.getNode(),
+				refused,
+				`an answer larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MiB`,
+				expected === 'objects' ? 'a JSON object or list' : 'a JSON object',
+			);
 		const decoded = decodeBody(toBuffer(response.body), headers['content-type']);
-		if (decoded === undefined) throw unusableAnswerError(this.ctx.getNode(), refused, `an answer in a charset it cannot read (${capText(headers['content-type'] ?? '', 100)})`, 'UTF-8 or another standard charset');
+		if (decoded === undefined)
+			throw unusableAnswerError(
+				this.ctx.getNode(),
+				refused,
+				`an answer in a charset it cannot read (${capText(headers['content-type'] ?? '', 100)})`,
+				'UTF-8 or another standard charset',
+			);
 		const text = redactText(decoded, secrets);
-		const body = parseAnswer(this.ctx.getNode(), refused, text, headers['content-type'] ?? '', expected);
+		const body = parseAnswer(
+			this.ctx.getNode(),
+			refused,
+			text,
+			headers['content-type'] ?? '',
+			expected,
+		);
 		return { ...base, body: redactDeep(body, secrets) as T };
 	}
 
@@ -538,9 +675,21 @@ export class ExtractionServiceClient {
 	private async attempt(req: ServiceRequest, url: string): Promise<AttemptOutcome> {
 		if (this.signal.aborted) return { error: new CancelledError(), timedOut: false };
 		// No request is started that could not be answered before its deadline.
-		if (req.deadline !== undefined && req.deadline - Date.now() < MIN_ATTEMPT_MS) return { error: new CancelledError(), timedOut: true };
+		if (req.deadline !== undefined && req.deadline - Date.now() < MIN_ATTEMPT_MS)
+			return { error: new CancelledError(), timedOut: true };
 		// Whole ms within what a timer can wait (a fraction or more than about 24.8 days is a RangeError).
-		const timeoutMs = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(Math.min(this.settings.requestTimeoutMs, req.deadline === undefined ? Infinity : req.deadline - Date.now()))));
+		const timeoutMs = Math.min(
+			MAX_TIMER_MS,
+			Math.max(
+				1,
+				Math.ceil(
+					Math.min(
+						this.settings.requestTimeoutMs,
+						req.deadline === undefined ? Infinity : req.deadline - Date.now(),
+					),
+				),
+			),
+		);
 		const stop = req.method === 'GET' || req.method === 'DELETE' ? this.signal : this.cancelSignal;
 		const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
 		let streamed: StreamedMultipart | undefined;
@@ -550,13 +699,17 @@ export class ExtractionServiceClient {
 			// A streamed multipart body travels as a raw Readable with its own Content-Type/-Length.
 			streamed = isStreamedMultipart(built) ? built : undefined;
 			const body = streamed ? streamed.stream : built;
-			const isJsonBody = body !== undefined && !streamed && !(body instanceof FormData) && !Buffer.isBuffer(body);
+			const isJsonBody =
+				body !== undefined && !streamed && !(body instanceof FormData) && !Buffer.isBuffer(body);
 			const options: IHttpRequestOptions = {
 				method: req.method,
 				url,
 				qs: req.qs,
 				body: body as IHttpRequestOptions['body'],
-				headers: { Accept: req.expect === 'binary' ? '*/*' : 'application/json', ...(streamed?.headers ?? {}) },
+				headers: {
+					Accept: req.expect === 'binary' ? '*/*' : 'application/json',
+					...(streamed?.headers ?? {}),
+				},
 				json: isJsonBody,
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
@@ -566,13 +719,19 @@ export class ExtractionServiceClient {
 				// Answers other than downloads are streamed, so that no more of them is read than needed.
 				encoding: req.expect === 'binary' ? 'arraybuffer' : 'stream',
 			};
-			const attemptContext = Object.create(this.ctx, { getExecutionCancelSignal: { value: () => signal } }) as Context;
+			const attemptContext = Object.create(this.ctx, {
+				getExecutionCancelSignal: { value: () => signal },
+			}) as Context;
 			const aborted = new Promise<never>((_, reject) => {
 				const onAbort = () => reject(new CancelledError());
 				signal.addEventListener('abort', onAbort, { once: true });
 				stopListening = () => signal.removeEventListener('abort', onAbort);
 			});
-			const request = this.ctx.helpers.httpRequestWithAuthentication.call(attemptContext, CREDENTIAL_TYPE[req.family], options) as Promise<IN8nHttpFullResponse>;
+			const request = this.ctx.helpers.httpRequestWithAuthentication.call(
+				attemptContext,
+				CREDENTIAL_TYPE[req.family],
+				options,
+			) as Promise<IN8nHttpFullResponse>;
 			request.catch(() => undefined); // settles on its own when the race below is lost
 			const response = await Promise.race([request, aborted]);
 			if (req.expect === 'binary') return { response };
@@ -591,7 +750,11 @@ export class ExtractionServiceClient {
 		}
 	}
 
-	private retryDelay(attempt: number, retryAfterMs: number | undefined, deadline: number | undefined): number {
+	private retryDelay(
+		attempt: number,
+		retryAfterMs: number | undefined,
+		deadline: number | undefined,
+	): number {
 		const { retryBaseDelayMs, retryMaxDelayMs } = this.settings;
 		// The service's Retry-After wins when given; otherwise exponential backoff with ±20 % jitter.
 		const backoff = retryBaseDelayMs * 2 ** attempt * (0.8 + Math.random() * 0.4);
@@ -603,7 +766,12 @@ export class ExtractionServiceClient {
 	/** Whether a retry would still start before the request's deadline. */
 	private canWait(req: ServiceRequest, attempt: number, retryAfterMs: number | undefined): boolean {
 		if (req.deadline === undefined) return true;
-		const earliest = Date.now() + Math.min(retryAfterMs ?? this.settings.retryBaseDelayMs * 2 ** attempt * 0.8, this.settings.retryMaxDelayMs);
+		const earliest =
+			Date.now() +
+			Math.min(
+				retryAfterMs ?? this.settings.retryBaseDelayMs * 2 ** attempt * 0.8,
+				this.settings.retryMaxDelayMs,
+			);
 		return earliest < req.deadline;
 	}
 
@@ -613,15 +781,27 @@ export class ExtractionServiceClient {
 
 	private cancelledError(error: unknown, itemIndex: number): Error {
 		if (error instanceof CancelledError) {
-			return new NodeOperationError(this.ctx.getNode(), 'The execution was cancelled', { itemIndex });
+			return new NodeOperationError(this.ctx.getNode(), 'The execution was cancelled', {
+				itemIndex,
+			});
 		}
 		return error as Error;
 	}
 
-	private connectionError(error: unknown, code: string | undefined, req: ServiceRequest, url: string, ownTimeout = false): Error {
+	private connectionError(
+		error: unknown,
+		code: string | undefined,
+		req: ServiceRequest,
+		url: string,
+		ownTimeout = false,
+	): Error {
 		if (error instanceof NodeOperationError) return error;
 		const host = safeHost(url);
-		const timedOut = ownTimeout || code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(errorMessage(error));
+		const timedOut =
+			ownTimeout ||
+			code === 'ECONNABORTED' ||
+			code === 'ETIMEDOUT' ||
+			/timeout/i.test(errorMessage(error));
 		const atDeadline = ownTimeout && req.deadline !== undefined && Date.now() >= req.deadline - 50;
 		const message = atDeadline
 			? `The request to ${host} was still running at the wait deadline`
@@ -633,13 +813,22 @@ export class ExtractionServiceClient {
 				? 'The request was not retried because the service may already have acted on it; check before running it again.'
 				: 'Check the Base URL of the credential and that the service is reachable from n8n.';
 		// Not under `code`: NodeApiError would swap our message for its generic text of that code.
-		return new NodeApiError(this.ctx.getNode(), { connectionError: code ?? 'UNKNOWN' }, { message, description, itemIndex: req.itemIndex });
+		return new NodeApiError(
+			this.ctx.getNode(),
+			{ connectionError: code ?? 'UNKNOWN' },
+			{ message, description, itemIndex: req.itemIndex },
+		);
 	}
 }
 
 /** What one HTTP attempt gave: an answer (any status), or the failure and whether the attempt's own time ran out. */
 type AttemptOutcome =
-	| { response: IN8nHttpFullResponse; error?: undefined; timedOut?: undefined; /** The body went on beyond what was read (see `readCapped`). */ cut?: boolean }
+	| {
+			response: IN8nHttpFullResponse;
+			error?: undefined;
+			timedOut?: undefined;
+			/** The body went on beyond what was read (see `readCapped`). */ cut?: boolean;
+	  }
 	| { response?: undefined; error: unknown; timedOut: boolean; cut?: undefined };
 
 /** A job or document the service created: enough to fetch it again with Get. */
@@ -711,7 +900,8 @@ export function parseRetryAfter(value: string | undefined): number | undefined {
 
 function lowerCaseHeaders(headers: IDataObject | undefined): Record<string, string> {
 	const out: Record<string, string> = {};
-	for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+	for (const [k, v] of Object.entries(headers ?? {}))
+		out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
 	return out;
 }
 

@@ -33,10 +33,17 @@ export interface StreamedMultipart {
 
 /** Whether a built body is a `StreamedMultipart` (as opposed to FormData, a Buffer or JSON). */
 export function isStreamedMultipart(body: unknown): body is StreamedMultipart {
-	return typeof body === 'object' && body !== null && (body as Partial<StreamedMultipart>).streamedMultipart === true;
+	return (
+		typeof body === 'object' &&
+		body !== null &&
+		(body as Partial<StreamedMultipart>).streamedMultipart === true
+	);
 }
 
-type ReadableFrom = (iterable: AsyncIterable<Uint8Array>, options?: { objectMode?: boolean; highWaterMark?: number }) => BinaryStream;
+type ReadableFrom = (
+	iterable: AsyncIterable<Uint8Array>,
+	options?: { objectMode?: boolean; highWaterMark?: number },
+) => BinaryStream;
 
 const CRLF = '\r\n';
 /** Bytes read ahead of the socket: bounds the memory of one upload. */
@@ -86,7 +93,9 @@ export async function streamedMultipart(
 	const footer = Buffer.from(`--${boundary}--${CRLF}`);
 	const crlf = Buffer.from(CRLF);
 	const textParts = textFields.map(([name, value]) =>
-		Buffer.from(`Content-Disposition: form-data; name="${escapeName(name)}"${CRLF}${CRLF}${value.replace(/\r\n|\r|\n/g, CRLF)}`),
+		Buffer.from(
+			`Content-Disposition: form-data; name="${escapeName(name)}"${CRLF}${CRLF}${value.replace(/\r\n|\r|\n/g, CRLF)}`,
+		),
 	);
 	const fileHeads = files.map((f) =>
 		Buffer.from(
@@ -96,7 +105,9 @@ export async function streamedMultipart(
 	);
 	let length = footer.length;
 	for (const part of textParts) length += delimiter.length + part.length + crlf.length;
-	files.forEach((f, i) => (length += delimiter.length + fileHeads[i].length + f.size + crlf.length));
+	files.forEach(
+		(f, i) => (length += delimiter.length + fileHeads[i].length + f.size + crlf.length),
+	);
 
 	const opened: BinaryStream[] = [first];
 	async function* body(): AsyncGenerator<Uint8Array> {
@@ -118,7 +129,9 @@ export async function streamedMultipart(
 					yield chunk;
 				}
 				if (sent !== files[i].size) {
-					throw new Error(`The stored file "${files[i].fileName}" holds ${sent > files[i].size ? 'more' : sent} bytes instead of ${files[i].size}`);
+					throw new Error(
+						`The stored file "${files[i].fileName}" holds ${sent > files[i].size ? 'more' : sent} bytes instead of ${files[i].size}`,
+					);
 				}
 				yield crlf;
 			}
@@ -128,7 +141,10 @@ export async function streamedMultipart(
 		}
 	}
 
-	const stream = (from as ReadableFrom).call(first.constructor, body(), { objectMode: false, highWaterMark: HIGH_WATER_MARK });
+	const stream = (from as ReadableFrom).call(first.constructor, body(), {
+		objectMode: false,
+		highWaterMark: HIGH_WATER_MARK,
+	});
 	// A body destroyed before it was read (the request failed early) must still close the files.
 	stream.once('close', () => {
 		for (const file of opened) file.destroy();
@@ -136,6 +152,9 @@ export async function streamedMultipart(
 	return {
 		streamedMultipart: true,
 		stream,
-		headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(length) },
+		headers: {
+			'Content-Type': `multipart/form-data; boundary=${boundary}`,
+			'Content-Length': String(length),
+		},
 	};
 }

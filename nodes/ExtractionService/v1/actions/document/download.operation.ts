@@ -21,13 +21,43 @@ export const description = forOperation('document', 'download', [
  * @returns the Document as JSON and the file as a binary with the document's name and MIME type
  * @throws NodeApiError 404 naming the document
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
-	const id = requireUuid(this.getNode(), itemIndex, DOCUMENT_ID.displayName, this.getNodeParameter(DOCUMENT_ID.name, itemIndex, '', { extractValue: true }));
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
+	const id = requireUuid(
+		this.getNode(),
+		itemIndex,
+		DOCUMENT_ID.displayName,
+		this.getNodeParameter(DOCUMENT_ID.name, itemIndex, '', { extractValue: true }),
+	);
 	const property = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
 	const request = { family: 'v0' as const, itemIndex, resourceName: 'Document', resourceId: id };
-	const document = await client.request<IDataObject>({ ...request, method: 'GET', path: servicePath('v0', 'documents', id) });
-	const file = await client.download({ ...request, method: 'GET', path: `${servicePath('v0', 'documents', id)}/download` });
-	const fileName = String(document.filename ?? '') || fileNameFromDisposition(file.headers['content-disposition']) || `${id}.pdf`;
-	const mimeType = (file.headers['content-type'] ?? '').split(';')[0].trim() || 'application/octet-stream';
-	return [await binaryOutput(this, withAbsoluteUrls(document, await client.baseUrl('v0', itemIndex)), file.body, fileName, mimeType, property)];
+	const document = await client.request<IDataObject>({
+		...request,
+		method: 'GET',
+		path: servicePath('v0', 'documents', id),
+	});
+	const file = await client.download({
+		...request,
+		method: 'GET',
+		path: `${servicePath('v0', 'documents', id)}/download`,
+	});
+	const fileName =
+		String(document.filename ?? '') ||
+		fileNameFromDisposition(file.headers['content-disposition']) ||
+		`${id}.pdf`;
+	const mimeType =
+		(file.headers['content-type'] ?? '').split(';')[0].trim() || 'application/octet-stream';
+	return [
+		await binaryOutput(
+			this,
+			withAbsoluteUrls(document, await client.baseUrl('v0', itemIndex)),
+			file.body,
+			fileName,
+			mimeType,
+			property,
+		),
+	];
 }

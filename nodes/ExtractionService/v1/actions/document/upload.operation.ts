@@ -7,7 +7,14 @@ import { withAbsoluteUrls } from '../../helpers/output';
 import { readItemSettings } from '../../helpers/settings';
 import { pageRange, parseJsonObject } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { allBinaryPropertiesField, binaryPropertyField, includeInputBinaryField, metadataField, optionsCollection, pageRangeFields } from '../fields';
+import {
+	allBinaryPropertiesField,
+	binaryPropertyField,
+	includeInputBinaryField,
+	metadataField,
+	optionsCollection,
+	pageRangeFields,
+} from '../fields';
 import { forOperation } from '../operation';
 
 export const description = forOperation('document', 'upload', [
@@ -35,7 +42,11 @@ export const description = forOperation('document', 'upload', [
  * @returns one item per uploaded file: the Document (`§v0-2.1`) with `file_url_absolute`
  * @throws NodeOperationError for a missing/empty file, bad metadata or page range (before any request)
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	const { options, files: selection, output } = readItemSettings(this, itemIndex);
 	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
@@ -64,7 +75,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 			client.recordCreated({ resourceName: 'Document', id: String(document.id), itemIndex });
 			const binary = passThroughBinary(this, itemIndex, file, output.includeInputBinary);
 			const json = withAbsoluteUrls(document, baseUrl);
-			return [Promise.resolve({ id: String(document.id), items: [binary ? { json, binary } : { json }] })];
+			return [
+				Promise.resolve({ id: String(document.id), items: [binary ? { json, binary } : { json }] }),
+			];
 		}),
 	);
 }

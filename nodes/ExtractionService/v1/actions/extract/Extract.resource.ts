@@ -22,7 +22,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['extract'] } },
 		options: [
-			{ name: 'Create', value: 'create', description: 'Extract structured data from a document with a schema', action: 'Create an extract' },
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Extract structured data from a document with a schema',
+				action: 'Create an extract',
+			},
 			{ name: 'Get', value: 'get', description: 'Retrieve an extract', action: 'Get an extract' },
 		],
 		default: 'create',

@@ -21,6 +21,20 @@ export async function extractItems(
 ): Promise<INodeExecutionData[]> {
 	const schema = (extract.schema ?? {}) as IDataObject;
 	const document = (((extract.parsing ?? {}) as IDataObject).document ?? {}) as IDataObject;
-	const meta: IDataObject = { id: extract.id, status: extract.status, schema: schema.name ?? null, filename: document.filename ?? fileName ?? null };
-	return await jobOutputItems(client, 'v0', extract, extract.result, meta, itemIndex, output, binary);
+	const meta: IDataObject = {
+		id: extract.id,
+		status: extract.status,
+		schema: schema.name ?? null,
+		filename: document.filename ?? fileName ?? null,
+	};
+	return await jobOutputItems(
+		client,
+		'v0',
+		extract,
+		extract.result,
+		meta,
+		itemIndex,
+		output,
+		binary,
+	);
 }

@@ -50,7 +50,10 @@ export const description = forOperation('extract', 'create', [
 	simplifyField,
 	...optionsCollection([
 		...binarySourceOptionFields,
-		...parsingOptionFields.map((field) => ({ ...field, displayOptions: { show: { '/source': PARSING_SOURCES } } })),
+		...parsingOptionFields.map((field) => ({
+			...field,
+			displayOptions: { show: { '/source': PARSING_SOURCES } },
+		})),
 		splitIntoItemsField,
 		...waitOptionFields,
 	]),
@@ -65,20 +68,61 @@ export const description = forOperation('extract', 'create', [
  * @throws NodeOperationError for invalid input (before any request), `ERROR` outcomes and timeouts;
  *   NodeApiError for service errors
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	const settings = readItemSettings(this, itemIndex);
 	const source = this.getNodeParameter('source', itemIndex) as Source;
-	const schema = requireUuid(node, itemIndex, 'Schema ID', this.getNodeParameter('schemaId', itemIndex));
+	const schema = requireUuid(
+		node,
+		itemIndex,
+		'Schema ID',
+		this.getNodeParameter('schemaId', itemIndex),
+	);
 	// `§v0-4.8`: model, picture/table options and metadata "only apply when a new parsing is created
 	// from document" — they are validated always but not sent with a parsing.
 	const options = parsingOptions(node, itemIndex, settings.options);
 	const jobs: JobRequest[] =
 		source === 'parsingId'
-			? [{ body: { schema, parsing: requireUuid(node, itemIndex, PARSING_ID.displayName, this.getNodeParameter(PARSING_ID.name, itemIndex, '', { extractValue: true })) } }]
-			: await documentSourceRequests(this, itemIndex, source, { schema, ...options }, settings.files);
+			? [
+					{
+						body: {
+							schema,
+							parsing: requireUuid(
+								node,
+								itemIndex,
+								PARSING_ID.displayName,
+								this.getNodeParameter(PARSING_ID.name, itemIndex, '', { extractValue: true }),
+							),
+						},
+					},
+				]
+			: await documentSourceRequests(
+					this,
+					itemIndex,
+					source,
+					{ schema, ...options },
+					settings.files,
+				);
 
-	return await createAndWait(this, client, JOB_KINDS.extract, itemIndex, jobs, settings.wait, async (extract, file) =>
-		await extractItems(client, extract, itemIndex, settings.output, file?.fileName, passThroughBinary(this, itemIndex, file, settings.output.includeInputBinary)),
+	return await createAndWait(
+		this,
+		client,
+		JOB_KINDS.extract,
+		itemIndex,
+		jobs,
+		settings.wait,
+		async (extract, file) =>
+			await extractItems(
+				client,
+				extract,
+				itemIndex,
+				settings.output,
+				file?.fileName,
+				passThroughBinary(this, itemIndex, file, settings.output.includeInputBinary),
+			),
 	);
 }

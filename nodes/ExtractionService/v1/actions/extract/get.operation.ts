@@ -12,8 +12,14 @@ import { extractItems } from './common';
 export const { description, execute } = jobGetOperation({
 	resource: 'extract',
 	kind: JOB_KINDS.extract,
-	id: { displayName: 'Extract ID', name: 'extractId', resourceName: 'Extract', description: 'The extract to retrieve (the id output by Extract → Create)' },
+	id: {
+		displayName: 'Extract ID',
+		name: 'extractId',
+		resourceName: 'Extract',
+		description: 'The extract to retrieve (the id output by Extract → Create)',
+	},
 	fields: [simplifyField],
 	options: [splitIntoItemsField, ...waitOptionFields],
-	shape: async (_ctx, client, extract, itemIndex, output) => await extractItems(client, extract, itemIndex, output),
+	shape: async (_ctx, client, extract, itemIndex, output) =>
+		await extractItems(client, extract, itemIndex, output),
 });

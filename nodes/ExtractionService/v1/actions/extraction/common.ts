@@ -40,6 +40,19 @@ export async function extractionItems(
 	fileName?: string,
 	binary?: INodeExecutionData['binary'],
 ): Promise<INodeExecutionData[]> {
-	const meta: IDataObject = { id: extraction.id, status: extraction.status, document_name: extraction.document_name ?? fileName ?? null };
-	return await jobOutputItems(client, 'unversioned', extraction, extraction.extracted_data, meta, itemIndex, output, binary);
+	const meta: IDataObject = {
+		id: extraction.id,
+		status: extraction.status,
+		document_name: extraction.document_name ?? fileName ?? null,
+	};
+	return await jobOutputItems(
+		client,
+		'unversioned',
+		extraction,
+		extraction.extracted_data,
+		meta,
+		itemIndex,
+		output,
+		binary,
+	);
 }

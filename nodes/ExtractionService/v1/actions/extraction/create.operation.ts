@@ -26,7 +26,10 @@ import { EXTRACTION_FILE_TYPES, extractionItems, serverField } from './common';
 export const description = forOperation('extraction', 'create', [
 	binaryPropertyField,
 	serverField,
-	schemaLocator(false, 'Schema that defines the data to extract; without one, the extraction gives the content only'),
+	schemaLocator(
+		false,
+		'Schema that defines the data to extract; without one, the extraction gives the content only',
+	),
 	waitForCompletionField,
 	simplifyField,
 	...optionsCollection([
@@ -59,10 +62,16 @@ export const description = forOperation('extraction', 'create', [
  * @returns one item per extraction (or per element of a list with "Split Into Items")
  * @throws NodeOperationError for refused input before any request; NodeApiError 403 "Insufficient credits"
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	const { options, wait, output, files: selection } = readItemSettings(this, itemIndex);
-	const schemaValue = String(this.getNodeParameter('schema', itemIndex, '', { extractValue: true }) ?? '').trim();
+	const schemaValue = String(
+		this.getNodeParameter('schema', itemIndex, '', { extractValue: true }) ?? '',
+	).trim();
 	const schema = schemaValue ? requireUuid(node, itemIndex, 'Schema', schemaValue) : undefined;
 	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
 	const qs = pageRange(node, itemIndex, options.pdfPageStart, options.pdfPageEnd);
@@ -75,9 +84,30 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 	const files = await inputFiles(this, itemIndex, selection, EXTRACTION_FILE_TYPES);
 	const requests = files.map((file) => {
 		const key = reuse && jobKey(reuse, file.fileName);
-		return { body: multipartBody({ ...fields, metadata: withKey(metadata, key) }, [{ field: 'document', file }]), qs, file, reuse: key };
+		return {
+			body: multipartBody({ ...fields, metadata: withKey(metadata, key) }, [
+				{ field: 'document', file },
+			]),
+			qs,
+			file,
+			reuse: key,
+		};
 	});
-	return await createAndWait(this, client, JOB_KINDS.extraction, itemIndex, requests, wait, async (extraction, file) =>
-		await extractionItems(client, extraction, itemIndex, output, file?.fileName, passThroughBinary(this, itemIndex, file, output.includeInputBinary)),
+	return await createAndWait(
+		this,
+		client,
+		JOB_KINDS.extraction,
+		itemIndex,
+		requests,
+		wait,
+		async (extraction, file) =>
+			await extractionItems(
+				client,
+				extraction,
+				itemIndex,
+				output,
+				file?.fileName,
+				passThroughBinary(this, itemIndex, file, output.includeInputBinary),
+			),
 	);
 }

@@ -8,10 +8,28 @@ import { EXTRACTION_ID, idParameter, optionsCollection, outputBinaryField } from
 import { forOperation } from '../operation';
 
 /** Download formats (`§unversioned-4.3` `download=`): what users pick, and the file each gives. */
-const FORMATS: Record<string, { name: string; description: string; suffix: string; mimeType: string }> = {
-	csv: { name: 'CSV', description: 'The extracted data as a table', suffix: '.csv', mimeType: 'text/csv' },
-	images: { name: 'Images (ZIP)', description: 'The images of the document, zipped', suffix: '-images.zip', mimeType: 'application/zip' },
-	json: { name: 'JSON', description: 'The full extraction as JSON', suffix: '.json', mimeType: 'application/json' },
+const FORMATS: Record<
+	string,
+	{ name: string; description: string; suffix: string; mimeType: string }
+> = {
+	csv: {
+		name: 'CSV',
+		description: 'The extracted data as a table',
+		suffix: '.csv',
+		mimeType: 'text/csv',
+	},
+	images: {
+		name: 'Images (ZIP)',
+		description: 'The images of the document, zipped',
+		suffix: '-images.zip',
+		mimeType: 'application/zip',
+	},
+	json: {
+		name: 'JSON',
+		description: 'The full extraction as JSON',
+		suffix: '.json',
+		mimeType: 'application/json',
+	},
 };
 
 export const description = forOperation('extraction', 'download', [
@@ -20,7 +38,11 @@ export const description = forOperation('extraction', 'download', [
 		displayName: 'Format',
 		name: 'format',
 		type: 'options',
-		options: Object.entries(FORMATS).map(([value, format]) => ({ name: format.name, value, description: format.description })),
+		options: Object.entries(FORMATS).map(([value, format]) => ({
+			name: format.name,
+			value,
+			description: format.description,
+		})),
 		default: 'csv',
 		description: 'What to download',
 	},
@@ -36,31 +58,68 @@ export const description = forOperation('extraction', 'download', [
  * @returns the extraction id/format as JSON and the file (`<document>.csv`, `.json`, `-images.zip`)
  * @throws NodeOperationError when the extraction has no schema or is not finished
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const id = requireUuid(node, itemIndex, EXTRACTION_ID.displayName, this.getNodeParameter(EXTRACTION_ID.name, itemIndex, '', { extractValue: true }));
+	const id = requireUuid(
+		node,
+		itemIndex,
+		EXTRACTION_ID.displayName,
+		this.getNodeParameter(EXTRACTION_ID.name, itemIndex, '', { extractValue: true }),
+	);
 	const format = this.getNodeParameter('format', itemIndex) as string;
 	const property = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
 	const kind = FORMATS[format];
-	if (!kind) throw new NodeOperationError(node, `Parameter "Format" has an unknown value "${format}"`, { itemIndex });
-	const request = { family: 'unversioned' as const, itemIndex, resourceName: 'Extraction', resourceId: id, path: servicePath('unversioned', 'extract', id) };
+	if (!kind)
+		throw new NodeOperationError(node, `Parameter "Format" has an unknown value "${format}"`, {
+			itemIndex,
+		});
+	const request = {
+		family: 'unversioned' as const,
+		itemIndex,
+		resourceName: 'Extraction',
+		resourceId: id,
+		path: servicePath('unversioned', 'extract', id),
+	};
 
 	const extraction = await client.request<IDataObject>({ ...request, method: 'GET' });
 	if (!extraction.schema) {
-		throw new NodeOperationError(node, `Extraction ${id} has no schema: there is nothing to download`, {
-			itemIndex,
-			description: 'Only extractions created with a schema have data to download. Use Get to read its content instead.',
-		});
+		throw new NodeOperationError(
+			node,
+			`Extraction ${id} has no schema: there is nothing to download`,
+			{
+				itemIndex,
+				description:
+					'Only extractions created with a schema have data to download. Use Get to read its content instead.',
+			},
+		);
 	}
 	if (extraction.status !== 'FINISHED') {
-		throw new NodeOperationError(node, `Extraction ${id} is not finished yet (status ${String(extraction.status)})`, {
-			itemIndex,
-			description: 'Use Get with Wait for Completion first, then download.',
-		});
+		throw new NodeOperationError(
+			node,
+			`Extraction ${id} is not finished yet (status ${String(extraction.status)})`,
+			{
+				itemIndex,
+				description: 'Use Get with Wait for Completion first, then download.',
+			},
+		);
 	}
 	const file = await client.download({ ...request, method: 'GET', qs: { download: format } });
 	const base = String(extraction.document_name ?? id).replace(/\.[^.]+$/, '');
-	const fileName = fileNameFromDisposition(file.headers['content-disposition']) ?? `${base}${kind.suffix}`;
+	const fileName =
+		fileNameFromDisposition(file.headers['content-disposition']) ?? `${base}${kind.suffix}`;
 	const mimeType = (file.headers['content-type'] ?? '').split(';')[0].trim() || kind.mimeType;
-	return [await binaryOutput(this, { id, format, fileName, document_name: extraction.document_name ?? null }, file.body, fileName, mimeType, property)];
+	return [
+		await binaryOutput(
+			this,
+			{ id, format, fileName, document_name: extraction.document_name ?? null },
+			file.body,
+			fileName,
+			mimeType,
+			property,
+		),
+	];
 }

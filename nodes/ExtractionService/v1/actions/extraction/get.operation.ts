@@ -15,5 +15,6 @@ export const { description, execute } = jobGetOperation({
 	id: { ...EXTRACTION_ID, description: 'The extraction to retrieve' },
 	fields: [simplifyField],
 	options: [splitIntoItemsField, ...waitOptionFields],
-	shape: async (_ctx, client, extraction, itemIndex, output) => await extractionItems(client, extraction, itemIndex, output),
+	shape: async (_ctx, client, extraction, itemIndex, output) =>
+		await extractionItems(client, extraction, itemIndex, output),
 });

@@ -15,9 +15,19 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['parsing'] } },
 		options: [
-			{ name: 'Create', value: 'create', description: 'Parse a document into text, markdown and pictures', action: 'Create a parsing' },
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Parse a document into text, markdown and pictures',
+				action: 'Create a parsing',
+			},
 			{ name: 'Get', value: 'get', description: 'Retrieve a parsing', action: 'Get a parsing' },
-			{ name: 'Get Many', value: 'getAll', description: 'List parsings', action: 'Get many parsings' },
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'List parsings',
+				action: 'Get many parsings',
+			},
 		],
 		default: 'create',
 	},

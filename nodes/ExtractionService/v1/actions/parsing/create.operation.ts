@@ -26,7 +26,10 @@ export const description = forOperation('parsing', 'create', [
 		...binarySourceOptionFields,
 		...parsingOptionFields,
 		// One request for a list of URLs makes several parsings: no key can name one of them.
-		{ ...reuseExistingJobField, displayOptions: { show: { '/source': ['binary', 'documentId', 'url'] } } },
+		{
+			...reuseExistingJobField,
+			displayOptions: { show: { '/source': ['binary', 'documentId', 'url'] } },
+		},
 		treatPartialAsErrorField,
 		...waitOptionFields,
 	]),
@@ -41,16 +44,38 @@ export const description = forOperation('parsing', 'create', [
  * @returns one item per parsing: the Parsing (`§v0-2.3`) with absolute `file_url`/`picture` URLs
  * @throws NodeOperationError for invalid input (before any request), ERROR, timeouts
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
 	const settings = readItemSettings(this, itemIndex);
 	const source = this.getNodeParameter('source', itemIndex) as string;
 	const fields = parsingOptions(this.getNode(), itemIndex, settings.options);
-	const reuse = source === 'urlList' ? undefined : readReuseKey(this.getNode(), itemIndex, settings.options.reuseExistingJob);
-	const requests = await documentSourceRequests(this, itemIndex, source, fields, settings.files, reuse);
+	const reuse =
+		source === 'urlList'
+			? undefined
+			: readReuseKey(this.getNode(), itemIndex, settings.options.reuseExistingJob);
+	const requests = await documentSourceRequests(
+		this,
+		itemIndex,
+		source,
+		fields,
+		settings.files,
+		reuse,
+	);
 	const baseUrl = await client.baseUrl('v0', itemIndex);
-	return await createAndWait(this, client, JOB_KINDS.parsing, itemIndex, requests, settings.wait, async (parsing, file) => {
-		const binary = passThroughBinary(this, itemIndex, file, settings.output.includeInputBinary);
-		const json = withAbsoluteUrls(parsing, baseUrl);
-		return [binary ? { json, binary } : { json }];
-	});
+	return await createAndWait(
+		this,
+		client,
+		JOB_KINDS.parsing,
+		itemIndex,
+		requests,
+		settings.wait,
+		async (parsing, file) => {
+			const binary = passThroughBinary(this, itemIndex, file, settings.output.includeInputBinary);
+			const json = withAbsoluteUrls(parsing, baseUrl);
+			return [binary ? { json, binary } : { json }];
+		},
+	);
 }

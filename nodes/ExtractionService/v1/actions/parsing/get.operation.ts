@@ -14,5 +14,7 @@ export const { description, execute } = jobGetOperation({
 	kind: JOB_KINDS.parsing,
 	id: { ...PARSING_ID, description: 'The parsing to retrieve' },
 	options: [treatPartialAsErrorField, ...waitOptionFields],
-	shape: async (_ctx, client, parsing, itemIndex) => [{ json: withAbsoluteUrls(parsing, await client.baseUrl('v0', itemIndex)) }],
+	shape: async (_ctx, client, parsing, itemIndex) => [
+		{ json: withAbsoluteUrls(parsing, await client.baseUrl('v0', itemIndex)) },
+	],
 });

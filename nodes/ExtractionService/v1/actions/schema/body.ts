@@ -13,14 +13,25 @@ import { parseJsonObject } from '../../helpers/validation';
 export function schemaBody(
 	node: INode,
 	itemIndex: number,
-	input: { name: unknown; description: unknown; definition: unknown; additionalInformations?: unknown },
+	input: {
+		name: unknown;
+		description: unknown;
+		definition: unknown;
+		additionalInformations?: unknown;
+	},
 ): IDataObject {
 	const name = String(input.name ?? '').trim();
 	const description = String(input.description ?? '').trim();
 	if (!name) throw new NodeOperationError(node, 'Parameter "Name" is empty', { itemIndex });
-	if (!description) throw new NodeOperationError(node, 'Parameter "Description" is empty', { itemIndex });
+	if (!description)
+		throw new NodeOperationError(node, 'Parameter "Description" is empty', { itemIndex });
 	const definition = parseJsonObject(node, itemIndex, 'Definition', input.definition);
-	if (!definition) throw new NodeOperationError(node, 'Parameter "Definition" is empty: give a JSON schema object', { itemIndex });
+	if (!definition)
+		throw new NodeOperationError(
+			node,
+			'Parameter "Definition" is empty: give a JSON schema object',
+			{ itemIndex },
+		);
 	const body: IDataObject = { name, description, schema: definition };
 	const extra = String(input.additionalInformations ?? '').trim();
 	if (extra) body.additional_informations = extra;

@@ -5,7 +5,8 @@ export const definitionField: INodeProperties = {
 	displayName: 'Definition',
 	name: 'definition',
 	type: 'json',
-	default: '{\n  "type": "object",\n  "properties": {\n    "invoice_number": { "type": "string", "description": "Invoice number" },\n    "total_amount": { "type": "number", "description": "Total amount" }\n  }\n}',
+	default:
+		'{\n  "type": "object",\n  "properties": {\n    "invoice_number": { "type": "string", "description": "Invoice number" },\n    "total_amount": { "type": "number", "description": "Total amount" }\n  }\n}',
 	description: 'The data to extract, as an OpenAPI JSON schema object',
 };
 
@@ -15,5 +16,6 @@ export const additionalInformationsField: INodeProperties = {
 	type: 'string',
 	typeOptions: { rows: 3 },
 	default: '',
-	description: 'Context that helps interpret documents: jargon, abbreviations, date/currency formats, vendor aliases, layout quirks',
+	description:
+		'Context that helps interpret documents: jargon, abbreviations, date/currency formats, vendor aliases, layout quirks',
 };

@@ -7,8 +7,23 @@ import { additionalInformationsField, definitionField } from './common';
 import { schemaBody } from './body';
 
 export const description = forOperation('schema', 'create', [
-	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. Invoice', description: 'Name of the schema' },
-	{ displayName: 'Description', name: 'description', type: 'string', default: '', required: true, description: 'What the schema extracts' },
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. Invoice',
+		description: 'Name of the schema',
+	},
+	{
+		displayName: 'Description',
+		name: 'description',
+		type: 'string',
+		default: '',
+		required: true,
+		description: 'What the schema extracts',
+	},
 	{ ...definitionField, required: true },
 	...optionsCollection([additionalInformationsField]),
 ]);
@@ -19,7 +34,11 @@ export const description = forOperation('schema', 'create', [
  *
  * @returns the created Schema (`§unversioned-2.3`)
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const body = schemaBody(this.getNode(), itemIndex, {
 		name: this.getNodeParameter('name', itemIndex),
@@ -27,6 +46,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, client
 		definition: this.getNodeParameter('definition', itemIndex),
 		additionalInformations: options.additionalInformations,
 	});
-	const schema = await client.request<IDataObject>({ family: 'unversioned', method: 'POST', path: servicePath('unversioned', 'schema'), body, itemIndex, resourceName: 'Schema' });
+	const schema = await client.request<IDataObject>({
+		family: 'unversioned',
+		method: 'POST',
+		path: servicePath('unversioned', 'schema'),
+		body,
+		itemIndex,
+		resourceName: 'Schema',
+	});
 	return [{ json: schema }];
 }

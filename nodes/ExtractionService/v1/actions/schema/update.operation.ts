@@ -19,8 +19,20 @@ export const description = forOperation('schema', 'update', [
 		options: [
 			additionalInformationsField,
 			definitionField,
-			{ displayName: 'Description', name: 'description', type: 'string', default: '', description: 'What the schema extracts' },
-			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Name of the schema' },
+			{
+				displayName: 'Description',
+				name: 'description',
+				type: 'string',
+				default: '',
+				description: 'What the schema extracts',
+			},
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'Name of the schema',
+			},
 		],
 	},
 	...optionsCollection([]),
@@ -33,14 +45,33 @@ export const description = forOperation('schema', 'update', [
  * @returns the updated Schema
  * @throws NodeOperationError when no field is set or a value is invalid (before the PUT)
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const id = requireUuid(node, itemIndex, 'Schema', this.getNodeParameter('schema', itemIndex, '', { extractValue: true }));
+	const id = requireUuid(
+		node,
+		itemIndex,
+		'Schema',
+		this.getNodeParameter('schema', itemIndex, '', { extractValue: true }),
+	);
 	const update = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 	if (Object.keys(update).length === 0) {
-		throw new NodeOperationError(node, 'Parameter "Update Fields" is empty: add the fields to change', { itemIndex });
+		throw new NodeOperationError(
+			node,
+			'Parameter "Update Fields" is empty: add the fields to change',
+			{ itemIndex },
+		);
 	}
-	const request = { family: 'unversioned' as const, path: servicePath('unversioned', 'schema', id), itemIndex, resourceName: 'Schema', resourceId: id };
+	const request = {
+		family: 'unversioned' as const,
+		path: servicePath('unversioned', 'schema', id),
+		itemIndex,
+		resourceName: 'Schema',
+		resourceId: id,
+	};
 	const current = await client.request<IDataObject>({ ...request, method: 'GET' });
 	const body = schemaBody(node, itemIndex, {
 		name: update.name ?? current.name,

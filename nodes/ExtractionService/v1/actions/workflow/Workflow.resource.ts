@@ -13,7 +13,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['workflow'] } },
 		options: [
-			{ name: 'Upload', value: 'upload', description: 'Upload documents to a workflow, creating extractions', action: 'Upload documents to a workflow' },
+			{
+				name: 'Upload',
+				value: 'upload',
+				description: 'Upload documents to a workflow, creating extractions',
+				action: 'Upload documents to a workflow',
+			},
 		],
 		default: 'upload',
 	},

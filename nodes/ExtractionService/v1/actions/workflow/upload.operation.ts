@@ -5,7 +5,15 @@ import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { readItemSettings } from '../../helpers/settings';
 import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { allBinaryPropertiesField, binaryPropertyField, optionsCollection, simplifyField, splitIntoItemsField, waitForCompletionField, waitOptionFields } from '../fields';
+import {
+	allBinaryPropertiesField,
+	binaryPropertyField,
+	optionsCollection,
+	simplifyField,
+	splitIntoItemsField,
+	waitForCompletionField,
+	waitOptionFields,
+} from '../fields';
 import { forOperation } from '../operation';
 import { EXTRACTION_FILE_TYPES, extractionItems } from '../extraction/common';
 
@@ -17,9 +25,14 @@ export const description = forOperation('workflow', 'upload', [
 		default: '',
 		required: true,
 		placeholder: 'e.g. 0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a',
-		description: 'ID of the workflow (a configuration set up in the Extraction Service dashboard) to upload to; the API has no list of workflows',
+		description:
+			'ID of the workflow (a configuration set up in the Extraction Service dashboard) to upload to; the API has no list of workflows',
 	},
-	{ ...binaryPropertyField, description: 'All files of the item go to the workflow in one call; each becomes an extraction and an output item' },
+	{
+		...binaryPropertyField,
+		description:
+			'All files of the item go to the workflow in one call; each becomes an extraction and an output item',
+	},
 	waitForCompletionField,
 	simplifyField,
 	...optionsCollection([allBinaryPropertiesField, splitIntoItemsField, ...waitOptionFields]),
@@ -38,13 +51,35 @@ export const description = forOperation('workflow', 'upload', [
  * @returns one item per extraction created
  * @throws NodeApiError 404 when the workflow does not exist
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient): Promise<INodeExecutionData[]> {
-	const id = requireUuid(this.getNode(), itemIndex, 'Workflow ID', this.getNodeParameter('workflowId', itemIndex));
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: ExtractionServiceClient,
+): Promise<INodeExecutionData[]> {
+	const id = requireUuid(
+		this.getNode(),
+		itemIndex,
+		'Workflow ID',
+		this.getNodeParameter('workflowId', itemIndex),
+	);
 	const { wait, output, files: selection } = readItemSettings(this, itemIndex);
 	const files = await inputFiles(this, itemIndex, selection, EXTRACTION_FILE_TYPES);
-	const body = multipartBody({} as IDataObject, files.map((file, i) => ({ field: `extracts[${i}]document`, file })));
-	const upload = { body, path: `${servicePath('unversioned', 'workflow', id)}extract/`, notFound: { resourceName: 'Workflow', resourceId: id } };
-	return await createAndWait(this, client, JOB_KINDS.extraction, itemIndex, [upload], wait, async (extraction) =>
-		await extractionItems(client, extraction, itemIndex, output),
+	const body = multipartBody(
+		{} as IDataObject,
+		files.map((file, i) => ({ field: `extracts[${i}]document`, file })),
+	);
+	const upload = {
+		body,
+		path: `${servicePath('unversioned', 'workflow', id)}extract/`,
+		notFound: { resourceName: 'Workflow', resourceId: id },
+	};
+	return await createAndWait(
+		this,
+		client,
+		JOB_KINDS.extraction,
+		itemIndex,
+		[upload],
+		wait,
+		async (extraction) => await extractionItems(client, extraction, itemIndex, output),
 	);
 }
