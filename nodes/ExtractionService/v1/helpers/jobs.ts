@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import {
 	failureKind,
+	idKey,
 	markFailure,
 	servicePath,
 	type ApiFamily,
@@ -70,14 +71,15 @@ export interface WaitSettings {
 }
 
 /**
- * Checks that an answer is the resource it should be: a JSON object with a non-empty `id` and, for a
- * read, the `id` asked for and (jobs) a `status`. A create answered without an id may still have
- * made the resource, and the error says so.
+ * Checks that an answer is the resource it should be (`§node`, Checked answers): a JSON object with
+ * a non-empty `id` and, for a read, the `id` asked for (matched in any letter case, `idKey`) and
+ * (jobs) a `status`. A create answered without an id may still have made the resource, and the
+ * error says so.
  *
  * @param answer the parsed answer (a JSON object: the transport checked that)
  * @param resourceName "Extract", "Document", … (for messages)
  * @param read for a poll or a Get: the id that was asked for, and whether a `status` is required
- * @returns the answer, with `id` as a string
+ * @returns the answer, with `id` as a string as the service sent it (trimmed)
  * @throws NodeApiError (failure kind `unusable`, so a poll skips it) naming what is missing
  */
 export function checkResource(
@@ -91,7 +93,7 @@ export function checkResource(
 		typeof answer.id === 'string' || typeof answer.id === 'number' ? String(answer.id).trim() : '';
 	const problem = !id
 		? 'no "id"'
-		: read && id.toLowerCase() !== read.id.toLowerCase() // UUIDs: letter case does not matter
+		: read && idKey(id) !== idKey(read.id) // UUIDs: letter case does not matter
 			? `the id of another ${resourceName} (${id})`
 			: read?.status && typeof answer.status !== 'string'
 				? 'no "status"'

@@ -111,13 +111,43 @@ export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): 
 }
 
 /**
- * The text of a body, decoded by the charset its `Content-Type` declares (UTF-8 when none; a UTF-8
- * byte-order mark is dropped).
+ * The key an id is matched by: its text, trimmed, in lower case. Ids are UUIDs (`§v0-1 rule 2`,
+ * `§unversioned-1 rule 4`), whose hex digits have no letter case (RFC 9562 §4): a service may answer
+ * the id it was asked for in upper case. Used wherever the node matches ids (an answer against the
+ * id asked for, a list's items against those already read); outputs keep the id as the service sent
+ * it (`§node`, Checked answers).
  *
- * @returns the text, or undefined when the charset is not one the WHATWG Encoding standard knows
+ * @param id an id as the service or the user gave it (string or number)
+ * @returns the key, '' for undefined or null
+ */
+export function idKey(id: unknown): string {
+	return id === undefined || id === null ? '' : String(id).trim().toLowerCase();
+}
+
+/**
+ * The encoding a body's byte-order mark names (UTF-8 `EF BB BF`, UTF-16 `FE FF` / `FF FE`), which
+ * wins over the charset a `Content-Type` declares (WHATWG Encoding standard, "decode": a proxy may
+ * label UTF-8 bytes ISO-8859-1).
+ */
+function encodingOfBom(bytes: Uint8Array): string | undefined {
+	if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+	if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+	if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+	return undefined;
+}
+
+/**
+ * The text of a body (`§node`, Checked answers): decoded by the encoding its byte-order mark names,
+ * else by the charset its `Content-Type` declares, else as UTF-8; the mark itself is dropped.
+ *
+ * @param bytes the body as received
+ * @param contentType the `Content-Type` header ('' when absent)
+ * @returns the text, or undefined when the body has no mark and the declared charset is not one
+ *   the WHATWG Encoding standard knows (the caller names it in its error)
  */
 export function decodeBody(bytes: Uint8Array, contentType = ''): string | undefined {
-	const label = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? 'utf-8';
+	const label =
+		encodingOfBom(bytes) ?? /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? 'utf-8';
 	let decoder: TextDecoder;
 	try {
 		decoder = new TextDecoder(label);
@@ -188,8 +218,17 @@ export interface RefusedAnswer {
 	status: number;
 	method: string;
 	itemIndex: number;
-	/** Name of the resource a create makes ("Extract"), for "it may already exist". */
+	/** Name of the resource a create makes or a read asks for ("Extract"), for the messages. */
 	resourceName?: string;
+	/** Id of the resource the request is about (a Get, a poll, a Delete), named in the error. */
+	resourceId?: string;
+}
+
+/** "It answered the request for Extract 1f2e…." when the request is about one resource, else undefined. */
+function aboutResource(answer: RefusedAnswer): string | undefined {
+	return answer.resourceId
+		? `It answered the request for ${answer.resourceName ?? 'the resource'} ${answer.resourceId}.`
+		: undefined;
 }
 
 /** Advice for an answer that does not come from the service's API. */
@@ -197,8 +236,10 @@ const CHECK_BASE_URL =
 	'Check the Base URL of the credential: it must be the address the service answers its API on (scheme, host and port, no path).';
 
 /**
- * The error for an answer the node cannot use (empty, null, not JSON, HTML, the wrong shape): names
- * what came back and, for a create, says the job may exist already. Marked `unusable`.
+ * The error for an answer the node cannot use (empty, null, not JSON, HTML, too deep, too large, the
+ * wrong shape): names what came back, the resource the request was about (`resourceId`: a job's id,
+ * so no error loses it) and, for a create, says the job may exist already. Carries the item index.
+ * Marked `unusable`.
  *
  * @param what what came back, e.g. `an empty answer`, `null`, `an answer without "id"`
  * @param sample a short, already redacted sample of the answer, shown in the description
@@ -212,6 +253,7 @@ export function unusableAnswerError(
 ): NodeApiError {
 	const created = answer.method === 'POST' || answer.method === 'PUT';
 	const parts = [
+		aboutResource(answer),
 		created
 			? `The request was accepted (HTTP ${answer.status}), so the ${answer.resourceName ?? 'resource'} may already exist at the service: check with Get Many before running the workflow again.`
 			: undefined,
@@ -234,8 +276,9 @@ export function unusableAnswerError(
 }
 
 /**
- * The error for a 3xx answer outside a download: names the status and the origin of `Location`
- * (never its path or query, which may carry a signature). Marked `unusable`.
+ * The error for a 3xx answer outside a download: names the status, the origin of `Location` (never
+ * its path or query, which may carry a signature) and the resource the request was about. Marked
+ * `unusable`.
  *
  * @param location the Location header, resolved against `requestUrl`
  */
@@ -259,7 +302,12 @@ export function redirectError(
 			{ status: answer.status },
 			{
 				message: `The service answered HTTP ${answer.status}, a redirect to ${target}`,
-				description: `The node follows redirects only for downloads. ${CHECK_BASE_URL} A redirect from http:// to https:// means the Base URL should start with https://.`,
+				description: [
+					aboutResource(answer),
+					`The node follows redirects only for downloads. ${CHECK_BASE_URL} A redirect from http:// to https:// means the Base URL should start with https://.`,
+				]
+					.filter(Boolean)
+					.join(' '),
 				httpCode: String(answer.status),
 				itemIndex: answer.itemIndex,
 			},
@@ -269,11 +317,15 @@ export function redirectError(
 }
 
 /**
- * Parses the body of a 2xx answer as the request expects it.
+ * Parses the body of a 2xx answer as the request expects it (`§node`, Checked answers). Parsed JSON
+ * keeps a field named `__proto__` as an own data property (JSON.parse does; `redactDeep` and
+ * `boundedBody` copy it with `setOwn`).
  *
- * @param text the body as text (already redacted)
+ * @param text the body as text (already decoded by `decodeBody` and redacted)
  * @returns the parsed JSON (undefined for an empty body with `nothing`)
- * @throws NodeApiError (unusable) for an empty body, HTML, text that is not JSON, or the wrong shape
+ * @throws NodeApiError (unusable) for an empty body, HTML, text that is not JSON, JSON nested
+ *   deeper than `MAX_JSON_DEPTH` levels, or the wrong shape; each names the resource the request was
+ *   about (`answer.resourceId`) and carries `answer.itemIndex`
  */
 export function parseAnswer(
 	node: INode,

@@ -15,6 +15,7 @@ import { CancelledError, cancellableSleep } from './sleep';
 import {
 	capText,
 	decodeBody,
+	idKey,
 	markFailure,
 	nestedDeeperThan,
 	parseAnswer,
@@ -29,22 +30,33 @@ import { CREDENTIAL_TYPE, type ApiFamily } from './families';
 import { originOf } from '../../../../credentials/shared';
 
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
-export { failureKind, markFailure, type Expected, type FailureKind } from './answers';
+export { failureKind, idKey, markFailure, type Expected, type FailureKind } from './answers';
 
 /**
- * Most bytes of an answer the node reads where it expects JSON (a page of 100 extractions with their
- * data is well under 1 MiB; 32 MiB leaves room for very large extraction results): beyond it the
- * answer is refused as unusable while it streams, and the rest is not read.
+ * Most bytes of a 2xx answer the node reads where it expects JSON (`§node`, Checked answers), in
+ * bytes: 32 MiB. A page of 100 extractions with their data is well under 1 MiB, and the largest
+ * extraction results (hundreds of pages of line items) a few MiB; 32 MiB leaves room for those while
+ * keeping what one answer costs (its bytes, its text, the parsed JSON: about 4 times its size) far
+ * from what an n8n worker has. Beyond it the answer is refused as unusable while it streams, and the
+ * rest is not read. Downloads (`binary`) are not limited.
  */
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
-/** Most bytes of an error answer the node reads (its message is in the first lines); the rest is left unread. */
+/**
+ * Most bytes the node reads of an answer it will not use as data (`§node`, Checked answers), in
+ * bytes: 64 KiB. That is every 4xx/5xx answer — downloads' too — whose message is in its first lines
+ * (a field-error body is a few hundred bytes; the error shows 500 characters of it), and the body of
+ * a 3xx, which is never read. The rest is left unread (the connection is closed), and the error says
+ * the answer was cut.
+ */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /**
- * Reads a streamed body up to `cap` bytes, then stops (leaving the loop destroys the stream). A body
- * that is not a stream (an n8n line that buffered it) is taken as it is.
+ * Reads a streamed body up to `cap` bytes, then stops (leaving the loop destroys the stream, which
+ * closes the connection: nothing more is received). A body that is not a stream (an n8n line that
+ * buffered it) is taken as it is.
  *
+ * @param cap most bytes to keep (Infinity: the whole body)
  * @returns the bytes read, and whether the body went on beyond `cap`
  */
 async function readCapped(body: unknown, cap: number): Promise<{ bytes: Buffer; cut: boolean }> {
@@ -443,12 +455,7 @@ export class ExtractionServiceClient {
 				const decoded =
 					decodeBody(raw, lowerCaseHeaders(response.headers)['content-type']) ??
 					raw.toString('utf8');
-				const text = redactText(
-					outcome.cut
-						? `${decoded} … (the rest of the answer, beyond ${MAX_ERROR_BODY_BYTES / 1024} KiB, was not read)`
-						: decoded,
-					secrets,
-				);
+				const text = redactText(decoded, secrets);
 				const info = {
 					family: req.family,
 					method: req.method,
@@ -463,6 +470,14 @@ export class ExtractionServiceClient {
 					info,
 					retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined,
 				);
+				// Said after the service's text, which the error caps: a cut answer says so, always.
+				if (outcome.cut)
+					error.description = [
+						error.description,
+						`The service's answer was longer than ${MAX_ERROR_BODY_BYTES / 1024} KiB: only its start was read.`,
+					]
+						.filter(Boolean)
+						.join(' ');
 				return markFailure(error, status === 429 || status >= 500 ? 'transient' : undefined);
 			},
 		};
@@ -570,7 +585,8 @@ export class ExtractionServiceClient {
 	 * Reads every item of a paginated list (`§v0-2.5`, `§unversioned-2.4`): pages are
 	 * requested with `page` (from 1) and `size` while the envelope's `next` is set. Whatever `next`
 	 * says, paging ends when `count` items were read, when a page brings no item not seen before
-	 * (a repeated page; items seen twice are output once), or after `MAX_PAGES` pages (an error).
+	 * (a repeated page; items seen twice are output once; ids match in any letter case, `idKey`), or
+	 * after `MAX_PAGES` pages (an error).
 	 *
 	 * @param limit maximum number of items when `returnAll` is false
 	 * @returns the `results` items, in the service's order
@@ -582,11 +598,9 @@ export class ExtractionServiceClient {
 		const size = returnAll ? 100 : Math.min(Math.max(limit, 1), 100);
 		for (let page = 1; page <= MAX_PAGES; page++) {
 			const answer = await this.page(req, page, size);
-			const fresh = answer.results.filter(
-				(item) => item.id === undefined || item.id === null || !seen.has(String(item.id)),
-			);
-			for (const item of fresh)
-				if (item.id !== undefined && item.id !== null) seen.add(String(item.id));
+			// Ids match in any letter case (`idKey`): a page repeated in upper case is a repeated page.
+			const fresh = answer.results.filter((item) => !idKey(item.id) || !seen.has(idKey(item.id)));
+			for (const item of fresh) if (idKey(item.id)) seen.add(idKey(item.id));
 			results.push(...fresh);
 			if (!returnAll && results.length >= limit) return results.slice(0, limit);
 			const done =
@@ -629,6 +643,7 @@ export class ExtractionServiceClient {
 			method: req.method,
 			itemIndex: req.itemIndex,
 			resourceName: req.resourceName,
+			resourceId: req.resourceId,
 		};
 		const base = { statusCode: response.statusCode, headers, url };
 		if (expected === 'binary') return { ...base, body: toBuffer(response.body) as T };
@@ -670,7 +685,12 @@ export class ExtractionServiceClient {
 	 * itself. Should a line honour neither, the wait still ends on time: the attempt also races
 	 * its signal, leaving the request to finish on its own.
 	 *
-	 * @returns the answer (any status), or the failure and whether the attempt's own time ran out
+	 * Every answer is asked for as a stream (`encoding: 'stream'`, which n8n passes to axios as
+	 * `responseType`, its body then the response stream) and read by `readCapped`: a 3xx or error
+	 * answer up to `MAX_ERROR_BODY_BYTES`, a JSON answer up to `MAX_ANSWER_BYTES`, a download whole.
+	 *
+	 * @returns the answer (any status) with its body as a Buffer and `cut` when it went on beyond
+	 *   its cap, or the failure and whether the attempt's own time ran out
 	 */
 	private async attempt(req: ServiceRequest, url: string): Promise<AttemptOutcome> {
 		if (this.signal.aborted) return { error: new CancelledError(), timedOut: false };
@@ -716,8 +736,8 @@ export class ExtractionServiceClient {
 				disableFollowRedirect: true,
 				timeout: timeoutMs,
 				abortSignal: signal,
-				// Answers other than downloads are streamed, so that no more of them is read than needed.
-				encoding: req.expect === 'binary' ? 'arraybuffer' : 'stream',
+				// Every answer is streamed, so that no more of it is read than needed (`readCapped`).
+				encoding: 'stream',
 			};
 			const attemptContext = Object.create(this.ctx, {
 				getExecutionCancelSignal: { value: () => signal },
@@ -734,9 +754,14 @@ export class ExtractionServiceClient {
 			) as Promise<IN8nHttpFullResponse>;
 			request.catch(() => undefined); // settles on its own when the race below is lost
 			const response = await Promise.race([request, aborted]);
-			if (req.expect === 'binary') return { response };
-			// An error's body up to MAX_ERROR_BODY_BYTES, an answer up to MAX_ANSWER_BYTES; the rest unread.
-			const cap = response.statusCode >= 400 ? MAX_ERROR_BODY_BYTES : MAX_ANSWER_BYTES;
+			// A 3xx's or an error's body up to MAX_ERROR_BODY_BYTES (a download's too), a JSON answer
+			// up to MAX_ANSWER_BYTES, a downloaded file whole; the rest is left unread.
+			const cap =
+				response.statusCode >= 300
+					? MAX_ERROR_BODY_BYTES
+					: req.expect === 'binary'
+						? Infinity
+						: MAX_ANSWER_BYTES;
 			const read = readCapped(response.body, cap);
 			read.catch(() => undefined);
 			const { bytes, cut } = await Promise.race([read, aborted]);
