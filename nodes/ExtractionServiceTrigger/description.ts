@@ -4,9 +4,8 @@ import {
 	extractionListFilters,
 	filtersCollection,
 	searchFilter,
-	simplifyField,
-	splitIntoItemsField,
-} from '../ExtractionService/v1/actions/fields';
+} from '../ExtractionService/v1/helpers/filters';
+import { simplifyField, splitIntoItemsField } from '../ExtractionService/v1/helpers/output';
 import { CREDENTIAL_TYPE } from '../ExtractionService/v1/transport';
 import { EVENTS, eventsOf, eventsWith } from './poll/events';
 

@@ -1,14 +1,14 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { extractionItems } from '../../ExtractionService/v1/actions/extraction/common';
-import { withAbsoluteUrls } from '../../ExtractionService/v1/helpers/output';
+import { filterQuery } from '../../ExtractionService/v1/helpers/filters';
+import { extractionItems, withAbsoluteUrls } from '../../ExtractionService/v1/helpers/output';
 import { isoDateTime } from '../../ExtractionService/v1/helpers/validation';
 import {
 	DEFAULT_CLIENT_SETTINGS,
 	ExtractionServiceClient,
 } from '../../ExtractionService/v1/transport';
-import { EVENTS, type EventSpec } from './events';
+import { EVENTS } from './events';
 import { SOFT_BUDGET_SHARE, type PollEnv } from './lists';
 import { sampleEvent } from './sample';
 import { pollScan } from './scan';
@@ -20,15 +20,6 @@ const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
 
 /** Share of the poll budget the poll's requests may use; the rest is left for n8n to take the result. */
 const BUDGET_SHARE = 0.9;
-
-/** Filter parameters and the query names the lists take (`§v0-4.2`, `§v0-4.6`, `§unversioned-4.1`). */
-const FILTER_QUERY: Record<string, string> = {
-	search: 'search',
-	workflowId: 'workflow_id',
-	workflowSessionId: 'workflow_session_id',
-	metaKey: 'meta_key',
-	metaValue: 'meta_value',
-};
 
 /**
  * The trigger's `poll()`: one poll of the selected event, as n8n calls it on every poll time
@@ -66,7 +57,12 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		node,
 		client,
 		spec,
-		filters: readFilters(this, spec),
+		filters: filterQuery(
+			node,
+			0,
+			this.getNodeParameter('filters', {}) as IDataObject,
+			EVENT_FILTERS[spec.strategy],
+		),
 		deadline: started + budget * BUDGET_SHARE,
 		softDeadline: started + budget * SOFT_BUDGET_SHARE,
 	};
@@ -149,19 +145,11 @@ const REPORTED = new Map<string, { before: string; after: TriggerState }>();
 /** Static-data key of the running poll's start (epoch ms): see the overlap guard in `pollTrigger`. */
 const POLL_STARTED_AT = 'pollStartedAt';
 
-/** The event's filters as list query parameters; empty ones are left out. */
-function readFilters(ctx: IPollFunctions, spec: EventSpec): IDataObject {
-	const filters = ctx.getNodeParameter('filters', {}) as IDataObject;
-	const allowed = spec.strategy === 'scan' ? Object.keys(FILTER_QUERY) : ['search'];
-	const qs: IDataObject = {};
-	for (const name of allowed) {
-		const value = filters[name];
-		if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
-			continue;
-		qs[FILTER_QUERY[name]] = typeof value === 'string' ? value.trim() : value;
-	}
-	return qs;
-}
+/** The filters each kind of event takes (the extraction list's, or `search` for the /v0 lists). */
+const EVENT_FILTERS = {
+	scan: ['metaKey', 'metaValue', 'search', 'workflowId', 'workflowSessionId'],
+	window: ['search'],
+};
 
 /**
  * Output items: extractions as Extraction → Get outputs them (Simplify on by default: the extracted

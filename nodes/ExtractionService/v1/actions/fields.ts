@@ -1,6 +1,7 @@
-import type { INodeProperties, INodePropertyModeValidation } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_WAIT_TIMEOUT_SECONDS } from '../helpers/jobs';
+import { UUID_PATTERN, UUID_PLACEHOLDER } from '../helpers/validation';
 import {
 	DEFAULT_CONCURRENCY,
 	DEFAULT_MAX_RETRIES,
@@ -43,10 +44,8 @@ function fromVersion2(field: INodeProperties): INodeProperties {
 	};
 }
 
-const UUID_REGEX =
-	'^\\s*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\s*$';
-
-const UUID_PLACEHOLDER = 'e.g. 9b2f6c1e-8d4a-4f3b-a1c2-7e5d9f0b3a61';
+/** What the By ID mode of a locator accepts: a UUID, spaces around it allowed (they are trimmed). */
+const UUID_REGEX = `^\\s*${UUID_PATTERN}\\s*$`;
 
 /** An ID that a list endpoint can offer: how its locator searches and what it says. */
 export interface IdParameter {
@@ -59,6 +58,40 @@ export interface IdParameter {
 	resourceName: string;
 	/** `methods.listSearch` function of the "From List" mode; absent when the service has no list. */
 	searchListMethod?: string;
+}
+
+/**
+ * A resource locator: From List (searching with `searchListMethod`) or By ID (a UUID).
+ *
+ * @param invalid the By ID mode's message for a value that is not a UUID
+ */
+function locator(
+	field: Pick<INodeProperties, 'displayName' | 'name' | 'description' | 'required'>,
+	searchListMethod: string,
+	resourceName: string,
+	invalid: string,
+): INodeProperties {
+	return {
+		...field,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: `Select a ${resourceName.toLowerCase()}...`,
+				typeOptions: { searchListMethod, searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: UUID_PLACEHOLDER,
+				validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: invalid } }],
+			},
+		],
+	};
 }
 
 /**
@@ -76,41 +109,16 @@ export function idParameter(id: IdParameter): INodeProperties[] {
 		description: id.description,
 	};
 	if (!id.searchListMethod) return [plain];
-	const validation: INodePropertyModeValidation[] = [
-		{
-			type: 'regex',
-			properties: {
-				regex: UUID_REGEX,
-				errorMessage: `Not a valid ${id.resourceName.toLowerCase()} ID: expected a UUID`,
-			},
-		},
-	];
 	return [
 		forVersion1(plain),
-		fromVersion2({
-			displayName: id.displayName,
-			name: id.name,
-			type: 'resourceLocator',
-			default: { mode: 'list', value: '' },
-			required: true,
-			description: id.description,
-			modes: [
-				{
-					displayName: 'From List',
-					name: 'list',
-					type: 'list',
-					placeholder: `Select a ${id.resourceName.toLowerCase()}...`,
-					typeOptions: { searchListMethod: id.searchListMethod, searchable: true },
-				},
-				{
-					displayName: 'By ID',
-					name: 'id',
-					type: 'string',
-					placeholder: UUID_PLACEHOLDER,
-					validation,
-				},
-			],
-		}),
+		fromVersion2(
+			locator(
+				{ displayName: id.displayName, name: id.name, required: true, description: id.description },
+				id.searchListMethod,
+				id.resourceName,
+				`Not a valid ${id.resourceName.toLowerCase()} ID: expected a UUID`,
+			),
+		),
 	];
 }
 
@@ -136,35 +144,12 @@ export const EXTRACTION_ID: Omit<IdParameter, 'description'> = {
 
 /** A schema picked from the searchable list (`GET /schema/`, `§unversioned-4.5`) or by ID. */
 export function schemaLocator(required: boolean, description: string): INodeProperties {
-	return {
-		displayName: 'Schema',
-		name: 'schema',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required,
-		description,
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				placeholder: 'Select a schema...',
-				typeOptions: { searchListMethod: 'searchSchemas', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41',
-				validation: [
-					{
-						type: 'regex',
-						properties: { regex: UUID_REGEX, errorMessage: 'Not a schema ID (a UUID)' },
-					},
-				],
-			},
-		],
-	};
+	return locator(
+		{ displayName: 'Schema', name: 'schema', required, description },
+		'searchSchemas',
+		'Schema',
+		'Not a schema ID (a UUID)',
+	);
 }
 
 export const binaryPropertyField: INodeProperties = {
@@ -213,15 +198,6 @@ export function resumeWaitField(job: string, finalStates: string): INodeProperti
 		description: `Whether to keep polling until the ${job} ${finalStates} (e.g. to resume an item that timed out)`,
 	};
 }
-
-export const simplifyField: INodeProperties = {
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: true,
-	description:
-		'Whether to return the extracted fields at the top level with the identifying fields (ID, status, schema or document name), instead of the full resource',
-};
 
 export const metadataField: INodeProperties = {
 	displayName: 'Metadata',
@@ -367,17 +343,6 @@ export const treatPartialAsErrorField: INodeProperties = {
 		'Whether a parsing that ends PARTIAL_FINISHED (some pages failed) fails the item instead of being output',
 };
 
-/** Split Into Items: shown only with Simplify (it splits the simplified result). */
-export const splitIntoItemsField: INodeProperties = {
-	displayName: 'Split Into Items',
-	name: 'splitIntoItems',
-	type: 'boolean',
-	default: false,
-	description:
-		'Whether to output one item per element when the result is a list (e.g. invoice lines)',
-	displayOptions: { show: { '/simplify': [true] } },
-};
-
 /** First/Last Page (`§v0-4.1`, `§unversioned-4.2`), 1-based; a bound left at 0 (Last Page) or not added is not sent. */
 export const pageRangeFields: INodeProperties[] = [
 	{
@@ -490,85 +455,6 @@ export const returnAllFields: INodeProperties[] = [
 		displayOptions: { show: { returnAll: [false] } },
 	},
 ];
-
-/** Date-time filters of the /v0 lists (`created_at_after`, `created_at_before`, `§v0-4.2`, `§v0-4.6`). */
-export const createdRangeFilters: INodeProperties[] = [
-	{
-		displayName: 'Created After',
-		name: 'createdAfter',
-		type: 'dateTime',
-		default: '',
-		description: 'Only return those created after this moment',
-	},
-	{
-		displayName: 'Created Before',
-		name: 'createdBefore',
-		type: 'dateTime',
-		default: '',
-		description: 'Only return those created before this moment',
-	},
-];
-
-export const searchFilter: INodeProperties = {
-	displayName: 'Search',
-	name: 'search',
-	type: 'string',
-	default: '',
-	description: 'Text matched against file names and metadata values',
-};
-
-/** The filters of the extraction list (`§unversioned-4.1`): Extraction → Get Many and the trigger's extraction events. */
-export const extractionListFilters: INodeProperties[] = [
-	{
-		displayName: 'Metadata Key',
-		name: 'metaKey',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. messageId',
-		description: 'Only extractions whose metadata has this key',
-	},
-	{
-		displayName: 'Metadata Value',
-		name: 'metaValue',
-		type: 'string',
-		default: '',
-		description: 'Only extractions whose metadata has this value',
-	},
-	{
-		displayName: 'Search',
-		name: 'search',
-		type: 'string',
-		default: '',
-		description: 'Text matched against document names and schema names',
-	},
-	{
-		displayName: 'Workflow ID',
-		name: 'workflowId',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. 0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a',
-		description: 'Only extractions of this workflow',
-	},
-	{
-		displayName: 'Workflow Session ID',
-		name: 'workflowSessionId',
-		type: 'number',
-		default: 0,
-		description: 'Only extractions of this workflow session',
-	},
-];
-
-/** The Filters collection of a Get Many operation (filters sorted alphabetically). */
-export function filtersCollection(filters: INodeProperties[]): INodeProperties {
-	return {
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add filter',
-		default: {},
-		options: [...filters].sort(byName),
-	};
-}
 
 /** Display options of a choice an AI agent cannot use (a binary upload): hidden in the node's tool variant. */
 export const NOT_AS_TOOL = { hide: { '@tool': [true] } };

@@ -12,13 +12,13 @@ import { readItemSettings, type OutputSettings } from '../helpers/settings';
 import { requireUuid } from '../helpers/validation';
 import { servicePath, type ApiFamily, type ExtractionServiceClient } from '../transport';
 import {
-	filtersCollection,
 	idParameter,
 	optionsCollection,
 	resumeWaitField,
 	returnAllFields,
 	type IdParameter,
 } from './fields';
+import { filtersCollection } from '../helpers/filters';
 
 /** An operation module: its UI description and what it does for one input item. */
 export interface Operation {

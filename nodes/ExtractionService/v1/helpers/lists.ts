@@ -2,19 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { ApiFamily, ExtractionServiceClient } from '../transport';
 import { withAbsoluteUrls } from './output';
-import { isoDateTime, wholeNumber } from './validation';
-
-/** Query names of the list filters, from the UI names (`§v0-4.2, §v0-4.6`; `§unversioned-4.1`). */
-const FILTER_QUERY: Record<string, string> = {
-	search: 'search',
-	status: 'status',
-	createdAfter: 'created_at_after',
-	createdBefore: 'created_at_before',
-	workflowId: 'workflow_id',
-	workflowSessionId: 'workflow_session_id',
-	metaKey: 'meta_key',
-	metaValue: 'meta_value',
-};
+import { filterQuery } from './filters';
+import { wholeNumber } from './validation';
 
 /**
  * A "Get Many" operation: reads `returnAll`, `limit` and the `filters` collection of the item,
@@ -36,17 +25,7 @@ export async function listItems(
 		? 0
 		: wholeNumber(node, itemIndex, 'Limit', ctx.getNodeParameter('limit', itemIndex, 50), 1);
 	const filters = ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const qs: IDataObject = {};
-	for (const [name, value] of Object.entries(filters)) {
-		if (value === '' || value === undefined || value === null) continue;
-		const query = FILTER_QUERY[name] ?? name;
-		qs[query] =
-			name === 'createdAfter'
-				? isoDateTime(node, itemIndex, 'Created After', value)
-				: name === 'createdBefore'
-					? isoDateTime(node, itemIndex, 'Created Before', value)
-					: value;
-	}
+	const qs = filterQuery(node, itemIndex, filters);
 	const results = await client.getAll(
 		{
 			family: list.family,

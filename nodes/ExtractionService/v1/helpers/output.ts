@@ -1,7 +1,28 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { ApiFamily, ExtractionServiceClient } from '../transport';
 import type { OutputSettings } from './settings';
+
+/** Simplify: the output switch of every job that has extracted data (`simplifyResult`). */
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to return the extracted fields at the top level with the identifying fields (ID, status, schema or document name), instead of the full resource',
+};
+
+/** Split Into Items: shown only with Simplify (it splits the simplified result). */
+export const splitIntoItemsField: INodeProperties = {
+	displayName: 'Split Into Items',
+	name: 'splitIntoItems',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to output one item per element when the result is a list (e.g. invoice lines)',
+	displayOptions: { show: { '/simplify': [true] } },
+};
 
 /** Keys whose values are URLs relative to the Base URL (`§v0-2.1, §v0-2.2`; `§unversioned-2.1`). */
 const RELATIVE_URL_KEYS = new Set(['file_url', 'picture', 'document_url', 'url']);
@@ -87,4 +108,36 @@ export async function jobOutputItems(
 		jsons = [withAbsoluteUrls(job, await client.baseUrl(family, itemIndex))];
 	}
 	return jsons.map((json) => (binary ? { json, binary } : { json }));
+}
+
+/**
+ * Output items for one Extraction (`§unversioned-2.1`). Simplified: `extracted_data` fields plus
+ * `id`, `status`, `document_name`; see `jobOutputItems`.
+ *
+ * @param fileName the uploaded file's name, when the service gives none
+ * @param binary the input file to pass on, if any
+ */
+export async function extractionItems(
+	client: ExtractionServiceClient,
+	extraction: IDataObject,
+	itemIndex: number,
+	output: OutputSettings,
+	fileName?: string,
+	binary?: INodeExecutionData['binary'],
+): Promise<INodeExecutionData[]> {
+	const meta: IDataObject = {
+		id: extraction.id,
+		status: extraction.status,
+		document_name: extraction.document_name ?? fileName ?? null,
+	};
+	return await jobOutputItems(
+		client,
+		'unversioned',
+		extraction,
+		extraction.extracted_data,
+		meta,
+		itemIndex,
+		output,
+		binary,
+	);
 }

@@ -6,7 +6,14 @@ import { NodeOperationError, jsonParse } from 'n8n-workflow';
  * user sees it in the UI and says what is wrong with the value.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID, the form of every service identifier (`§v0-1 rule 2`, `§unversioned-1 rule 4`), as regex source. */
+export const UUID_PATTERN =
+	'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
+const UUID = new RegExp(`^${UUID_PATTERN}$`);
+
+/** The example UUID every ID parameter shows. */
+export const UUID_PLACEHOLDER = 'e.g. 9b2f6c1e-8d4a-4f3b-a1c2-7e5d9f0b3a61';
 
 function fail(
 	node: INode,
@@ -35,13 +42,7 @@ export function requireUuid(
 ): string {
 	const text = typeof value === 'string' ? value.trim() : String(value ?? '').trim();
 	if (!text)
-		fail(
-			node,
-			itemIndex,
-			parameter,
-			'is empty',
-			'Enter the ID (a UUID such as 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41).',
-		);
+		fail(node, itemIndex, parameter, 'is empty', `Enter the ID (a UUID, ${UUID_PLACEHOLDER}).`);
 	if (!UUID.test(text)) fail(node, itemIndex, parameter, `must be a UUID, got "${truncate(text)}"`);
 	return text;
 }

@@ -11,13 +11,12 @@ import {
 	binarySourceOptionFields,
 	optionsCollection,
 	parsingOptionFields,
-	simplifyField,
 	sourceFields,
-	splitIntoItemsField,
 	waitForCompletionField,
 	waitOptionFields,
 	type DocumentSource,
 } from '../fields';
+import { simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { forOperation } from '../operation';
 import { extractItems } from './common';
 

@@ -1,5 +1,6 @@
 import { JOB_KINDS } from '../../helpers/jobs';
-import { simplifyField, splitIntoItemsField, waitOptionFields } from '../fields';
+import { waitOptionFields } from '../fields';
+import { simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { jobGetOperation } from '../operation';
 import { extractItems } from './common';
 

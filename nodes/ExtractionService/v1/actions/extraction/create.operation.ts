@@ -15,13 +15,13 @@ import {
 	pageRangeFields,
 	reuseExistingJobField,
 	schemaLocator,
-	simplifyField,
-	splitIntoItemsField,
 	waitForCompletionField,
 	waitOptionFields,
 } from '../fields';
+import { simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { forOperation } from '../operation';
-import { EXTRACTION_FILE_TYPES, extractionItems, serverField } from './common';
+import { extractionItems } from '../../helpers/output';
+import { EXTRACTION_FILE_TYPES, serverField } from './common';
 
 export const description = forOperation('extraction', 'create', [
 	binaryPropertyField,

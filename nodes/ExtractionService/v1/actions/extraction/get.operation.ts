@@ -1,7 +1,8 @@
 import { JOB_KINDS } from '../../helpers/jobs';
-import { EXTRACTION_ID, simplifyField, splitIntoItemsField, waitOptionFields } from '../fields';
+import { EXTRACTION_ID, waitOptionFields } from '../fields';
+import { simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { jobGetOperation } from '../operation';
-import { extractionItems } from './common';
+import { extractionItems } from '../../helpers/output';
 
 /**
  * Extraction → Get (`§unversioned-4.3`): 200 and 202 ("accepted but not ready",

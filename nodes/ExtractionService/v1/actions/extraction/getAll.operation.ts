@@ -1,4 +1,4 @@
-import { extractionListFilters } from '../fields';
+import { extractionListFilters } from '../../helpers/filters';
 import { listOperation } from '../operation';
 
 /**

@@ -1,4 +1,4 @@
-import { createdRangeFilters, searchFilter } from '../fields';
+import { createdRangeFilters, searchFilter } from '../../helpers/filters';
 import { listOperation } from '../operation';
 
 /**

@@ -9,13 +9,13 @@ import {
 	allBinaryPropertiesField,
 	binaryPropertyField,
 	optionsCollection,
-	simplifyField,
-	splitIntoItemsField,
 	waitForCompletionField,
 	waitOptionFields,
 } from '../fields';
+import { simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { forOperation } from '../operation';
-import { EXTRACTION_FILE_TYPES, extractionItems } from '../extraction/common';
+import { extractionItems } from '../../helpers/output';
+import { EXTRACTION_FILE_TYPES } from '../extraction/common';
 
 export const description = forOperation('workflow', 'upload', [
 	{
