@@ -142,6 +142,9 @@ export const EXTRACTION_ID: Omit<IdParameter, 'description'> = {
 	searchListMethod: 'searchExtractions',
 };
 
+/** The Schema parameter as operations read it (`readId`). */
+export const SCHEMA_ID = { displayName: 'Schema', name: 'schema' };
+
 /** A schema picked from the searchable list (`GET /schema/`, `§unversioned-4.5`) or by ID. */
 export function schemaLocator(required: boolean, description: string): INodeProperties {
 	return locator(

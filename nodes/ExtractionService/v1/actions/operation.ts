@@ -9,6 +9,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { getJob, type JobKind } from '../helpers/jobs';
 import { listItems } from '../helpers/lists';
 import { readItemSettings, type OutputSettings } from '../helpers/settings';
+import { withAbsoluteUrls } from '../helpers/output';
 import { requireUuid } from '../helpers/validation';
 import { servicePath, type ApiFamily, type ExtractionServiceClient } from '../transport';
 import {
@@ -35,6 +36,90 @@ export interface Operation {
 }
 
 /** Shows `properties` only for one resource and operation. */
+/** An ID parameter as operations read it: its UI name (errors name it) and its parameter name. */
+export type IdField = Pick<IdParameter, 'displayName' | 'name'>;
+
+/**
+ * Reads an ID parameter of one item, a plain string or a resource locator (`extractValue`).
+ *
+ * @returns the trimmed UUID
+ * @throws NodeOperationError naming the parameter when it is empty or not a UUID
+ */
+export function readId(ctx: IExecuteFunctions, itemIndex: number, id: IdField): string {
+	return requireUuid(
+		ctx.getNode(),
+		itemIndex,
+		id.displayName,
+		ctx.getNodeParameter(id.name, itemIndex, '', { extractValue: true }),
+	);
+}
+
+/** What a Get or Delete of one resource by ID needs: where it lives and how its ID is picked. */
+interface ResourceSpec {
+	resource: string;
+	family: ApiFamily;
+	/** Path segment of the resource (`documents`, `extract`, `schema`). */
+	segment: string;
+	resourceName: string;
+	id: IdField;
+	/** The ID parameter(s) as the operation shows them. */
+	idFields: INodeProperties[];
+}
+
+/**
+ * A Get of a resource that is not a job (`§v0-4.3` documents, `§unversioned-4.7` schemas): reads it
+ * by ID and outputs it, with absolute URLs added (`withAbsoluteUrls`) when `absoluteUrls` is set.
+ *
+ * @throws NodeApiError 404 naming the resource
+ */
+export function readOperation(spec: ResourceSpec & { absoluteUrls?: boolean }): Operation {
+	return {
+		description: forOperation(spec.resource, 'get', [...spec.idFields, ...optionsCollection([])]),
+		async execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient) {
+			const id = readId(this, itemIndex, spec.id);
+			const json = await client.request<IDataObject>({
+				family: spec.family,
+				method: 'GET',
+				path: servicePath(spec.family, spec.segment, id),
+				itemIndex,
+				resourceName: spec.resourceName,
+				resourceId: id,
+			});
+			const baseUrl = spec.absoluteUrls && (await client.baseUrl(spec.family, itemIndex));
+			return [{ json: baseUrl ? withAbsoluteUrls(json, baseUrl) : json }];
+		},
+	};
+}
+
+/**
+ * A Delete by ID (`§unversioned-4.4` extractions, `§unversioned-4.9` schemas). The success status and
+ * body are "not shown": any 2xx counts as deleted, a body is ignored (an HTML page is refused); a
+ * 404 on a retry whose first answer was lost counts as deleted too (`§node`, Checked answers).
+ *
+ * @returns `{ id, deleted: true }`
+ */
+export function deleteOperation(spec: ResourceSpec): Operation {
+	return {
+		description: forOperation(spec.resource, 'delete', [
+			...spec.idFields,
+			...optionsCollection([]),
+		]),
+		async execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient) {
+			const id = readId(this, itemIndex, spec.id);
+			await client.send({
+				family: spec.family,
+				method: 'DELETE',
+				path: servicePath(spec.family, spec.segment, id),
+				itemIndex,
+				expect: 'nothing',
+				resourceName: spec.resourceName,
+				resourceId: id,
+			});
+			return [{ json: { id, deleted: true } }];
+		},
+	};
+}
+
 export function forOperation(
 	resource: string,
 	operation: string,
@@ -85,12 +170,7 @@ export function jobGetOperation(spec: {
 			itemIndex: number,
 			client: ExtractionServiceClient,
 		): Promise<INodeExecutionData[]> {
-			const id = requireUuid(
-				this.getNode(),
-				itemIndex,
-				spec.id.displayName,
-				this.getNodeParameter(spec.id.name, itemIndex, '', { extractValue: true }),
-			);
+			const id = readId(this, itemIndex, spec.id);
 			const settings = readItemSettings(this, itemIndex, false);
 			const job = await getJob(this, client, kind, id, itemIndex, settings.wait);
 			return await spec.shape(this, client, job, itemIndex, settings.output);

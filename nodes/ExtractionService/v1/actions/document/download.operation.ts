@@ -2,10 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
 import { withAbsoluteUrls } from '../../helpers/output';
-import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
 import { DOCUMENT_ID, idParameter, optionsCollection, outputBinaryField } from '../fields';
-import { forOperation } from '../operation';
+import { forOperation, readId } from '../operation';
 
 export const description = forOperation('document', 'download', [
 	...idParameter({ ...DOCUMENT_ID, description: 'The document to download' }),
@@ -26,12 +25,7 @@ export async function execute(
 	itemIndex: number,
 	client: ExtractionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const id = requireUuid(
-		this.getNode(),
-		itemIndex,
-		DOCUMENT_ID.displayName,
-		this.getNodeParameter(DOCUMENT_ID.name, itemIndex, '', { extractValue: true }),
-	);
+	const id = readId(this, itemIndex, DOCUMENT_ID);
 	const property = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
 	const request = { family: 'v0' as const, itemIndex, resourceName: 'Document', resourceId: id };
 	const document = await client.request<IDataObject>({

@@ -2,10 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
-import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
 import { EXTRACTION_ID, idParameter, optionsCollection, outputBinaryField } from '../fields';
-import { forOperation } from '../operation';
+import { forOperation, readId } from '../operation';
 
 /** Download formats (`§unversioned-4.3` `download=`): what users pick, and the file each gives. */
 const FORMATS: Record<
@@ -64,12 +63,7 @@ export async function execute(
 	client: ExtractionServiceClient,
 ): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const id = requireUuid(
-		node,
-		itemIndex,
-		EXTRACTION_ID.displayName,
-		this.getNodeParameter(EXTRACTION_ID.name, itemIndex, '', { extractValue: true }),
-	);
+	const id = readId(this, itemIndex, EXTRACTION_ID);
 	const format = this.getNodeParameter('format', itemIndex) as string;
 	const property = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
 	const kind = FORMATS[format];

@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection, schemaLocator } from '../fields';
-import { forOperation } from '../operation';
+import { SCHEMA_ID, optionsCollection, schemaLocator } from '../fields';
+import { forOperation, readId } from '../operation';
 import { schemaBody } from './body';
 import { additionalInformationsField, definitionField } from './common';
 
@@ -51,12 +50,7 @@ export async function execute(
 	client: ExtractionServiceClient,
 ): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const id = requireUuid(
-		node,
-		itemIndex,
-		'Schema',
-		this.getNodeParameter('schema', itemIndex, '', { extractValue: true }),
-	);
+	const id = readId(this, itemIndex, SCHEMA_ID);
 	const update = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 	if (Object.keys(update).length === 0) {
 		throw new NodeOperationError(
