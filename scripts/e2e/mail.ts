@@ -1,12 +1,12 @@
 /**
  * The mails of the end-to-end run (scripts/e2e/run.ts): a deterministic plan of invoice mails with
  * 0–3 document attachments each (real PDFs from emulator/sample-pdf.ts and real PNG scans) mixed
- * with attachments the workflow must skip (a notes .txt, a tiny signature.png), the MIME text of
- * each mail, and a minimal IMAP client that delivers them with APPEND (LITERAL+) and reads the
- * mailbox status. No dependency beyond Node and pdf-lib (a devDependency already).
+ * with attachments the workflow must skip (a notes .txt, a tiny signature.png), and the MIME text
+ * of each mail (nodemailer's MailComposer). Dovecot receives them over imapflow (services.ts).
  */
-import net from 'node:net';
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
+
+import MailComposer from 'nodemailer/lib/mail-composer';
 
 import { makePdf } from '../../emulator/sample-pdf';
 
@@ -88,21 +88,6 @@ export function makePng(width: number, height: number, seed: number): Buffer {
 		chunk('IDAT', deflateSync(raw)),
 		chunk('IEND', Buffer.alloc(0)),
 	]);
-}
-
-let crcTable: Uint32Array | undefined;
-function crc32(data: Buffer): number {
-	if (!crcTable) {
-		crcTable = new Uint32Array(256);
-		for (let n = 0; n < 256; n++) {
-			let c = n;
-			for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-			crcTable[n] = c >>> 0;
-		}
-	}
-	let crc = 0xffffffff;
-	for (const byte of data) crc = crcTable[(crc ^ byte) & 0xff] ^ (crc >>> 8);
-	return (crc ^ 0xffffffff) >>> 0;
 }
 
 /**
@@ -201,207 +186,21 @@ export function plannedDocuments(
 // ---------------------------------------------------------------------------------------------
 // MIME
 
-function base64Lines(bytes: Buffer): string {
-	return (bytes.toString('base64').match(/.{1,76}/g) ?? []).join('\r\n');
-}
-
-/** The RFC 5322 text of a planned mail: multipart/mixed with a text part and each attachment in base64. */
-export function mimeMessage(mail: PlannedMail, to: string, date: Date): Buffer {
-	const boundary = `=_e2e_${mail.messageId.replace(/[^A-Za-z0-9]/g, '')}`;
-	const headers = [
-		`From: ${mail.from}`,
-		`To: ${to}`,
-		`Subject: ${mail.subject}`,
-		`Date: ${date.toUTCString().replace('GMT', '+0000')}`,
-		`Message-ID: ${mail.messageId}`,
-		'MIME-Version: 1.0',
-	];
-	const body = `Hello,\r\n\r\nplease find our documents attached (${mail.attachments.length} file(s)).\r\n\r\nRegards\r\n`;
-	if (mail.attachments.length === 0) {
-		return Buffer.from(
-			[
-				...headers,
-				'Content-Type: text/plain; charset=utf-8',
-				'Content-Transfer-Encoding: 7bit',
-				'',
-				body,
-			].join('\r\n'),
-			'utf8',
-		);
-	}
-	const parts = [
-		[
-			`--${boundary}`,
-			'Content-Type: text/plain; charset=utf-8',
-			'Content-Transfer-Encoding: 7bit',
-			'',
-			body,
-		].join('\r\n'),
-		...mail.attachments.map((a) =>
-			[
-				`--${boundary}`,
-				`Content-Type: ${a.mimeType}; name="${a.fileName}"`,
-				`Content-Disposition: attachment; filename="${a.fileName}"`,
-				'Content-Transfer-Encoding: base64',
-				'',
-				base64Lines(a.bytes),
-			].join('\r\n'),
-		),
-	];
-	return Buffer.from(
-		[
-			...headers,
-			`Content-Type: multipart/mixed; boundary="${boundary}"`,
-			'',
-			...parts,
-			`--${boundary}--`,
-			'',
-		].join('\r\n'),
-		'utf8',
-	);
-}
-
-// ---------------------------------------------------------------------------------------------
-// a minimal IMAP client: LOGIN, APPEND (LITERAL+), STATUS, LOGOUT
-
-/** An IMAP session over plain TCP (loopback only: the password travels in clear). */
-export class ImapClient {
-	private buffer = '';
-	private tagSeq = 0;
-	private waiting = new Map<
-		string,
-		{ resolve: (lines: string[]) => void; reject: (err: Error) => void; lines: string[] }
-	>();
-	private untagged: string[] = [];
-	private greeting?: () => void;
-	private closedError?: Error;
-
-	private constructor(private readonly socket: net.Socket) {
-		socket.setEncoding('latin1');
-		socket.on('data', (chunk: string) => this.onData(chunk));
-		const fail = (err: Error): void => {
-			this.closedError = err;
-			for (const w of this.waiting.values()) w.reject(err);
-			this.waiting.clear();
-		};
-		socket.on('error', fail);
-		socket.on('close', () => fail(new Error('IMAP connection closed')));
-	}
-
-	/**
-	 * Connects and logs in.
-	 *
-	 * @throws Error when the server refuses the login or does not greet within `timeoutMs`
-	 */
-	static async connect(
-		host: string,
-		port: number,
-		user: string,
-		password: string,
-		timeoutMs = 10_000,
-	): Promise<ImapClient> {
-		const socket = net.connect({ host, port });
-		const client = new ImapClient(socket);
-		await withTimeout(
-			new Promise<void>((resolve, reject) => {
-				client.greeting = resolve;
-				socket.once('error', reject);
-			}),
-			timeoutMs,
-			`IMAP greeting from ${host}:${port}`,
-		);
-		await client.command(`LOGIN ${quote(user)} ${quote(password)}`, undefined, timeoutMs);
-		return client;
-	}
-
-	private onData(chunk: string): void {
-		this.buffer += chunk;
-		let nl: number;
-		while ((nl = this.buffer.indexOf('\r\n')) >= 0) {
-			const line = this.buffer.slice(0, nl);
-			this.buffer = this.buffer.slice(nl + 2);
-			if (this.greeting) {
-				const g = this.greeting;
-				this.greeting = undefined;
-				g();
-				continue;
-			}
-			const m = /^(\S+) (OK|NO|BAD)\b/.exec(line);
-			const w = m ? this.waiting.get(m[1]) : undefined;
-			if (m && w) {
-				this.waiting.delete(m[1]);
-				if (m[2] === 'OK') w.resolve([...w.lines, line]);
-				else w.reject(new Error(`IMAP: ${line}`));
-			} else if (line.startsWith('* ')) {
-				this.untagged.push(line);
-				for (const w2 of this.waiting.values()) w2.lines.push(line);
-			}
-		}
-	}
-
-	/** Sends one tagged command (with an optional LITERAL+ literal) and resolves with its response lines. */
-	private command(text: string, literal?: Buffer, timeoutMs = 30_000): Promise<string[]> {
-		if (this.closedError) return Promise.reject(this.closedError);
-		const tag = `e${++this.tagSeq}`;
-		const done = new Promise<string[]>((resolve, reject) =>
-			this.waiting.set(tag, { resolve, reject, lines: [] }),
-		);
-		if (literal) {
-			this.socket.write(`${tag} ${text} {${literal.length}+}\r\n`, 'latin1');
-			this.socket.write(literal);
-			this.socket.write('\r\n', 'latin1');
-		} else {
-			this.socket.write(`${tag} ${text}\r\n`, 'latin1');
-		}
-		return withTimeout(done, timeoutMs, `IMAP ${text.split(' ')[0]}`);
-	}
-
-	/** APPENDs one message to `mailbox` (unseen), resolving once the server has stored it. */
-	async append(mailbox: string, message: Buffer): Promise<void> {
-		await this.command(`APPEND ${quote(mailbox)} ()`, message);
-	}
-
-	/** CREATEs `mailbox` (a folder beside INBOX); an existing one is left as it is. */
-	async create(mailbox: string): Promise<void> {
-		try {
-			await this.command(`CREATE ${quote(mailbox)}`);
-		} catch (err) {
-			if (!/ALREADYEXISTS|already exists/i.test((err as Error).message)) throw err;
-		}
-	}
-
-	/** STATUS of `mailbox`: its message and unseen counts. */
-	async status(mailbox: string): Promise<{ messages: number; unseen: number }> {
-		const lines = await this.command(`STATUS ${quote(mailbox)} (MESSAGES UNSEEN)`);
-		const line = lines.find((l) => l.startsWith('* STATUS')) ?? '';
-		return {
-			messages: Number(/MESSAGES (\d+)/.exec(line)?.[1] ?? NaN),
-			unseen: Number(/UNSEEN (\d+)/.exec(line)?.[1] ?? NaN),
-		};
-	}
-
-	/** LOGOUT and close (errors ignored: the server may close first). */
-	async close(): Promise<void> {
-		try {
-			await this.command('LOGOUT', undefined, 5000);
-		} catch {
-			/* closed */
-		}
-		this.socket.destroy();
-	}
-}
-
-function quote(s: string): string {
-	return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
-
-/** `promise`, or a rejection naming `what` after `ms`. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-	let timer: NodeJS.Timeout;
-	return Promise.race([
-		promise.finally(() => clearTimeout(timer)),
-		new Promise<T>((_, reject) => {
-			timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-		}),
-	]);
+/** The RFC 5322 text of a planned mail: a text part and each attachment (MailComposer's encodings). */
+export function mimeMessage(mail: PlannedMail, to: string, date: Date): Promise<Buffer> {
+	return new MailComposer({
+		from: mail.from,
+		to,
+		subject: mail.subject,
+		date,
+		messageId: mail.messageId,
+		text: `Hello,\n\nplease find our documents attached (${mail.attachments.length} file(s)).\n\nRegards\n`,
+		attachments: mail.attachments.map((a) => ({
+			filename: a.fileName,
+			contentType: a.mimeType,
+			content: a.bytes,
+		})),
+	})
+		.compile()
+		.build();
 }

@@ -408,8 +408,8 @@ async function deploy(
 	);
 	// flow 2's folder beside INBOX
 	const box = await dovecot.connect();
-	await box.create(FLOW_2.mailbox);
-	await box.close();
+	await box.mailboxCreate(FLOW_2.mailbox);
+	await box.logout();
 
 	const n8nDb = {
 		port: postgres.port,
@@ -755,10 +755,13 @@ async function deliver(
 				const due = t0 + (i * 1000) / rate;
 				if (due > Date.now()) await sleep(due - Date.now());
 			}
-			await client.append(mailbox, mimeMessage(mail, `${d.dovecot.user}@e2e.invalid`, new Date()));
+			await client.append(
+				mailbox,
+				await mimeMessage(mail, `${d.dovecot.user}@e2e.invalid`, new Date()),
+			);
 		}
 	} finally {
-		await client.close();
+		await client.logout();
 	}
 }
 
@@ -1072,12 +1075,12 @@ async function runPhase(
 		`${sheetRows.files} batch-*.xlsx files with ${sheetRows.rows.length} rows, ${sheetIds.length} distinct extraction ids; table ${rows.length} rows${sheetMismatch.length ? `; ${sheetMismatch.length} rows differ` : ''}`,
 	);
 	const box = await d.dovecot.connect();
-	const status = await box.status(flow.mailbox);
-	await box.close();
+	const status = await box.status(flow.mailbox, { messages: true, unseen: true });
+	await box.logout();
 	check(
 		`${label}: the trigger read every mail`,
-		status.unseen === 0,
-		`${flow.mailbox}: ${status.messages} messages, ${status.unseen} unseen`,
+		status && status.unseen === 0,
+		`${flow.mailbox}: ${status && status.messages} messages, ${status && status.unseen} unseen`,
 	);
 	return result;
 }

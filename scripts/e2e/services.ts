@@ -9,6 +9,8 @@ import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 
+import { ImapFlow } from 'imapflow';
+
 import {
 	freePort,
 	runCommand,
@@ -18,7 +20,6 @@ import {
 	type Done,
 	type Service,
 } from './processes';
-import { ImapClient } from './mail';
 import { QUIET_N8N_ENV } from '../n8n/env';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -310,8 +311,8 @@ export interface Dovecot {
 	user: string;
 	password: string;
 	service: Service;
-	/** Logs in once; the caller closes the client. */
-	connect(): Promise<ImapClient>;
+	/** Logs in once; the caller logs out. */
+	connect(): Promise<ImapFlow>;
 }
 
 /**
@@ -380,11 +381,15 @@ service imap-login {
 		cwd: dir,
 		logFile: path.join(logDir, 'dovecot.log'),
 	});
-	const connect = (): Promise<ImapClient> => ImapClient.connect('127.0.0.1', port, user, password);
+	const connect = async (): Promise<ImapFlow> => {
+		const auth = { user, pass: password };
+		const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth, logger: false });
+		await client.connect();
+		return client;
+	};
 	await waitUntil('Dovecot to accept an IMAP login', 30_000, async () => {
 		if (service.exited()) throw new Error(`dovecot exited:\n${tail(service.output())}`);
-		const c = await connect();
-		await c.close();
+		await (await connect()).logout();
 		return true;
 	});
 	return { port, user, password, service, connect };
