@@ -1408,7 +1408,7 @@ async function readPhaseSheets(
 
 /**
  * n8n's editor in Debian's Chromium against this deployment's main instance (queue mode): the
- * browser steps of test/editor/editor-steps.ts through scripts/editor/on-server.ts, signed in as
+ * browser steps of scripts/editor/steps.ts through scripts/editor/on-server.ts, signed in as
  * the owner; each step is a check. Screenshots go to the throwaway folder (the README's come from
  * `npm run test:editor`).
  */

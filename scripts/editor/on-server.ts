@@ -9,7 +9,7 @@
  * of this repository uses), checks through the REST API, signed in as the owner, that the running
  * main serves them (no restart needed: n8n reads workflows and credentials from its database on
  * each request), then Debian's Chromium through playwright-core signs in as that owner and runs
- * the steps of test/editor/editor-steps.ts. The browser is always closed before it returns.
+ * the steps of scripts/editor/steps.ts. The browser is always closed before it returns.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -17,18 +17,17 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { LoggedRequest } from '../../emulator';
-import { editorStepNames, runEditorSteps, type StepResult } from '../../test/editor/editor-steps';
+import { editorStepNames, runEditorSteps, type StepResult } from './steps';
 import {
 	CHROMIUM_ARGS,
 	CHROMIUM_PATH,
+	chromium,
 	ensureChromium,
-	loadPlaywrightCore,
-	resolvePlaywrightCore,
 	type Browser,
 	type Page,
 } from './playwright';
 
-export type { StepResult } from '../../test/editor/editor-steps';
+export type { StepResult } from './steps';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** The fixture workflow: its id, and its nodes' credential ids and names, are what gets imported. */
@@ -369,7 +368,7 @@ async function leaveWorkflow(
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Runs the editor test (test/editor/editor-steps.ts) against a running n8n main instance.
+ * Runs the editor test (scripts/editor/steps.ts) against a running n8n main instance.
  *
  * Imports test/editor/workflow.json and its two credentials with `server.cli`
  * (`import:credentials`, then `import:workflow`; ids `edEsApiCred01`, `edEsTokenCred01`,
@@ -385,7 +384,7 @@ async function leaveWorkflow(
  * every step fail as "not run: setup failed: …"; a timeout or an abort closes the browser and the
  * steps still running or not yet run fail with the reason.
  *
- * @returns one result per step of test/editor/editor-steps.ts, in order (`ms` per step)
+ * @returns one result per step of scripts/editor/steps.ts, in order (`ms` per step)
  */
 export async function runEditorOnServer(
 	server: EditorServer,
@@ -477,17 +476,12 @@ export async function runEditorOnServer(
 			log(`Write lock free after ${secs(timings['wait for the write lock'])}`);
 		}
 
-		const playwright = await phase('browser tools', () => {
-			log(`Chromium: ${ensureChromium(log)} (${CHROMIUM_PATH})`);
-			const pw = resolvePlaywrightCore(log);
-			log(`playwright-core: ${pw.source}`);
-			return loadPlaywrightCore(pw.modulePath);
-		});
+		await phase('browser tools', () => log(`Chromium: ${ensureChromium(log)} (${CHROMIUM_PATH})`));
 
 		const page = await phase('browser start', async () => {
 			// signals are the caller's business (opts.signal); playwright's own handlers would close the
 			// browser and exit at once
-			browser = await playwright.chromium.launch({
+			browser = await chromium.launch({
 				executablePath: CHROMIUM_PATH,
 				headless: true,
 				args: CHROMIUM_ARGS,

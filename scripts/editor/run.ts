@@ -18,7 +18,7 @@
  * function scripts/e2e/run.ts calls with its queue-mode main): credentials and
  * test/editor/workflow.json imported with the n8n CLI into the running server, Chromium
  * (`apt-get install -y chromium` when /usr/bin/chromium is missing) and playwright-core, the
- * browser steps of test/editor/editor-steps.ts. The server, the emulator and the browser are always
+ * browser steps of scripts/editor/steps.ts. The server, the emulator and the browser are always
  * stopped; failure screenshots go to .tmp/editor/. The last line is `editor: N passed, M failed`; the exit code is 0 only when every
  * step passed. See scripts/editor/README.md.
  */
@@ -28,7 +28,7 @@ import path from 'node:path';
 import { parseArgs as parseArgv } from 'node:util';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
-import { editorStepNames, type StepResult } from '../../test/editor/editor-steps';
+import { editorStepNames, type StepResult } from './steps';
 import {
 	buildPackage,
 	createContext,

@@ -8,15 +8,12 @@
  * objects use: packages/testing/playwright/pages/**): `canvas-node[data-node-name]`, `ndv`,
  * `resource-locator-<param>`, `rlc-input-container`, `rlc-item`, `credential-edit-button`,
  * `credential-edit-dialog`, `credentials-config-container-test-success`, `ndv-close-button`.
- *
- * The file name does not end in `.test.ts`: jest must not pick it up (it needs a browser and a
- * running n8n).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { LoggedRequest } from '../../emulator';
-import type { Locator, Page } from '../../scripts/editor/playwright';
+import type { Locator, Page } from './playwright';
 
 /** One step's outcome. */
 export interface StepResult {
@@ -100,9 +97,15 @@ function describeRequests(requests: LoggedRequest[]): string {
 		.join(', ');
 }
 
-/** A documentation screenshot of the viewport (the mouse parked on the canvas edge so no tooltip shows). */
-async function docScreenshot(ctx: EditorStepsContext, file: string): Promise<void> {
+/** A documentation screenshot of the viewport, the mouse on `hover` or else parked on the canvas edge. */
+async function docScreenshot(
+	ctx: EditorStepsContext,
+	file: string,
+	hover?: Locator,
+): Promise<void> {
 	if (!ctx.screenshotsDir) return;
+	await (hover ? hover.hover() : ctx.page.mouse.move(2, 2));
+	await ctx.page.waitForTimeout(300); // a tooltip fades
 	mkdirSync(ctx.screenshotsDir, { recursive: true });
 	const target = path.join(ctx.screenshotsDir, file);
 	await ctx.page.screenshot({ path: target, animations: 'disabled' });
@@ -178,19 +181,21 @@ interface Step {
 	name: string;
 	/** Steps that must have passed for this one to run (else it fails as "not run"). */
 	needs: string[];
-	run(ctx: EditorStepsContext): Promise<void>;
+	/** The node whose panel the step works in: {@link ensurePanel} runs first and hands it over. */
+	node?: keyof EditorStepsContext['nodes'];
+	run(ctx: EditorStepsContext, panel: Locator): Promise<void>;
 }
 
-/** Closes an open resource-locator list (Escape) without losing the panel: reopens it if Escape closed it too. */
-async function closeOpenList(ctx: EditorStepsContext, nodeName: string): Promise<Locator> {
-	if ((await ctx.page.getByTestId('rlc-item').filter({ visible: true }).count()) > 0)
-		await ctx.page.keyboard.press('Escape');
-	return await ensurePanel(ctx, nodeName);
-}
-
-/** The panel of `nodeName`, opening it (and the workflow) when another or none is open. */
+/**
+ * The panel of `nodeName`: an open credential dialog or resource-locator list closed (Escape), the
+ * panel (and the workflow) opened when another or none is open.
+ */
 async function ensurePanel(ctx: EditorStepsContext, nodeName: string): Promise<Locator> {
 	const { page } = ctx;
+	const modal = page.getByTestId('credential-edit-dialog');
+	const list = page.getByTestId('rlc-item').filter({ visible: true });
+	if ((await modal.isVisible()) || (await list.count()) > 0) await page.keyboard.press('Escape');
+	await modal.waitFor({ state: 'hidden', timeout: 10_000 });
 	const panel = ndv(ctx);
 	if (await panel.isVisible()) {
 		if ((await textOf(panel.getByTestId('node-title-container').first())).includes(nodeName))
@@ -231,9 +236,8 @@ const steps: Step[] = [
 		id: 'panel',
 		name: 'opens the Extraction → Create panel of a version 2 node',
 		needs: ['signin'],
-		async run(ctx) {
-			await ctx.page.goto(`/workflow/${ctx.workflowId}`, { waitUntil: 'domcontentloaded' });
-			const panel = await openNode(ctx, ctx.nodes.extractionCreate);
+		node: 'extractionCreate',
+		async run(_ctx, panel) {
 			await expectResourceOperation(panel, 'Extraction', 'Create');
 			await panel
 				.getByTestId('resource-locator-schema')
@@ -248,15 +252,15 @@ const steps: Step[] = [
 	},
 	{
 		id: 'list',
-		name: "the Schema list shows the emulator's schemas",
+		name: "the Schema list shows the emulator's schemas; picking one fills the Schema field",
 		needs: ['panel'],
-		async run(ctx) {
+		node: 'extractionCreate',
+		async run(ctx, panel) {
 			const { page } = ctx;
-			const panel = await ensurePanel(ctx, ctx.nodes.extractionCreate);
 			const expected = seededSchemaNames();
 			const before = ctx.emulatorRequests.length;
-			const rlc = panel.getByTestId('resource-locator-schema');
-			await rlc.getByTestId('rlc-input-container').click();
+			const field = panel.getByTestId('resource-locator-schema').getByTestId('rlc-input-container');
+			await field.click();
 			await waitUntil(
 				async () => (await listItemNames(ctx)).length >= expected.length,
 				30_000,
@@ -275,17 +279,9 @@ const steps: Step[] = [
 				listCalls.some((r) => r.status === 200),
 				`no successful GET /schema/ reached the emulator while the list loaded (${describeRequests(listCalls)})`,
 			);
-			await page.getByTestId('rlc-item').filter({ hasText: expected[1] }).first().hover();
-			await docScreenshot(ctx, 'schema-list.png');
-		},
-	},
-	{
-		id: 'pick',
-		name: 'picking a schema from the list fills the Schema field',
-		needs: ['list'],
-		async run(ctx) {
-			const { page } = ctx;
-			const panel = ndv(ctx);
+			const item = page.getByTestId('rlc-item').filter({ hasText: expected[1] }).first();
+			await docScreenshot(ctx, 'schema-list.png', item);
+			// picking one fills the field and closes the list
 			const name = 'Invoice';
 			await page
 				.getByTestId('rlc-item')
@@ -293,11 +289,7 @@ const steps: Step[] = [
 				.getByText(name, { exact: true })
 				.first()
 				.click();
-			const input = panel
-				.getByTestId('resource-locator-schema')
-				.getByTestId('rlc-input-container')
-				.locator('input')
-				.first();
+			const input = field.locator('input').first();
 			await waitUntil(
 				async () => (await input.inputValue()) === name,
 				10_000,
@@ -308,7 +300,6 @@ const steps: Step[] = [
 				10_000,
 				() => 'the list stayed open after the pick',
 			);
-			await page.mouse.move(2, 2);
 			await docScreenshot(ctx, 'node-extraction-create.png');
 		},
 	},
@@ -316,9 +307,9 @@ const steps: Step[] = [
 		id: 'credential',
 		name: 'the credential Test reports "Connection tested successfully"',
 		needs: ['panel'],
-		async run(ctx) {
+		node: 'extractionCreate',
+		async run(ctx, panel) {
 			const { page } = ctx;
-			const panel = await closeOpenList(ctx, ctx.nodes.extractionCreate);
 			await panel.getByTestId('credential-edit-button').first().click();
 			const modal = page.getByTestId('credential-edit-dialog');
 			await modal.waitFor({ state: 'visible', timeout: 15_000 });
@@ -388,8 +379,6 @@ const steps: Step[] = [
 				10_000,
 				async () => `the Test button shows "${await textOf(button)}"`,
 			);
-			await page.mouse.move(2, 2);
-			await page.waitForTimeout(300);
 			await docScreenshot(ctx, 'credential-test.png');
 			await page.keyboard.press('Escape');
 			await modal.waitFor({ state: 'hidden', timeout: 10_000 });
@@ -399,14 +388,8 @@ const steps: Step[] = [
 		id: 'extract',
 		name: 'opens the Extract → Create panel (API key credential, Schema ID)',
 		needs: ['signin'],
-		async run(ctx) {
-			const { page } = ctx;
-			const modal = page.getByTestId('credential-edit-dialog');
-			if (await modal.isVisible()) {
-				await page.keyboard.press('Escape');
-				await modal.waitFor({ state: 'hidden', timeout: 10_000 });
-			}
-			const panel = await ensurePanel(ctx, ctx.nodes.extractCreate);
+		node: 'extractCreate',
+		async run(ctx, panel) {
 			await expectResourceOperation(panel, 'Extract', 'Create');
 			const schemaId = panel.getByTestId('parameter-input-schemaId').locator('input').first();
 			await waitUntil(
@@ -425,7 +408,6 @@ const steps: Step[] = [
 				`${credential} ${credentialInput}`.includes('Extraction Service API'),
 				`the panel's credential shows "${credential || credentialInput}", expected "Extraction Service API"`,
 			);
-			await page.mouse.move(2, 2);
 			await docScreenshot(ctx, 'node-extract-create.png');
 		},
 	},
@@ -467,7 +449,7 @@ export async function runEditorSteps(ctx: EditorStepsContext): Promise<StepResul
 		}
 		const t0 = Date.now();
 		try {
-			await step.run(ctx);
+			await step.run(ctx, step.node ? await ensurePanel(ctx, ctx.nodes[step.node]) : ndv(ctx));
 			passed.add(step.id);
 			results.push({ name: step.name, ok: true, ms: Date.now() - t0 });
 		} catch (err) {
