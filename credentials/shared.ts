@@ -1,9 +1,17 @@
 import type {
 	IAuthenticateRuleResponseCode,
 	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
 	IHttpRequestOptions,
+	Icon,
 	INodeProperties,
 } from 'n8n-workflow';
+
+/** The icon of both credential types (the node's). */
+export const CREDENTIAL_ICON: Icon = {
+	light: 'file:../nodes/ExtractionService/extractionService.svg',
+	dark: 'file:../nodes/ExtractionService/extractionService.dark.svg',
+};
 
 /**
  * The Base URL field both credential types share. Surrounding whitespace and a trailing slash are
@@ -63,6 +71,35 @@ export function authenticateForOwnOrigin(
 }
 
 /**
+ * The `authenticate` of a credential type: adds `header` with the credential's `field` to
+ * requests for the Base URL's origin only (`authenticateForOwnOrigin`).
+ */
+export function secretHeader(header: string, field: string) {
+	return async (
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> =>
+		authenticateForOwnOrigin(credentials, requestOptions, header, String(credentials[field] ?? ''));
+}
+
+/** The secret field of a credential type: a required password-type string. */
+export function secretProperty(
+	displayName: string,
+	name: string,
+	description: string,
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'string',
+		typeOptions: { password: true },
+		default: '',
+		required: true,
+		description,
+	};
+}
+
+/**
  * `baseURL` of both credential tests: the Base URL field, trimmed of surrounding whitespace as the
  * node's transport trims it (a pasted "  https://api.example.com/ " would otherwise become the path
  * `/%20%20/…`). n8n evaluates it with `$credentials` = the credential's data. The trimmed value
@@ -88,3 +125,15 @@ export const redirectRules: IAuthenticateRuleResponseCode[] = [301, 302, 303, 30
 		properties: { value, message: REDIRECT_MESSAGE },
 	}),
 );
+
+/**
+ * The Test button's request of a credential: one cheap authenticated read of `url` (page 1 of size
+ * 1) on the trimmed Base URL (`TEST_BASE_URL`). Redirects are not followed (the secret would travel
+ * with them); a redirect answer fails the test with `REDIRECT_MESSAGE` (`redirectRules`).
+ */
+export function credentialTest(url: string): ICredentialTestRequest {
+	return {
+		request: { baseURL: TEST_BASE_URL, url, qs: { page: 1, size: 1 }, disableFollowRedirect: true },
+		rules: redirectRules,
+	};
+}
