@@ -17,13 +17,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 
 import { launchEmulator } from '../emulator/launch';
-import { QUIET_N8N_ENV } from '../scripts/n8n/env';
+import { numberFlag, readArgs } from '../scripts/lib/args';
+import { API_CREDENTIAL, installLine, n8nEnv } from '../scripts/lib/n8n';
+import { freePort } from '../scripts/lib/ports';
+import { ROOT, runMain } from '../scripts/lib/processes';
 import { writeLargePdf } from './pdf';
 
-const ROOT = path.join(__dirname, '..');
 const MODES = ['filesystem', 'database'] as const;
 
 /** Peak RSS (bytes) and wall time (s) of one command, from GNU time. */
@@ -51,10 +52,10 @@ function timed(
 	};
 }
 
-async function main(): Promise<void> {
-	const { values } = parseArgs({ options: { mib: { type: 'string' }, reps: { type: 'string' } } });
-	const mib = Number(values.mib ?? 200);
-	const reps = Number(values.reps ?? 2);
+async function main(): Promise<number> {
+	const { values } = readArgs(__filename, { mib: { type: 'string' }, reps: { type: 'string' } });
+	const mib = numberFlag('mib', values.mib, 200, 1);
+	const reps = numberFlag('reps', values.reps, 2, 1, true);
 
 	const prep = spawnSync(
 		'npx',
@@ -79,45 +80,24 @@ async function main(): Promise<void> {
 	try {
 		const file = path.join(userFolder, 'files', 'large.pdf');
 		await writeLargePdf(file, mib * 1024 * 1024);
-		const line = spawnSync(
-			'bash',
-			[path.join(ROOT, 'scripts', 'n8n', 'install.sh'), '--no-install', '2'],
-			{ encoding: 'utf8' },
-		);
-		const info = JSON.parse(
-			(line.stdout.split('\n').find((l) => l.startsWith('N8N_LINE ')) ?? '').slice(
-				'N8N_LINE '.length,
-			),
-		) as { nodeBin: string; n8nBin: string; env?: Record<string, string> };
+		const { info } = await installLine('2', { install: false });
 		const config = JSON.parse(readFileSync(path.join(userFolder, '.n8n', 'config'), 'utf8')) as {
 			encryptionKey: string;
 		};
-		const env: NodeJS.ProcessEnv = {
-			...process.env,
-			...QUIET_N8N_ENV,
-			...(info.env ?? {}),
-			PATH: `${path.dirname(info.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
-			N8N_USER_FOLDER: userFolder,
-			N8N_ENCRYPTION_KEY: config.encryptionKey,
-			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-			N8N_RESTRICT_FILE_ACCESS_TO: path.join(userFolder, 'files'),
-			N8N_RUNNERS_BROKER_PORT: String(20_000 + Math.floor(Math.random() * 20_000)), // not n8n's 5679: never collide with a running n8n
-			DB_TYPE: 'sqlite',
-			NODE_ENV: 'production',
-			NO_PROXY: '127.0.0.1,localhost',
-		};
+		const env = n8nEnv({
+			line: info,
+			userFolder,
+			filesDir: path.join(userFolder, 'files'),
+			brokerPort: await freePort(),
+			encryptionKey: config.encryptionKey,
+		});
 		const n8n = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
 			timed(info.n8nBin, args, { ...env, ...extra });
 		const credentials = path.join(userFolder, 'bench-credentials.json');
 		writeFileSync(
 			credentials,
 			JSON.stringify([
-				{
-					id: 'esApiCredential1',
-					name: 'Extraction Service API',
-					type: 'extractionServiceApi',
-					data: { baseUrl: emulator.url, apiKey: emulator.apiKey },
-				},
+				{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
 			]),
 		);
 		const imported = spawnSync(info.n8nBin, ['import:credentials', `--input=${credentials}`], {
@@ -201,16 +181,11 @@ async function main(): Promise<void> {
 			}
 		}
 		console.log(`RESULT ${JSON.stringify({ mib, reps, rows })}`);
+		return 0;
 	} finally {
 		await emulator.stop();
 		rmSync(userFolder, { recursive: true, force: true });
 	}
 }
 
-main().then(
-	() => process.exit(0),
-	(error: Error) => {
-		console.error(error.stack ?? error.message);
-		process.exit(1);
-	},
-);
+runMain(main, { label: 'binary-modes' });

@@ -30,14 +30,15 @@
  * --only <1,2,3,4,5,6> --help
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs as parseArgv } from 'node:util';
 
 import type { LoggedRequest } from '../emulator';
 import { launchEmulator, type EmulatorProcess } from '../emulator/launch';
-import { killChildren, runWorker } from './children';
+import { numberFlag, readArgs } from '../scripts/lib/args';
+import { removeAtExit, runMain } from '../scripts/lib/processes';
+import { runWorker } from './children';
 import { writeLargePdf } from './pdf';
 import type { CpuResult, ScaleResult, ThroughputResult, UploadResult } from './worker';
 
@@ -54,41 +55,23 @@ interface Options {
 	scaleProcessingMs: number;
 }
 
-/**
- * Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error); `--help`
- * prints the header of this file and exits.
- *
- * @throws Error for an unknown flag, or a numeric option that is not a positive number
- */
-function parseOptions(argv: string[]): Options {
+/** Reads the command line (scripts/lib/args.ts; `--help` prints the header of this file). */
+function parseOptions(): Options {
 	const text = { type: 'string' } as const;
-	const { values } = parseArgv({
-		args: argv,
-		strict: true,
-		options: {
-			'processing-ms': text,
-			items: text,
-			reps: text,
-			'sequential-items': text,
-			'upload-mib': text,
-			'cpu-items': text,
-			'cpu-processing-ms': text,
-			only: text,
-			'scale-items': text,
-			'scale-processing-ms': text,
-			help: { type: 'boolean', short: 'h' },
-		},
+	const { values } = readArgs(__filename, {
+		'processing-ms': text,
+		items: text,
+		reps: text,
+		'sequential-items': text,
+		'upload-mib': text,
+		'cpu-items': text,
+		'cpu-processing-ms': text,
+		only: text,
+		'scale-items': text,
+		'scale-processing-ms': text,
 	});
-	if (values.help) {
-		console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
-		process.exit(0);
-	}
-	const num = (flag: string, value: string | undefined, dflt: number): number => {
-		if (value === undefined) return dflt;
-		const n = Number(value);
-		if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag} needs a positive number`);
-		return n;
-	};
+	const num = (flag: string, value: string | undefined, dflt: number): number =>
+		numberFlag(flag, value, dflt, 1);
 	const items = num('items', values.items, 50);
 	return {
 		processingMs: num('processing-ms', values['processing-ms'], 6000),
@@ -620,26 +603,11 @@ async function measureTrigger(): Promise<void> {
 }
 
 async function main(): Promise<number> {
-	let options: Options;
-	try {
-		options = parseOptions(process.argv.slice(2));
-	} catch (error) {
-		console.error(`${(error as Error).message} (see --help)`);
-		return 2;
-	}
+	const options = parseOptions();
 	const tmp = mkdtempSync(path.join(os.tmpdir(), 'extraction-bench-'));
+	removeAtExit(tmp);
 	for (const dir of ['n8n-throughput', 'n8n-upload', 'n8n-cpu', 'n8n-scale'])
 		mkdirSync(path.join(tmp, dir));
-	const cleanup = (): void => {
-		killChildren();
-		rmSync(tmp, { recursive: true, force: true });
-	};
-	for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-		process.once(signal, () => {
-			cleanup();
-			process.exit(130);
-		});
-	}
 	const started = Date.now();
 	log('Extraction Service node — benchmarks (npm run bench)');
 	log(
@@ -648,25 +616,14 @@ async function main(): Promise<number> {
 	log(
 		`options: T = ${options.processingMs} ms, ${options.items} documents, ${options.reps} repetitions, sequential baseline on ${options.sequentialItems} items, upload ${options.uploadMiB} MiB, CPU ${options.cpuItems} items at T = ${options.cpuProcessingMs} ms`,
 	);
-	try {
-		if (options.only.has(1) || options.only.has(2)) await measureThroughput(options, tmp);
-		if (options.only.has(3)) await measureUpload(options, tmp);
-		if (options.only.has(4)) await measureCpu(options, tmp);
-		if (options.only.has(5)) await measureTrigger();
-		if (options.only.has(6)) await measureScale(options, tmp);
-	} finally {
-		cleanup();
-	}
+	if (options.only.has(1) || options.only.has(2)) await measureThroughput(options, tmp);
+	if (options.only.has(3)) await measureUpload(options, tmp);
+	if (options.only.has(4)) await measureCpu(options, tmp);
+	if (options.only.has(5)) await measureTrigger();
+	if (options.only.has(6)) await measureScale(options, tmp);
 	log(`\n== Summary (${s1(Date.now() - started)} in all)`);
 	for (const line of verdicts) log(`  ${line}`);
 	return 0;
 }
 
-main().then(
-	(code) => process.exit(code),
-	(error: Error) => {
-		console.error(error.stack ?? error.message);
-		killChildren();
-		process.exit(1);
-	},
-);
+runMain(main, { label: 'bench' });

@@ -19,8 +19,6 @@
  * [--burst 3000] [--rate 500] [--minutes 10] [--scenarios A,B,C]`. It prints its tables and a
  * `RESULT {json}` line (bench/run.ts reads it).
  */
-import { parseArgs } from 'node:util';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../emulator';
@@ -30,6 +28,8 @@ import {
 	loadTypes,
 	type TriggerHarness,
 } from '../scripts/engine';
+import { readArgs } from '../scripts/lib/args';
+import { runMain } from '../scripts/lib/processes';
 
 /** The simulated clock (epoch ms): advanced by the scenarios, read by the emulator and the node. */
 let simulated = Date.parse('2026-11-01T08:00:00.000Z');
@@ -47,10 +47,9 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-	const { values } = parseArgs({
-		args: argv,
-		strict: true,
-		options: {
+	const { values } = readArgs(
+		__filename,
+		{
 			from: { type: 'string' },
 			backlogs: { type: 'string' },
 			burst: { type: 'string' },
@@ -58,7 +57,9 @@ function parseOptions(argv: string[]): Options {
 			minutes: { type: 'string' },
 			scenarios: { type: 'string' },
 		},
-	});
+		false,
+		argv,
+	);
 	const list = (text: string) => text.split(',').map((x) => Number(x.trim()));
 	return {
 		from: values.from === 'source' ? 'source' : 'dist',
@@ -360,7 +361,7 @@ async function scenarioSustained(options: Options): Promise<SustainedRow[]> {
 	return rows;
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
 	const options = parseOptions(process.argv.slice(2));
 	triggerFrom = options.from;
 	const started = realNow();
@@ -376,14 +377,7 @@ async function main(): Promise<void> {
 		result.sustained = (await scenarioSustained(options)) as unknown as IDataObject[];
 	result.seconds = Math.round((realNow() - started) / 100) / 10;
 	console.log(`RESULT ${JSON.stringify(result)}`);
+	return 0;
 }
 
-if (require.main === module) {
-	main().then(
-		() => process.exit(0),
-		(error: Error) => {
-			console.error(error.stack ?? error.message);
-			process.exit(1);
-		},
-	);
-}
+if (require.main === module) runMain(main, { label: 'bench trigger' });

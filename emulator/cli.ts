@@ -8,13 +8,14 @@
  * With --log-requests, every answered request is printed as `REQ <LoggedRequest JSON>`.
  */
 import { createInterface } from 'node:readline';
-import { parseArgs as parseArgv } from 'node:util';
 
+import { numberFlag, readArgs, usageError } from '../scripts/lib/args';
 import { parseRandomFaults } from './faults';
 import { startEmulator, type EmulatorOptions, type LoggedRequest } from './index';
 import { CONTROL_PREFIX, READY_PREFIX, REQUEST_PREFIX, type EmulatorReady } from './launch';
 
 const USAGE = `Usage: tsx emulator/cli.ts [options]
+  --help                    this text
   --host <host>             listen address (default 127.0.0.1)
   --port <n>                API port (default 0 = a free port)
   --files-port <n>          files origin port (default 0 = a free port)
@@ -52,60 +53,37 @@ const STRING_FLAGS: Record<string, keyof EmulatorOptions> = {
 	'list-order': 'listOrder',
 };
 
-/** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
-function parseArgs(argv: string[]): { options: EmulatorOptions; logRequests: boolean } {
-	const { values: parsed } = parseArgv({
-		args: argv,
-		strict: true,
-		options: {
-			'log-requests': { type: 'boolean' },
-			'random-faults': { type: 'string' },
-			quiet: { type: 'boolean' },
-			help: { type: 'boolean', short: 'h' },
-			...Object.fromEntries(
-				[...Object.keys(NUMBER_FLAGS), ...Object.keys(STRING_FLAGS)].map((flag) => [
-					flag,
-					{ type: 'string' as const },
-				]),
-			),
-		},
-	});
-	const values = parsed as Record<string, string | boolean | undefined>;
-	if (values.help) {
-		console.log(USAGE);
-		process.exit(0);
-	}
+/** Reads the command line (scripts/lib/args.ts: strict, `--help`, exit code 2 for a wrong one). */
+function readOptions(): { options: EmulatorOptions; logRequests: boolean } {
+	const values: Record<string, string | boolean | undefined> = readArgs(USAGE, {
+		'log-requests': { type: 'boolean' },
+		'random-faults': { type: 'string' },
+		quiet: { type: 'boolean' },
+		...Object.fromEntries(
+			[...Object.keys(NUMBER_FLAGS), ...Object.keys(STRING_FLAGS)].map((flag) => [
+				flag,
+				{ type: 'string' as const },
+			]),
+		),
+	}).values;
 	const options: Record<string, unknown> = { quiet: values.quiet === true ? true : undefined };
-	for (const [flag, key] of Object.entries(NUMBER_FLAGS)) {
-		const raw = values[flag];
-		if (raw === undefined) continue;
-		const n = Number(raw);
-		if (!Number.isFinite(n) || n < 0) throw new Error(`--${flag} needs a non-negative number`);
-		options[key] = n;
-	}
+	for (const [flag, key] of Object.entries(NUMBER_FLAGS))
+		if (values[flag] !== undefined) options[key] = numberFlag(flag, values[flag] as string, 0);
 	for (const [flag, key] of Object.entries(STRING_FLAGS))
 		if (values[flag] !== undefined) options[key] = values[flag];
-	if (typeof values['random-faults'] === 'string')
-		options.randomFaults = parseRandomFaults(values['random-faults']);
-	if (
-		options.listOrder !== undefined &&
-		options.listOrder !== 'newest-first' &&
-		options.listOrder !== 'oldest-first'
-	) {
-		throw new Error('--list-order needs newest-first or oldest-first');
+	try {
+		if (typeof values['random-faults'] === 'string')
+			options.randomFaults = parseRandomFaults(values['random-faults']);
+	} catch (err) {
+		usageError((err as Error).message);
 	}
+	if (![undefined, 'newest-first', 'oldest-first'].includes(options.listOrder as string))
+		usageError('--list-order needs newest-first or oldest-first');
 	return { options: options as EmulatorOptions, logRequests: values['log-requests'] === true };
 }
 
 async function main(): Promise<void> {
-	let parsed;
-	try {
-		parsed = parseArgs(process.argv.slice(2));
-	} catch (err) {
-		console.error(`${(err as Error).message}\n${USAGE}`);
-		process.exit(2);
-	}
-	const { options, logRequests } = parsed;
+	const { options, logRequests } = readOptions();
 	// Secrets stay out of logs, even the emulator's own: auth headers are printed as "***".
 	if (logRequests)
 		options.onRequestLogged = (entry: LoggedRequest) =>

@@ -3,13 +3,12 @@
  * (bench/run.ts: its memory and CPU stay out of the node's figures) and the real-n8n runs
  * (scripts/n8n/run-examples.ts). Starts cli.ts with `--log-requests` as one Node process
  * (`node --import tsx`; the tsx CLI would add a parent process), reads its `EMULATOR_READY {json}`
- * line and collects its `REQ {json}` lines. An emulator still running when this process exits gets
- * SIGTERM (it then removes its temporary files itself).
+ * line and collects its `REQ {json}` lines; a child of scripts/lib/processes.ts, so an emulator still
+ * running when this process exits gets SIGTERM (it then removes its temporary files itself).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 
+import { sleep, startService } from '../scripts/lib/processes';
 import type { Emulator, LoggedRequest } from './index';
 
 /** Prefix of cli.ts's first machine-readable line, followed by {@link EmulatorReady} as JSON. */
@@ -57,26 +56,6 @@ export interface EmulatorProcess extends EmulatorReady {
 }
 
 const CLI = path.join(__dirname, 'cli.ts');
-const ROOT = path.join(__dirname, '..');
-const OUTPUT_CHARS = 8000;
-const STOP_GRACE_MS = 10_000;
-
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const hasExited = (child: ChildProcess): boolean =>
-	child.exitCode !== null || child.signalCode !== null;
-
-function terminateOnExit(child: ChildProcess): void {
-	running.add(child);
-	child.once('exit', () => running.delete(child));
-	if (exitHookInstalled) return;
-	exitHookInstalled = true;
-	process.once('exit', () => {
-		for (const c of running) if (!hasExited(c)) c.kill('SIGTERM');
-	});
-}
 
 /**
  * Starts `emulator/cli.ts --host 127.0.0.1 --port 0 --processing-ms N [--processing-max-ms M] --log-requests [--quiet]`.
@@ -99,63 +78,35 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 		'--log-requests',
 		...(options.quiet ? ['--quiet'] : []),
 	];
-	const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-		cwd: ROOT,
-		stdio: ['pipe', 'pipe', 'pipe'],
+	// SIGTERM when this process exits: the emulator then removes its temporary files itself
+	const service = startService('emulator', process.execPath, ['--import', 'tsx', CLI, ...args], {
+		stdin: true,
+		exitSignal: 'SIGTERM',
 	});
-	terminateOnExit(child);
-
 	const requests: LoggedRequest[] = [];
 	/** Waiting setRandomFaults calls, answered in order by the CONTROL lines. */
 	const controlAnswers: Array<(answer: string) => void> = [];
-	// stderr and the stdout lines other than the request log (the last OUTPUT_CHARS), for error messages
-	let output = '';
-	const keep = (text: string): void => void (output = (output + text).slice(-OUTPUT_CHARS));
 	let lastRequestAt = Date.now();
-	child.stderr!.setEncoding('utf8').on('data', keep);
-
-	const timeoutMs = options.readyTimeoutMs ?? 60_000;
-	const ready = await new Promise<EmulatorReady>((resolve, reject) => {
-		let announced = false;
-		const timer = setTimeout(() => {
-			child.kill('SIGKILL');
-			reject(
-				new Error(
-					`the emulator printed no ${READY_PREFIX.trim()} line within ${timeoutMs} ms:\n${output}`,
-				),
-			);
-		}, timeoutMs);
-		child.once('exit', (code, signal) => {
-			if (announced) return;
-			clearTimeout(timer);
-			reject(
-				new Error(
-					`the emulator exited (${signal ?? `code ${code}`}) before ${READY_PREFIX.trim()}:\n${output}`,
-				),
-			);
-		});
-		createInterface({ input: child.stdout! }).on('line', (line) => {
-			if (line.startsWith(CONTROL_PREFIX)) {
-				controlAnswers.shift()?.(line.slice(CONTROL_PREFIX.length));
-				return;
-			}
-			if (line.startsWith(REQUEST_PREFIX)) {
-				requests.push(JSON.parse(line.slice(REQUEST_PREFIX.length)) as LoggedRequest);
-				lastRequestAt = Date.now();
-				return;
-			}
-			keep(`${line}\n`);
-			if (!announced && line.startsWith(READY_PREFIX)) {
-				announced = true;
-				clearTimeout(timer);
-				resolve(JSON.parse(line.slice(READY_PREFIX.length)) as EmulatorReady);
-			}
-		});
+	service.onLine((line, stream) => {
+		if (stream !== 'stdout') return;
+		if (line.startsWith(CONTROL_PREFIX))
+			controlAnswers.shift()?.(line.slice(CONTROL_PREFIX.length));
+		else if (line.startsWith(REQUEST_PREFIX)) {
+			requests.push(JSON.parse(line.slice(REQUEST_PREFIX.length)) as LoggedRequest);
+			lastRequestAt = Date.now();
+		}
 	});
+	const readyLine = await service
+		.waitForLine(new RegExp(`^${READY_PREFIX}`), options.readyTimeoutMs ?? 60_000)
+		.catch(async (err: Error) => {
+			await service.kill();
+			throw new Error(`the emulator did not start: ${err.message}`);
+		});
+	const ready = JSON.parse(readyLine.slice(READY_PREFIX.length)) as EmulatorReady;
 
 	return {
 		...ready,
-		pid: child.pid!,
+		pid: service.pid,
 		requests,
 		async setRandomFaults(spec: string) {
 			const answer = new Promise<string>((resolve, reject) => {
@@ -171,7 +122,7 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 					resolve(a);
 				});
 			});
-			child.stdin!.write(`random-faults ${spec}\n`);
+			service.child.stdin!.write(`random-faults ${spec}\n`);
 			const a = await answer;
 			if (a.startsWith('error '))
 				throw new Error(`the emulator refused "random-faults ${spec}": ${a.slice(6)}`);
@@ -181,13 +132,6 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 			for (let i = 0; i < 100 && Date.now() - Math.max(lastRequestAt, calledAt) < quietMs; i++)
 				await sleep(quietMs);
 		},
-		async stop() {
-			if (hasExited(child)) return;
-			const exited = new Promise((resolve) => child.once('exit', resolve));
-			child.kill('SIGTERM');
-			const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-			await exited;
-			clearTimeout(killer);
-		},
+		stop: () => service.stop(10_000),
 	};
 }
