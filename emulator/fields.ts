@@ -184,8 +184,10 @@ const OUTCOMES: readonly FinalStatus[] = ['FINISHED', 'PARTIAL_FINISHED', 'ERROR
 /**
  * Emulator test controls carried in the create request's metadata (an emulator extension, not part of
  * the references): `emulator_outcome` (FINISHED | PARTIAL_FINISHED | ERROR), `emulator_processing_ms`
- * (number, overrides the processing time of the job), `emulator_error` (reason in the ERROR message) and
- * `emulator_fail_files` (file names whose jobs end ERROR, e.g. one attachment among several).
+ * (number, overrides the processing time of the job), `emulator_error` (reason in the ERROR message),
+ * `emulator_fail_files` (file names whose jobs end ERROR, e.g. one attachment among several) and
+ * `emulator_hold` (true: the job stays IN_PROGRESS until `Emulator.releaseJobs`; n: until its n-th
+ * read by id).
  */
 export function readControls(
 	metadata: Record<string, unknown> | null,
@@ -206,6 +208,11 @@ export function readControls(
 		else errors.add('metadata', 'emulator_processing_ms must be a non-negative number.');
 	}
 	if (typeof metadata.emulator_error === 'string') controls.reason = metadata.emulator_error;
+	const hold = metadata.emulator_hold;
+	if (hold === true || (Number.isInteger(hold) && (hold as number) >= 1))
+		controls.hold = hold as true | number;
+	else if (hold !== undefined && hold !== false)
+		errors.add('metadata', 'emulator_hold must be true, false or a whole number ≥ 1.');
 	const failFiles = metadata.emulator_fail_files;
 	if (failFiles !== undefined) {
 		if (Array.isArray(failFiles) && failFiles.every((f) => typeof f === 'string'))

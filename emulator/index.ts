@@ -7,13 +7,15 @@
  * Request flow on each origin: log entry → (api origin) injected fault → routing (404 / 405) →
  * authentication of the route's family (401) → handler. See README.md in this folder.
  */
-import path from 'node:path';
-import type { IncomingMessage } from 'node:http';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { authenticate } from './auth';
 import { IncomingBody, loggedBody, type LoggedBody } from './body';
-import type { AppContext, ListOrder, ListQuirks, Query, RequestContext, RouteDef } from './context';
+import type { AppContext, ListOrder, ListQuirks, RequestContext, RouteDef } from './context';
 import {
 	faultDetail,
 	FaultQueue,
@@ -152,8 +154,6 @@ export interface Emulator {
 	close(): Promise<void>;
 }
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
 interface OriginDeps {
 	app: AppContext;
 	origin: 'api' | 'files';
@@ -163,38 +163,6 @@ interface OriginDeps {
 	quiet: boolean;
 	onRequestLogged?: (entry: LoggedRequest) => void;
 }
-
-function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string> {
-	const out: Record<string, string> = {};
-	for (const [k, v] of Object.entries(headers))
-		if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-	return out;
-}
-
-function parseQuery(search: URLSearchParams): Query {
-	const out: Query = {};
-	for (const [k, v] of search) {
-		const prev = out[k];
-		out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-	}
-	return out;
-}
-
-function errorReply(err: unknown, quiet: boolean): Reply {
-	if (err instanceof HttpError) return { status: err.status, json: err.body, headers: err.headers };
-	if (!quiet) console.error('[emulator] unexpected error:', err);
-	return { status: 500, json: { detail: 'A server error occurred.' } };
-}
-
-function sendReply(reply: FastifyReply, r: Reply, entry: LoggedRequest | undefined): FastifyReply {
-	if (entry) entry.status = r.status;
-	reply.code(r.status);
-	for (const [k, v] of Object.entries(r.headers ?? {})) reply.header(k, v);
-	if (r.json !== undefined) return reply.type('application/json').send(JSON.stringify(r.json));
-	return r.body !== undefined ? reply.send(r.body) : reply.send();
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether a fault replaces the answer with a hostile one (custom body, redirect, echo). */
 function isHostileAnswer(fault: FaultSpec): boolean {
@@ -206,12 +174,13 @@ function isHostileAnswer(fault: FaultSpec): boolean {
 	);
 }
 
-/** The answer of a hostile fault: see `FaultSpec`. */
-function hostileAnswer(fault: FaultSpec, entry: LoggedRequest): Reply {
+/** The answer of a fault instead of the handler's: see `FaultSpec`. */
+function faultAnswer(fault: FaultSpec, entry: LoggedRequest): Reply {
 	const headers: Record<string, string> = {};
 	if (fault.location !== undefined) headers.location = fault.location;
 	if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
 	const status = fault.status ?? 200;
+	if (!isHostileAnswer(fault)) return { status, json: { detail: faultDetail(status) }, headers };
 	if (fault.echoHeaders)
 		return { status, json: { detail: faultDetail(status), headers: entry.headers }, headers };
 	if (fault.json !== undefined) return { status, json: fault.json, headers };
@@ -223,126 +192,128 @@ function hostileAnswer(fault: FaultSpec, entry: LoggedRequest): Reply {
 	};
 }
 
-/** Sends an answer one byte every `intervalMs` (a dripping connection); stops when the client leaves. */
-async function dripReply(
-	reply: FastifyReply,
-	r: Reply,
-	entry: LoggedRequest,
-	intervalMs: number,
-): Promise<void> {
-	entry.status = r.status;
-	const bytes = Buffer.from(
-		r.json !== undefined
-			? JSON.stringify(r.json)
-			: typeof r.body === 'string' || Buffer.isBuffer(r.body)
-				? r.body
-				: '',
-	);
-	reply.hijack();
-	const res = reply.raw;
-	res.writeHead(r.status, {
-		'content-type': r.json !== undefined ? 'application/json' : 'application/octet-stream',
-		'content-length': String(bytes.length),
-		...(r.headers ?? {}),
-	});
-	for (const byte of bytes) {
-		if (res.destroyed) return;
-		res.write(Buffer.from([byte]));
-		await sleep(intervalMs);
+/** A `streamBytes` body made on the fly: `[` then spaces, in 64 KiB chunks. */
+function* filler(total: number): Generator<Buffer> {
+	const spaces = Buffer.alloc(64 * 1024, 0x20);
+	for (let sent = 0; sent < total; sent += spaces.length) {
+		const part = spaces.subarray(0, Math.min(spaces.length, total - sent));
+		yield sent === 0 ? Buffer.concat([Buffer.from('['), part.subarray(1)]) : part;
 	}
-	res.end();
 }
 
-/** A `streamBytes` answer: the body made on the fly in 64 KiB chunks, stopping when the client leaves. */
-async function streamReply(
-	reply: FastifyReply,
-	fault: FaultSpec,
-	entry: LoggedRequest,
+/** The bytes of `body` one at a time, `intervalMs` apart (a connection that drips). */
+async function* drip(
+	body: Buffer,
+	intervalMs: number,
+	signal: AbortSignal,
+): AsyncGenerator<Buffer> {
+	for (const byte of body) {
+		yield Buffer.from([byte]);
+		await sleep(intervalMs, undefined, { signal });
+	}
+}
+
+/** Writes `chunks` with back-pressure, stopping when the client leaves; `onWrite` counts bytes. */
+async function writeChunks(
+	res: ServerResponse,
+	chunks: Iterable<Buffer> | AsyncIterable<Buffer>,
+	onWrite: (n: number) => void = () => undefined,
 ): Promise<void> {
-	const total = fault.streamBytes ?? 0;
-	entry.status = fault.status ?? 200;
-	entry.sentBytes = 0;
-	reply.hijack();
-	const res = reply.raw;
-	res.writeHead(entry.status, {
-		'content-type': fault.contentType ?? 'application/json',
-		'content-length': String(total),
-	});
-	const chunk = Buffer.alloc(64 * 1024, 0x20);
-	chunk[0] = 0x5b; // "["
-	for (let sent = 0; sent < total;) {
+	for await (const chunk of chunks) {
 		if (res.destroyed) return;
-		const part =
-			sent === 0
-				? chunk.subarray(0, Math.min(chunk.length, total))
-				: Buffer.alloc(Math.min(chunk.length, total - sent), 0x20);
-		sent += part.length;
-		entry.sentBytes = sent;
-		if (!res.write(part))
+		onWrite(chunk.length);
+		if (!res.write(chunk))
 			await new Promise<void>((resolve) => {
-				res.once('drain', resolve);
-				res.once('close', resolve);
+				const done = (): void => {
+					res.off('drain', done).off('close', done);
+					resolve();
+				};
+				res.on('drain', done).on('close', done);
 			});
 	}
 	res.end();
 }
 
-/** Builds one origin (api or files): logging hook, raw bodies, one catch-all route dispatching to `router`. */
-function buildOrigin(deps: OriginDeps): FastifyInstance {
-	const { app, origin, router, requests, faults, quiet, onRequestLogged } = deps;
-	const entries = new WeakMap<IncomingMessage, LoggedRequest>();
-	const server = Fastify({ logger: false, forceCloseConnections: true });
+/** Sends `r`, or the body of a `dripMs` / `streamBytes` fault. */
+async function send(
+	res: ServerResponse,
+	r: Reply,
+	fault: FaultSpec | undefined,
+	entry: LoggedRequest,
+	signal: AbortSignal,
+): Promise<void> {
+	const streamed = fault?.streamBytes;
+	if (streamed !== undefined)
+		r = {
+			status: fault?.status ?? 200,
+			body: Readable.from(filler(streamed)),
+			headers: { 'content-type': fault?.contentType ?? 'application/json' },
+		};
+	let body = r.json !== undefined ? JSON.stringify(r.json) : r.body;
+	res.statusCode = r.status;
+	if (r.json !== undefined) res.setHeader('content-type', 'application/json; charset=utf-8');
+	for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, v);
+	if (fault?.dripMs && !(body instanceof Readable)) {
+		const bytes = Buffer.from(body ?? '');
+		res.setHeader('content-length', bytes.length);
+		body = Readable.from(drip(bytes, fault.dripMs, signal));
+	}
+	if (!(body instanceof Readable)) return void res.end(body);
+	if (streamed !== undefined) {
+		res.setHeader('content-length', streamed);
+		entry.sentBytes = 0;
+	}
+	await writeChunks(res, body, (n) => {
+		if (entry.sentBytes !== undefined) entry.sentBytes += n;
+	});
+}
 
-	server.addHook('onRequest', (request, reply, done) => {
-		const url = new URL(request.url, 'http://emulator.invalid');
+/** One origin (api or files): each request logged, then a queued fault or the route's answer. */
+function buildOrigin(deps: OriginDeps): Server {
+	const { app, origin, router, requests, faults, quiet, onRequestLogged } = deps;
+	const handle = async (raw: IncomingMessage, res: ServerResponse): Promise<void> => {
+		const url = new URL(raw.url ?? '/', 'http://emulator.invalid');
 		const entry: LoggedRequest = {
 			origin,
-			method: request.method,
+			method: raw.method ?? 'GET',
 			path: url.pathname,
-			query: parseQuery(url.searchParams),
-			headers: flattenHeaders(request.headers),
-			contentType: request.headers['content-type'],
+			query: {},
+			headers: {},
+			contentType: raw.headers['content-type'],
 			bodyBytes: 0,
 			status: 0,
 			at: app.clock(),
 		};
+		for (const [k, v] of url.searchParams) {
+			const prev = entry.query[k];
+			entry.query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+		}
+		for (const [k, v] of Object.entries(raw.headers))
+			if (v !== undefined) entry.headers[k] = Array.isArray(v) ? v.join(', ') : v;
 		requests.push(entry);
-		entries.set(request.raw, entry);
-		reply.raw.on('close', () => {
-			entry.status = reply.raw.writableFinished ? reply.raw.statusCode : 0;
+		// Aborted when the answer ends or the client leaves (also when the emulator closes): stops a
+		// fault's delay or drip.
+		const gone = new AbortController();
+		res.on('close', () => {
+			gone.abort();
+			entry.status = res.writableFinished ? res.statusCode : 0;
 			onRequestLogged?.(entry);
 		});
-		done();
-	});
-
-	// Bodies are read by the handlers themselves (body.ts), after routing and authentication.
-	server.removeAllContentTypeParsers();
-	server.addContentTypeParser('*', (_request, _payload, done) => done(null));
-	server.setErrorHandler((err: { statusCode?: number; message: string }, request, reply) => {
-		sendReply(
-			reply,
-			{ status: err.statusCode ?? 500, json: { detail: err.message } },
-			entries.get(request.raw),
-		);
-	});
-
-	const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-		const entry = entries.get(request.raw) as LoggedRequest;
 		const body = new IncomingBody(
-			request.raw,
+			raw,
 			(n) => (entry.bodyBytes += n),
 			app.tempDir,
 			app.maxUploadBytes,
 			(parsed) => (entry.body = loggedBody(parsed)),
 		);
 		const req: RequestContext = {
-			method: request.method,
+			method: entry.method,
 			path: entry.path,
 			query: entry.query,
-			headers: request.headers,
+			headers: raw.headers,
 			body,
-			baseUrl: request.headers.host
-				? `http://${request.headers.host}`
+			baseUrl: raw.headers.host
+				? `http://${raw.headers.host}`
 				: origin === 'api'
 					? app.url
 					: app.filesUrl,
@@ -351,53 +322,42 @@ function buildOrigin(deps: OriginDeps): FastifyInstance {
 			listOrder: app.listOrder,
 			listQuirks: app.listQuirks,
 		};
-		let answer: Reply;
 		const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
+		let answer: Reply;
 		try {
-			if (fault?.delayMs) await sleep(fault.delayMs);
+			if (fault?.delayMs) {
+				await sleep(fault.delayMs, undefined, { signal: gone.signal });
+				req.now = app.clock();
+			}
 			// Acted, then the answer is lost or replaced.
 			if (fault?.afterHandling) await dispatch(app, router, req).catch(() => undefined);
-			if (fault?.drop) {
-				reply.hijack();
-				request.raw.socket?.destroy();
-				return;
-			}
-			if (fault && isHostileAnswer(fault)) {
-				answer = hostileAnswer(fault, entry);
-			} else if (fault?.status) {
-				answer = {
-					status: fault.status,
-					json: { detail: faultDetail(fault.status) },
-					headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : undefined,
-				};
-			} else {
-				if (fault?.delayMs) req.now = app.clock();
-				answer = await dispatch(app, router, req);
-			}
+			if (fault?.drop) return void raw.socket.destroy();
+			answer =
+				fault && (fault.status || isHostileAnswer(fault))
+					? faultAnswer(fault, entry)
+					: await dispatch(app, router, req);
 		} catch (err) {
-			answer = errorReply(err, quiet);
+			if (gone.signal.aborted) return;
+			if (!(err instanceof HttpError) && !quiet) console.error('[emulator] unexpected error:', err);
+			answer =
+				err instanceof HttpError
+					? { status: err.status, json: err.body, headers: err.headers }
+					: { status: 500, json: { detail: 'A server error occurred.' } };
 		}
-		try {
-			await body.drain();
-		} catch {
-			// the client went away; nothing to answer
-		}
+		await body.drain().catch(() => undefined); // the client went away: nothing to answer
 		body.discardUploads();
-		if (fault?.dripMs) {
-			await dripReply(reply, answer, entry, fault.dripMs);
-			return;
-		}
-		if (fault?.streamBytes !== undefined) {
-			await streamReply(reply, fault, entry);
-			return;
-		}
-		await sendReply(reply, answer, entry);
+		await send(res, answer, fault, entry, gone.signal);
 	};
-
-	server.route({ method: METHODS, url: '*', handler: handle });
-	server.setNotFoundHandler(handle); // methods outside METHODS
-	return server;
+	return createServer((raw, res) => {
+		handle(raw, res).catch((err: unknown) => {
+			if (!isAbort(err) && !quiet) console.error('[emulator] unexpected error:', err);
+			res.destroy();
+		});
+	});
 }
+
+/** An error of a request whose client left (or whose emulator closed). */
+const isAbort = (err: unknown): boolean => err instanceof Error && err.name === 'AbortError';
 
 async function dispatch(
 	app: AppContext,
@@ -412,10 +372,18 @@ async function dispatch(
 	return match.handler.handler(app, req, match.params);
 }
 
-async function listen(server: FastifyInstance, host: string, port: number): Promise<string> {
-	await server.listen({ host, port });
-	const address = server.server.address() as AddressInfo;
+async function listen(server: Server, host: string, port: number): Promise<string> {
+	server.listen(port, host);
+	await once(server, 'listening');
+	const address = server.address() as AddressInfo;
 	return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+/** Stops accepting, and ends every open connection (keep-alive ones and answers still running). */
+function closeServer(server: Server): Promise<void> {
+	const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+	server.closeAllConnections();
+	return closed;
 }
 
 /** Starts the emulator: the API origin (both families) and the files origin. */
@@ -468,7 +436,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	let closed: Promise<void> | undefined;
 	const close = (): Promise<void> =>
 		(closed ??= (async () => {
-			await Promise.allSettled([api.close(), files.close()]);
+			await Promise.all([closeServer(api), closeServer(files)]);
 			await app.pdf.close();
 			store.discardFiles();
 			app.tempDir.remove();

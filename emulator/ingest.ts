@@ -99,6 +99,8 @@ export function newJob(
 		controls: own,
 		allowPartial: opts.allowPartial,
 		after: opts.after,
+		held: own.hold !== undefined,
+		readsLeft: typeof own.hold === 'number' ? own.hold : undefined,
 	};
 }
 

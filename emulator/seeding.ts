@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context';
 import { serviceCreatedAt } from './ingest';
 import type { PageContent } from './pdf';
+import { release, SEEDED_FAILURE } from './state';
 import { StoredFile } from './storage';
 import type {
 	DocumentRecord,
@@ -33,9 +34,6 @@ export interface SeedJobOptions {
 	/** File names are `${namePrefix}-${i}.pdf`, i from 0 (the index in the returned ids); default 'seed'. */
 	namePrefix?: string;
 }
-
-/** The error text of a seeded job that ends ERROR. */
-export const SEEDED_FAILURE = 'Seeded failure';
 
 /** Page size of the seeded PDFs (US Letter, PDF points). */
 const PAGE = { width: 612, height: 792 };
@@ -155,7 +153,6 @@ export function seedJobs(
 			};
 			store.parsings.set(id, parsing);
 		}
-		if (options.hold) store.held.set(id, job);
 		ids.push(id);
 	}
 	return ids;
@@ -188,37 +185,22 @@ export function seedDocuments(
 }
 
 /**
- * Makes held seeded jobs final now (base clock): those of `ids` (parsing or extraction ids), or all
- * held ones when `ids` is omitted, with `outcome` (default: the seed's outcome). An id of a job that
+ * Makes held jobs (seeded with `hold`, or created with `emulator_hold`) final now (base clock): those
+ * of `ids` (parsing, extract or extraction ids), or all held ones when `ids` is omitted, with
+ * `outcome` (default: the job's own). An id of a job that
  * is not held (any more) is left as it is; an id the emulator does not know throws.
  */
 export function releaseJobs(app: AppContext, ids?: string[], outcome?: FinalStatus): void {
-	const { store } = app;
-	const targets = ids ?? [...store.held.keys()];
-	for (const id of targets) {
-		if (
-			!store.held.has(id) &&
-			!store.parsings.has(id) &&
-			!store.extractions.has(id) &&
-			!store.extracts.has(id)
-		) {
-			throw new Error(`The emulator has no parsing, extract or extraction ${id}`);
-		}
-	}
+	const { parsings, extracts, extractions } = app.store;
+	const jobs = ids
+		? ids.map((id) => {
+				const job = (parsings.get(id) ?? extracts.get(id) ?? extractions.get(id))?.job;
+				if (!job) throw new Error(`The emulator has no parsing, extract or extraction ${id}`);
+				return job;
+			})
+		: [...parsings.values(), ...extracts.values(), ...extractions.values()].map((r) => r.job);
 	const now = app.clock();
-	for (const id of targets) {
-		const job = store.held.get(id);
-		if (!job) continue;
-		store.held.delete(id);
-		if (outcome)
-			job.controls = {
-				...job.controls,
-				outcome,
-				message: outcome === 'ERROR' ? SEEDED_FAILURE : undefined,
-			};
-		job.held = false;
-		job.releasedAt = now;
-	}
+	for (const job of jobs) release(job, now, outcome);
 }
 
 function wholeCount(n: number): number {

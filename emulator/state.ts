@@ -12,8 +12,8 @@
  * All times here are on the base clock (`AppContext.clock`, which never goes back), so a job's phase
  * only moves forward and a clock offset of the service (`Emulator.setClockOffset`) neither finishes
  * nor stalls it; a job's `shift` turns them into the service's times when they are shown.
- * A held seeded job (`Emulator.seedJobs` with `hold`) is `IN_PROGRESS` until released, final from
- * its release on.
+ * A held job (`Emulator.seedJobs` with `hold`, or `emulator_hold` in a create request's metadata) is
+ * `IN_PROGRESS` until released, final from its release on (once its file is analysed).
  */
 import type { FinalStatus, Job } from './store';
 import type { PageContent } from './pdf';
@@ -37,30 +37,45 @@ export interface JobState {
 	outcome?: Outcome;
 }
 
+/**
+ * Makes a held job final from `now` (base clock, epoch ms), with `outcome` instead of its own when
+ * given. A job that is not held is left as it is.
+ */
+export function release(job: Job, now: number, outcome?: FinalStatus): void {
+	if (!job.held) return;
+	job.held = false;
+	job.releasedAt = now;
+	if (outcome)
+		job.controls = {
+			...job.controls,
+			outcome,
+			message: outcome === 'ERROR' ? SEEDED_FAILURE : undefined,
+		};
+}
+
+/** The error text of a seeded or released job that ends ERROR by `release`'s outcome. */
+export const SEEDED_FAILURE = 'Seeded failure';
+
+/**
+ * A read of a job by id (`GET /v0/parsing/{id}`, `/v0/extract/{id}`, `/extract/{id}/`): the read
+ * that uses up an `emulator_hold: n` releases the job, at the read's time `now`.
+ */
+export function countRead(job: Job, now: number): void {
+	if (job.readsLeft !== undefined && --job.readsLeft <= 0) release(job, now);
+}
+
 /** Share of the processing time spent queued. */
 const QUEUED_SHARE = 0.2;
 
 /** The state of `job` at `now` (base clock, epoch ms; all times of the state are on the base clock). */
 export function jobState(job: Job, now: number): JobState {
-	if (job.held || (job.releasedAt !== undefined && now < job.releasedAt)) {
+	if (job.held)
 		return {
 			phase: 'running',
 			updatedAt: job.createdAt,
 			runningFrom: job.createdAt,
 			plannedEnd: Number.POSITIVE_INFINITY,
 		};
-	}
-	if (job.releasedAt !== undefined) {
-		const at = job.releasedAt;
-		return {
-			phase: 'final',
-			updatedAt: at,
-			runningFrom: job.createdAt,
-			plannedEnd: at,
-			finalAt: at,
-			outcome: jobOutcome(job),
-		};
-	}
 	if (!job.after)
 		return timeline(job, job.createdAt, job.createdAt + QUEUED_SHARE * job.durationMs, now);
 	const dep = jobState(job.after, now);
@@ -86,8 +101,10 @@ export function jobState(job: Job, now: number): JobState {
 }
 
 function timeline(job: Job, start: number, runningFrom: number, now: number): JobState {
-	const plannedEnd = start + job.durationMs;
-	if (now < runningFrom)
+	// A released job ends at its release (after its prerequisite), not after its processing time.
+	const plannedEnd =
+		job.releasedAt === undefined ? start + job.durationMs : Math.max(start, job.releasedAt);
+	if (now < runningFrom && job.releasedAt === undefined)
 		return { phase: 'queued', updatedAt: job.createdAt, runningFrom, plannedEnd };
 	const analyzedAt = job.source.analyzedAt;
 	const finalAt = analyzedAt === undefined ? undefined : Math.max(plannedEnd, analyzedAt);

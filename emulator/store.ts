@@ -26,13 +26,15 @@ export interface FileRecord {
 
 export type FinalStatus = 'FINISHED' | 'PARTIAL_FINISHED' | 'ERROR';
 
-/** Test controls read from the create request's metadata (`emulator_outcome`, `emulator_processing_ms`, `emulator_error`). */
+/** Test controls read from the create request's metadata (`emulator_outcome`, `emulator_processing_ms`, `emulator_error`, `emulator_fail_files`, `emulator_hold`). */
 export interface EmulatorControls {
 	outcome?: FinalStatus;
 	reason?: string;
 	/** File names whose jobs end ERROR whatever `outcome` says (one failing attachment among several). */
 	failFiles?: string[];
 	processingMs?: number;
+	/** `emulator_hold`: true holds the job until `Emulator.releaseJobs`; a whole number n releases it at its n-th read by id. */
+	hold?: true | number;
 	/** The whole error message of an ERROR outcome, instead of "Emulated processing failure: <reason>" (seeded jobs: "Seeded failure"). */
 	message?: string;
 }
@@ -54,8 +56,10 @@ export interface Job {
 	allowPartial: boolean;
 	/** A job that must be final before this one starts (the parsing of an extract created from a document). */
 	after?: Job;
-	/** Seeded with `hold` (`Emulator.seedJobs`): `IN_PROGRESS` until released (`Emulator.releaseJobs`). */
+	/** Seeded with `hold` (`Emulator.seedJobs`) or created with `emulator_hold`: `IN_PROGRESS` until released (`Emulator.releaseJobs`, or its reads by id). */
 	held?: boolean;
+	/** `emulator_hold: n`: the reads by id still to come until the n-th releases the job. */
+	readsLeft?: number;
 	/** Base clock (epoch ms) when a held job was released: final from then on. */
 	releasedAt?: number;
 }
@@ -160,8 +164,6 @@ export class Store {
 	readonly pictures = new Map<string, string>();
 	/** Download signature → document id (§v0-4.4). */
 	readonly signatures = new Map<string, string>();
-	/** Record id (parsing or extraction) → its job, for the seeded jobs still held (`Emulator.releaseJobs`). */
-	readonly held = new Map<string, Job>();
 	private seq = 0;
 	private workflowSession = 0;
 

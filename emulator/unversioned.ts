@@ -37,7 +37,7 @@ import { matchesSearch, newestFirst, paginate } from './listing';
 import { sniffKind } from './pdf';
 import { TINY_PNG } from './png';
 import { computeResult } from './schema-result';
-import { jobState, processedPages, statusLabel, type JobState } from './state';
+import { countRead, jobState, processedPages, statusLabel, type JobState } from './state';
 import {
 	SERVERS,
 	type EmulatorControls,
@@ -333,6 +333,7 @@ async function retrieveExtraction(
 	id: string,
 ): Promise<Reply> {
 	const e = lookupExtraction(app, id);
+	countRead(e.job, req.now);
 	const resource = renderExtraction(e, req.now);
 	const download = queryValue(req.query, 'download');
 	if (download === undefined)
@@ -542,7 +543,6 @@ export function unversionedRoutes(router: Router<RouteDef>): void {
 	route('DELETE', '/extract/:id/', async (app, _req, { id }) => {
 		const e = lookupExtraction(app, id);
 		app.store.extractions.delete(e.id);
-		app.store.held.delete(e.id);
 		e.source.file.discard();
 		return { status: 204 };
 	});

@@ -25,7 +25,7 @@ import { fetchUrl, ingestFile, isHttpUrl, newJob, serviceCreatedAt } from './ing
 import { matchesSearch, metadataValues, newestFirst, paginate, readCreatedRange } from './listing';
 import { TINY_PNG } from './png';
 import { computeResult } from './schema-result';
-import { jobState, processedPages, statusLabel } from './state';
+import { countRead, jobState, processedPages, statusLabel } from './state';
 import type {
 	DocumentRecord,
 	EmulatorControls,
@@ -434,7 +434,13 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 	let job: Job;
 	if (document) {
 		const [doc] = await resolveDocuments(app, req, document);
-		parsing = createParsing(app, doc, opts, 0.5);
+		// The hold is the extract's: its parsing runs on.
+		parsing = createParsing(
+			app,
+			doc,
+			{ ...opts, controls: { ...opts.controls, hold: undefined } },
+			0.5,
+		);
 		job = newJob(app, doc.source, opts.controls, {
 			allowPartial: false,
 			share: 0.5,
@@ -471,14 +477,18 @@ export function v0Routes(router: Router<RouteDef>): void {
 	route('POST', '/v0/parsing', createParsings);
 	route('GET', '/v0/parsing', listParsings);
 	// GET /v0/parsing/{id} (§v0-4.7)
-	route('GET', '/v0/parsing/:id', async (app, req, { id }) =>
-		json(200, renderParsing(app, lookup(app.store.parsings, id, 'Parsing'), req.now)),
-	);
+	route('GET', '/v0/parsing/:id', async (app, req, { id }) => {
+		const parsing = lookup(app.store.parsings, id, 'Parsing');
+		countRead(parsing.job, req.now);
+		return json(200, renderParsing(app, parsing, req.now));
+	});
 	route('POST', '/v0/extract', createExtract);
 	// GET /v0/extract/{id} (§v0-4.9)
-	route('GET', '/v0/extract/:id', async (app, req, { id }) =>
-		json(200, renderExtract(app, lookup(app.store.extracts, id, 'Extract'), req.now)),
-	);
+	route('GET', '/v0/extract/:id', async (app, req, { id }) => {
+		const extract = lookup(app.store.extracts, id, 'Extract');
+		countRead(extract.job, req.now);
+		return json(200, renderExtract(app, extract, req.now));
+	});
 	// A picture's image (§v0-2.2 `picture`: "relative path of the image"); same key as the API.
 	route('GET', '/v0/media/pictures/:pictureId.png', async (app, _req, { pictureId }) => {
 		if (!app.store.pictures.has(pictureId)) throw notFound();
