@@ -66,17 +66,19 @@ async function settle(family: Family, path: string): Promise<IDataObject> {
 	throw new Error(`${path} did not reach a final status`);
 }
 
-/** Options of a job the emulator makes: its outcome and processing time (test controls in `metadata`). */
+/** Options of a job the emulator makes: its outcome, and whether it waits (test controls in `metadata`). */
 interface JobOptions {
 	outcome?: 'ERROR' | 'PARTIAL_FINISHED';
-	processingMs?: number;
+	/** The job stays IN_PROGRESS until the test releases it (`release`); implies `settle: false`. */
+	hold?: boolean;
 	metadata?: IDataObject;
 	/** Wait until the job is final (default true). */
 	settle?: boolean;
 }
 
 const controls = (options: JobOptions): IDataObject => ({
-	emulator_processing_ms: options.processingMs ?? 0,
+	emulator_processing_ms: 0,
+	...(options.hold ? { emulator_hold: true } : {}),
 	...(options.outcome ? { emulator_outcome: options.outcome } : {}),
 	...options.metadata,
 });
@@ -89,7 +91,7 @@ async function extraction(options: JobOptions = {}): Promise<IDataObject> {
 		metadata: JSON.stringify(controls(options)),
 	});
 	const created = await call('unversioned', 'POST', '/extract/', form);
-	return options.settle === false
+	return options.settle === false || options.hold
 		? created
 		: await settle('unversioned', `/extract/${String(created.id)}/`);
 }
@@ -100,9 +102,14 @@ async function parsing(options: JobOptions = {}): Promise<IDataObject> {
 		metadata: JSON.stringify(controls(options)),
 	});
 	const created = await call('v0', 'POST', '/v0/parsing', form);
-	return options.settle === false
+	return options.settle === false || options.hold
 		? created
 		: await settle('v0', `/v0/parsing/${String(created.id)}`);
+}
+
+/** Makes held jobs final (the emulator decides when a job finishes, not a processing time). */
+function release(jobs: IDataObject[] | string[]): void {
+	emulator().releaseJobs(jobs.map((job) => (typeof job === 'string' ? job : String(job.id))));
 }
 
 /** An uploaded document (`POST /v0/documents`, `§v0-4.1`), named `<prefix>-<n>.pdf`. */
@@ -217,7 +224,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			const expected: string[] = [];
 			const fired: string[] = [];
 			// A slow job first, then faster ones: the slow one is pushed deeper while it runs.
-			const slow = await extraction({ processingMs: 1500, settle: false });
+			const slow = await extraction({ hold: true });
 			expected.push(String(slow.id));
 			for (let burst = 0; burst < 3; burst++) {
 				const jobs = await Promise.all([1, 2, 3].map(async () => await extraction()));
@@ -247,6 +254,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			fired.push(...ids(await ok(during)));
 			emulator().clearFaults();
 
+			release([slow]);
 			for (const job of [slow, ...meanwhile])
 				await settle('unversioned', `/extract/${String(job.id)}/`);
 			fired.push(
@@ -288,17 +296,13 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			const burst = await Promise.all(
 				Array.from(
 					{ length: 60 },
-					async () =>
-						await extraction({
-							processingMs: 4000,
-							settle: false,
-							metadata: { batch: batch.metaValue },
-						}),
+					async () => await extraction({ hold: true, metadata: { batch: batch.metaValue } }),
 				),
 			);
 			const burstIds = burst.map((job) => String(job.id));
 			// The poll sees all 60 unfinished and follows them.
 			expect(ids(await ok(harness.poll()))).toEqual([]);
+			release(burstIds);
 			for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
 
 			emulator().clearLog();
@@ -323,18 +327,14 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			const burst = await Promise.all(
 				Array.from(
 					{ length: 50 },
-					async () =>
-						await extraction({
-							processingMs: 4000,
-							settle: false,
-							metadata: { batch: batch.metaValue },
-						}),
+					async () => await extraction({ hold: true, metadata: { batch: batch.metaValue } }),
 				),
 			);
 			const burstIds = burst.map((job) => String(job.id));
 			const first = ids(await ok(harness.poll()));
 			expect(sorted(first)).toEqual(sorted(older));
 			for (const id of older) await call('unversioned', 'DELETE', `/extract/${id}/`);
+			release(burstIds);
 			for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
 			expect(sorted(await pollUntilFired(harness, burstIds, 5))).toEqual(sorted(burstIds));
 		});
@@ -565,7 +565,7 @@ describe('Parsing Finished / Failed', () => {
 		await ok(failed.activate());
 		expect(await ok(finished.poll())).toEqual([]);
 
-		const slow = await parsing({ processingMs: 1500, settle: false });
+		const slow = await parsing({ hold: true });
 		const done = await parsing();
 		const partial = await parsing({ outcome: 'PARTIAL_FINISHED' });
 		const broken = await parsing({ outcome: 'ERROR' });
@@ -583,6 +583,7 @@ describe('Parsing Finished / Failed', () => {
 		expect(ids(failures)).toEqual([broken.id]);
 		expect(failures[0].json.status).toBe('ERROR');
 
+		release([slow]);
 		await settle('v0', `/v0/parsing/${String(slow.id)}`);
 		expect(await pollUntilFired(finished, [String(slow.id)])).toEqual([slow.id]);
 		expect(await ok(failed.poll())).toEqual([]);
@@ -591,7 +592,7 @@ describe('Parsing Finished / Failed', () => {
 	it('a parsing still running when the cursor moves past its creation fires once when it finishes (followed by id)', async () => {
 		const harness = trigger('parsingFinished');
 		await ok(harness.activate());
-		const slow = await parsing({ processingMs: 5000, settle: false });
+		const slow = await parsing({ hold: true });
 		// A burst of finished parsings larger than one poll may read (page size 1: 20 items), so the
 		// window is cut in time and the cursor moves past the slow parsing's creation.
 		emulator().setMaxPageSize(1);
@@ -608,6 +609,7 @@ describe('Parsing Finished / Failed', () => {
 		} finally {
 			emulator().setMaxPageSize(100);
 		}
+		release([slow]);
 		await settle('v0', `/v0/parsing/${String(slow.id)}`);
 		expect(await pollUntilFired(harness, [String(slow.id)])).toEqual([slow.id]);
 	});
