@@ -14,8 +14,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { binaryProperty, loadTypes, runWorkflow, shutdownEngine } from './engine';
 import { startEmulator, type Emulator } from '../emulator';
+import { binaryProperty, loadTypes, runWorkflow, shutdownEngine } from './engine';
+import { readArgs } from './lib/args';
 
 const ROOT = path.join(__dirname, '..');
 const MIME: Record<string, string> = {
@@ -25,24 +26,23 @@ const MIME: Record<string, string> = {
 	'.jpeg': 'image/jpeg',
 };
 
-function parseArgs(argv: string[]): { file: string; schema?: string } {
-	let file = path.join(ROOT, 'examples', 'files', 'invoice.pdf');
-	let schema: string | undefined;
-	for (let i = 0; i < argv.length; i++) {
-		if (argv[i] === '--schema') schema = argv[++i];
-		else if (argv[i] === '--help' || argv[i] === '-h') {
-			console.log('Usage: npm run demo [-- FILE.pdf] [--schema <uuid>]');
-			process.exit(0);
-		} else file = path.resolve(process.env.INIT_CWD ?? process.cwd(), argv[i]);
-	}
-	return { file, schema };
+/** The file (default: the sample invoice) and `--schema`, read with scripts/lib/args.ts. */
+function parseArgs(): { file: string; schema?: string } {
+	const { values, positionals } = readArgs(__filename, { schema: { type: 'string' } }, true);
+	const given = positionals.at(-1);
+	return {
+		file: given
+			? path.resolve(process.env.INIT_CWD ?? process.cwd(), given)
+			: path.join(ROOT, 'examples', 'files', 'invoice.pdf'),
+		schema: values.schema,
+	};
 }
 
 /** The emulator's seeded Invoice schema (emulator/seed.json). */
 const INVOICE_SCHEMA_OF_THE_EMULATOR = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
 
 async function main(): Promise<number> {
-	const { file, schema } = parseArgs(process.argv.slice(2));
+	const { file, schema } = parseArgs();
 	const realUrl = process.env.EXTRACTION_SERVICE_URL;
 	const realKey = process.env.EXTRACTION_SERVICE_API_KEY;
 	if (realUrl && !realKey)

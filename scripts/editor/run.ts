@@ -22,27 +22,18 @@
  * stopped; failure screenshots go to .tmp/editor/. The last line is `editor: N passed, M failed`; the exit code is 0 only when every
  * step passed. See scripts/editor/README.md.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs as parseArgv } from 'node:util';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { editorStepNames, type StepResult } from './steps';
-import {
-	buildPackage,
-	createContext,
-	installLine,
-	installPackageInto,
-	OWNER,
-	packPackage,
-	setupOwner,
-	startServer,
-} from './n8n';
+import { numberFlag, readArgs } from '../lib/args';
+import { buildAndPack, installLine, installPackageInto } from '../lib/n8n';
+import { cleanUpNow, removeAtExit, ROOT, runMain, secs, type Service } from '../lib/processes';
+import { createContext, OWNER, setupOwner, startServer } from './n8n';
 import { runEditorOnServer } from './on-server';
-import { cleanUpNow, installExitHooks, removeAtExit, type Service } from './processes';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const FAILURES_DIR = path.join(ROOT, '.tmp', 'editor');
 /** The n8n line the editor test runs on (n8n 2.x on Node 24; see scripts/n8n/README.md). */
 const LINE = '2';
@@ -56,29 +47,17 @@ interface Options {
 	timeoutS: number;
 }
 
-/** Reads the command line (strict: an unknown flag is an error). */
-function parseArgs(argv: string[]): Options {
-	const { values: v } = parseArgv({
-		args: argv,
-		strict: true,
-		options: {
-			'no-install': { type: 'boolean' },
-			'no-build': { type: 'boolean' },
-			'no-screenshots': { type: 'boolean' },
-			screenshots: { type: 'string' },
-			keep: { type: 'boolean' },
-			verbose: { type: 'boolean' },
-			timeout: { type: 'string' },
-			help: { type: 'boolean', short: 'h' },
-		},
+/** Reads the command line (scripts/lib/args.ts). */
+function parseArgs(): Options {
+	const { values: v } = readArgs(__filename, {
+		'no-install': { type: 'boolean' },
+		'no-build': { type: 'boolean' },
+		'no-screenshots': { type: 'boolean' },
+		screenshots: { type: 'string' },
+		keep: { type: 'boolean' },
+		verbose: { type: 'boolean' },
+		timeout: { type: 'string' },
 	});
-	if (v.help) {
-		console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
-		process.exit(0);
-	}
-	const timeoutS = v.timeout !== undefined ? Number(v.timeout) : 600;
-	if (!Number.isFinite(timeoutS) || timeoutS <= 0)
-		throw new Error(`--timeout must be a positive number of seconds, got ${v.timeout}`);
 	return {
 		install: !v['no-install'],
 		build: !v['no-build'],
@@ -87,17 +66,12 @@ function parseArgs(argv: string[]): Options {
 			: path.resolve(v.screenshots ?? path.join(ROOT, 'docs', 'images')),
 		keep: v.keep === true,
 		verbose: v.verbose === true,
-		timeoutS,
+		timeoutS: numberFlag('timeout', v.timeout, 600, 1),
 	};
 }
 
-const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 const log = (line: string): void => console.log(line);
-const prefixed =
-	(prefix: string) =>
-	(chunk: string): void => {
-		process.stderr.write(chunk.replace(/^(?=.)/gm, prefix));
-	};
+const prefixed = (prefix: string, on: boolean): string | undefined => (on ? prefix : undefined);
 
 /** Resolves with `promise`, or rejects after `ms` saying what did not finish. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -151,26 +125,20 @@ async function runAll(
 	};
 	try {
 		let t0 = Date.now();
-		const info = await installLine(
-			LINE,
-			opts.install,
-			opts.verbose ? prefixed('[install] ') : undefined,
-		);
+		const { info } = await installLine(LINE, {
+			install: opts.install,
+			echo: prefixed('[install] ', opts.verbose),
+		});
 		mark('n8n install (cached)', t0);
 		log(`n8n ${info.version} on ${info.nodeBin}`);
 
-		if (opts.build) {
-			t0 = Date.now();
-			await buildPackage();
-			mark('build', t0);
-			log(`Build: ok (${secs(timings.build)})`);
-		}
 		t0 = Date.now();
 		const tmp = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-editor-pack-'));
 		removeAtExit(tmp);
-		const tarball = await packPackage(tmp);
+		const { tarball, buildMs } = await buildAndPack(tmp, opts.build);
+		if (buildMs !== undefined) log(`Build: ok (${secs(buildMs)})`);
 		const userFolder = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-editor-'));
-		if (!opts.keep) removeAtExit(userFolder);
+		removeAtExit(userFolder, opts.keep);
 		await installPackageInto(userFolder, tarball);
 		mark('pack + install package', t0);
 		log(`Package: ${path.basename(tarball)} → ${userFolder}`);
@@ -180,12 +148,8 @@ async function runAll(
 		mark('emulator', t0);
 		log(`Emulator: ${running.emulator.url}`);
 
-		const ctx = await createContext(
-			info,
-			userFolder,
-			opts.verbose ? prefixed('[n8n cli] ') : undefined,
-		);
-		running.server = await startServer(ctx, 180_000, opts.verbose ? prefixed('[n8n] ') : undefined);
+		const ctx = await createContext(info, userFolder, prefixed('[n8n cli] ', opts.verbose));
+		running.server = await startServer(ctx, 180_000, prefixed('[n8n] ', opts.verbose));
 		mark(
 			'n8n start (creates the database)',
 			Date.now() - (running.server as Service & { ms: number }).ms,
@@ -241,20 +205,13 @@ function printClosingLine(passed: number, failed: number): void {
 	console.log(`editor: ${passed} passed, ${failed} failed`);
 }
 
+const running: Running = { abort: new AbortController() };
+let mainDone: () => void = () => undefined;
+const mainFinished = new Promise<void>((resolve) => (mainDone = resolve));
+
 async function main(): Promise<number> {
-	const opts = parseArgs(process.argv.slice(2));
+	const opts = parseArgs();
 	const t0 = Date.now();
-	const running: Running = { abort: new AbortController() };
-	let mainDone: () => void = () => undefined;
-	const mainFinished = new Promise<void>((resolve) => (mainDone = resolve));
-	installExitHooks(async (sig) => {
-		console.error(`\n${sig}: stopping the browser, n8n and the emulator`);
-		running.stopping = sig;
-		await stopAll(running);
-		// the steps fail fast once the browser is gone: let main print its report if it can
-		await Promise.race([mainFinished, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
-		printClosingLine(0, editorStepNames().length);
-	});
 	const deadline = setTimeout(() => {
 		console.error(`\nThe run took longer than --timeout ${opts.timeoutS} s: stopping everything`);
 		printClosingLine(0, editorStepNames().length);
@@ -292,15 +249,24 @@ async function main(): Promise<number> {
 	return passed === results.length && results.length > 0 ? 0 : 1;
 }
 
-main().then(
-	(code) => {
-		cleanUpNow();
-		process.exit(code);
-	},
-	(err: unknown) => {
-		console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-		printClosingLine(0, editorStepNames().length);
-		cleanUpNow();
-		process.exit(1);
+runMain(
+	() =>
+		main().catch((err: unknown) => {
+			printClosingLine(0, editorStepNames().length);
+			throw err;
+		}),
+	{
+		label: 'editor',
+		onSignal: async (sig) => {
+			console.error(`\n${sig}: stopping the browser, n8n and the emulator`);
+			running.stopping = sig;
+			await stopAll(running);
+			// the steps fail fast once the browser is gone: let main print its report if it can
+			await Promise.race([
+				mainFinished,
+				new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+			]);
+			printClosingLine(0, editorStepNames().length);
+		},
 	},
 );

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import type { Json } from '../../test/n8n/run';
+import type { Json } from './n8n-run';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 

@@ -1,7 +1,7 @@
 /**
  * Runs every workflow of examples/workflows/ in REAL n8n servers, with this package installed the
  * way n8n installs a community package, against the service emulator, and checks the outputs with
- * test/n8n/checks.ts.
+ * scripts/n8n/checks.ts.
  *
  *   npm run test:n8n                                   # both lines: n8n 1.x on Node 20, n8n 2.x on Node 24
  *   npx tsx scripts/n8n/run-examples.ts --line 1       # one line (repeatable: --line 1 --line 2)
@@ -27,19 +27,29 @@
  * result again.
  * See scripts/n8n/README.md.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs as parseArgv } from 'node:util';
 
 import type { LoggedRequest } from '../../emulator';
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
-import { checks } from '../../test/n8n/checks';
-import { N8nRun, type Json, type N8nRunInfo } from '../../test/n8n/run';
-import { cleanUpNow as cleanUpEditorProcesses } from '../editor/processes';
+import { numberFlag, readArgs } from '../lib/args';
+import {
+	API_CREDENTIAL,
+	buildAndPack,
+	installLine,
+	installPackageInto,
+	lastJsonDocument,
+	n8nCli,
+	n8nEnv,
+	PACKAGE_NAME,
+	TOKEN_CREDENTIAL,
+	type LineInfo,
+} from '../lib/n8n';
+import { freePort } from '../lib/ports';
+import { commandError, removeAtExit, runMain, secs, type Done } from '../lib/processes';
+import { checks } from './checks';
 import {
 	DEFAULT_SOURCE,
 	loadExample,
@@ -48,25 +58,10 @@ import {
 	type Example,
 	type ExampleSource,
 } from './examples';
+import { N8nRun, type Json, type N8nRunInfo } from './n8n-run';
 import { pollTimesEvery, runActivatedTrigger, TRIGGER_FILE, UPLOAD_FILE } from './trigger-run';
-import { QUIET_N8N_ENV } from './env';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 let SOURCE: ExampleSource = DEFAULT_SOURCE;
-const INSTALL_SH = path.join(__dirname, 'install.sh');
-const PACKAGE_NAME = 'n8n-nodes-extraction-service';
-
-/** Credentials the example workflows reference (ids ≤ 16 characters, as n8n's import requires). */
-const API_CREDENTIAL = {
-	id: 'esApiCredential1',
-	name: 'Extraction Service API',
-	type: 'extractionServiceApi',
-};
-const TOKEN_CREDENTIAL = {
-	id: 'esTokenCred1',
-	name: 'Extraction Service Token API',
-	type: 'extractionServiceTokenApi',
-};
 
 /** Node types `n8n execute` can start from (n8n's findCliWorkflowStart, 1.123 and 2.41). */
 const CLI_START_TYPES = [
@@ -98,33 +93,24 @@ interface Options {
 	triggerDurable: boolean;
 }
 
-/** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
-function parseArgs(argv: string[]): Options {
-	const { values: v } = parseArgv({
-		args: argv,
-		strict: true,
-		options: {
-			line: { type: 'string', multiple: true },
-			workflow: { type: 'string', multiple: true },
-			examples: { type: 'string' },
-			'no-install': { type: 'boolean' },
-			'no-build': { type: 'boolean' },
-			keep: { type: 'boolean' },
-			verbose: { type: 'boolean' },
-			'processing-ms': { type: 'string' },
-			timeout: { type: 'string' },
-			'no-trigger': { type: 'boolean' },
-			'trigger-poll': { type: 'string' },
-			'trigger-timeout': { type: 'string' },
-			'trigger-slow-poll': { type: 'boolean' },
-			'no-trigger-durable': { type: 'boolean' },
-			help: { type: 'boolean', short: 'h' },
-		},
+/** Reads the command line (scripts/lib/args.ts). */
+function parseArgs(): Options {
+	const { values: v } = readArgs(__filename, {
+		line: { type: 'string', multiple: true },
+		workflow: { type: 'string', multiple: true },
+		examples: { type: 'string' },
+		'no-install': { type: 'boolean' },
+		'no-build': { type: 'boolean' },
+		keep: { type: 'boolean' },
+		verbose: { type: 'boolean' },
+		'processing-ms': { type: 'string' },
+		timeout: { type: 'string' },
+		'no-trigger': { type: 'boolean' },
+		'trigger-poll': { type: 'string' },
+		'trigger-timeout': { type: 'string' },
+		'trigger-slow-poll': { type: 'boolean' },
+		'no-trigger-durable': { type: 'boolean' },
 	});
-	if (v.help) {
-		console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
-		process.exit(0);
-	}
 	if (v.examples) {
 		// another examples folder (with workflows/ and files/), for trying the runner itself
 		SOURCE = {
@@ -132,206 +118,28 @@ function parseArgs(argv: string[]): Options {
 			filesDir: path.resolve(v.examples, 'files'),
 		};
 	}
+	const triggerPollS = numberFlag('trigger-poll', v['trigger-poll'], 10, 1);
 	const o: Options = {
 		lines: (v.line ?? []).flatMap((l) => l.split(',')),
 		workflows: (v.workflow ?? []).map((w) => path.basename(w)),
 		install: !v['no-install'],
 		build: !v['no-build'],
 		keep: v.keep === true,
-		processingMs: v['processing-ms'] !== undefined ? Number(v['processing-ms']) : 2000,
-		timeoutS: v.timeout !== undefined ? Number(v.timeout) : 300,
+		processingMs: numberFlag('processing-ms', v['processing-ms'], 2000),
+		timeoutS: numberFlag('timeout', v.timeout, 300, 1),
 		verbose: v.verbose === true,
 		trigger: !v['no-trigger'],
-		triggerPollS: v['trigger-poll'] !== undefined ? Number(v['trigger-poll']) : 10,
-		triggerTimeoutS: 0,
+		triggerPollS,
+		// the trigger run waits for about six polls (activation, outage, firing, two more) plus setup
+		triggerTimeoutS: numberFlag('trigger-timeout', v['trigger-timeout'], 150 + 6 * triggerPollS, 1),
 		triggerSlowPoll: v['trigger-slow-poll'] === true,
 		triggerDurable: !v['no-trigger-durable'],
 	};
-	// the trigger run waits for about six polls (activation, outage, firing, two more) plus setup
 	pollTimesEvery(o.triggerPollS); // throws for an interval that does not divide a minute
-	o.triggerTimeoutS =
-		v['trigger-timeout'] !== undefined ? Number(v['trigger-timeout']) : 150 + 6 * o.triggerPollS;
 	if (o.lines.length === 0) o.lines = ['1', '2'];
 	for (const l of o.lines)
 		if (l !== '1' && l !== '2') throw new Error(`--line must be 1 or 2, got ${l}`);
 	return o;
-}
-
-// ---------------------------------------------------------------------------------------------
-// child processes: each in its own process group, all killed on exit (normal, error or signal)
-
-const children = new Set<ChildProcess>();
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-	try {
-		process.kill(-child.pid, signal);
-	} catch {
-		try {
-			child.kill(signal);
-		} catch {
-			/* already gone */
-		}
-	}
-}
-
-function killAllChildren(): void {
-	for (const child of children) killGroup(child, 'SIGKILL');
-}
-
-/** Throwaway folders, removed on any exit (a signal included) unless --keep. */
-const throwaway = new Set<string>();
-
-function cleanUp(): void {
-	killAllChildren();
-	// the trigger run's n8n server (started with scripts/editor/processes.ts) and its folder
-	cleanUpEditorProcesses();
-	for (const dir of throwaway) rmSync(dir, { recursive: true, force: true });
-	throwaway.clear();
-}
-
-process.on('exit', cleanUp);
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-	process.on(sig, () => {
-		console.error(`\n${sig}: stopping the emulator and n8n`);
-		cleanUp();
-		process.exit(130);
-	});
-}
-
-interface Done {
-	code: number | null;
-	signal: NodeJS.Signals | null;
-	stdout: string;
-	stderr: string;
-	ms: number;
-	timedOut: boolean;
-}
-
-/** Runs a command to its end (own process group; killed after timeoutMs). */
-function run(
-	cmd: string,
-	args: string[],
-	opts: {
-		cwd?: string;
-		env?: NodeJS.ProcessEnv;
-		timeoutMs?: number;
-		echo?: boolean;
-		prefix?: string;
-	} = {},
-): Promise<Done> {
-	const t0 = Date.now();
-	return new Promise((resolve, reject) => {
-		const child = spawn(cmd, args, {
-			cwd: opts.cwd ?? ROOT,
-			env: opts.env ?? process.env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			detached: true,
-		});
-		children.add(child);
-		let stdout = '';
-		let stderr = '';
-		let timedOut = false;
-		const echo = (chunk: string): void => {
-			if (opts.echo) process.stderr.write(chunk.replace(/^(?=.)/gm, opts.prefix ?? ''));
-		};
-		child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-			stdout += c;
-			echo(c);
-		});
-		child.stderr!.setEncoding('utf8').on('data', (c: string) => {
-			stderr += c;
-			echo(c);
-		});
-		const timer = opts.timeoutMs
-			? setTimeout(() => {
-					timedOut = true;
-					killGroup(child, 'SIGTERM');
-					setTimeout(() => killGroup(child, 'SIGKILL'), 5000).unref();
-				}, opts.timeoutMs)
-			: undefined;
-		child.on('error', (err) => {
-			children.delete(child);
-			if (timer) clearTimeout(timer);
-			reject(err);
-		});
-		child.on('close', (code, signal) => {
-			children.delete(child);
-			if (timer) clearTimeout(timer);
-			// n8n can leave helpers (task runners) in its group: end them with it
-			killGroup(child, 'SIGKILL');
-			resolve({ code, signal, stdout, stderr, ms: Date.now() - t0, timedOut });
-		});
-	});
-}
-
-function tail(text: string, lines = 25): string {
-	return text.trimEnd().split('\n').slice(-lines).join('\n');
-}
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
-
-// ---------------------------------------------------------------------------------------------
-// the package, as n8n's community package installer lays it out
-
-/**
- * `npm pack` of the package (only what `files` publishes), unpacked into
- * USER/.n8n/nodes/node_modules/NAME with dev/peer/optional dependencies removed from its
- * package.json, as n8n's CommunityPackagesService.downloadPackage does. n8n-workflow then resolves
- * to the server's own copy (n8n puts its module paths on NODE_PATH). A symlink to the work tree
- * would instead resolve it from this repo's node_modules (a devDependency of some other version).
- */
-async function packPackage(tmp: string): Promise<string> {
-	const r = await run(
-		'npm',
-		['pack', '--pack-destination', tmp, '--ignore-scripts', '--json', '--loglevel=error'],
-		{ cwd: ROOT },
-	);
-	if (r.code !== 0) throw new Error(`npm pack failed:\n${tail(r.stderr || r.stdout)}`);
-	const [{ filename }] = JSON.parse(r.stdout) as Array<{ filename: string }>;
-	return path.join(tmp, filename);
-}
-
-async function installPackageInto(userFolder: string, tarball: string): Promise<void> {
-	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
-	const pkgDir = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
-	mkdirSync(pkgDir, { recursive: true });
-	const r = await run('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1']);
-	if (r.code !== 0) throw new Error(`tar failed: ${r.stderr}`);
-	const pkgJsonPath = path.join(pkgDir, 'package.json');
-	const {
-		devDependencies: _d,
-		peerDependencies: _p,
-		optionalDependencies: _o,
-		...pkg
-	} = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Json;
-	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
-	if (pkg.dependencies && Object.keys(pkg.dependencies as Json).length > 0) {
-		// the installer's own flags (n8n 1.123 community-packages.service.js)
-		const i = await run(
-			'npm',
-			[
-				'install',
-				'--audit=false',
-				'--fund=false',
-				'--bin-links=false',
-				'--install-strategy=shallow',
-				'--ignore-scripts=true',
-				'--package-lock=false',
-			],
-			{ cwd: pkgDir },
-		);
-		if (i.code !== 0)
-			throw new Error(`npm install of the package's dependencies failed:\n${tail(i.stderr)}`);
-	}
-	writeFileSync(
-		path.join(nodesDir, 'package.json'),
-		JSON.stringify(
-			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } },
-			null,
-			2,
-		),
-	);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,16 +192,6 @@ function unknownTypes(example: Example, known: KnownTypes, version: string): str
 // ---------------------------------------------------------------------------------------------
 // one line
 
-interface LineInfo {
-	line: string;
-	version: string;
-	dir: string;
-	nodeBin: string;
-	n8nBin: string;
-	/** what this line needs to start at all (install.sh says why) */
-	env: Record<string, string>;
-}
-
 interface WorkflowResult {
 	file: string;
 	ok: boolean;
@@ -425,79 +223,6 @@ const LABELS: Record<string, string> = {
 	'2': 'n8n 2.x on Node 24 (npm package `node`)',
 };
 
-async function installLine(line: string, opts: Options, result: LineResult): Promise<LineInfo> {
-	const args = [INSTALL_SH, ...(opts.install ? [] : ['--no-install']), line];
-	console.log(`[line ${line}] install: bash scripts/n8n/install.sh ${args.slice(1).join(' ')}`);
-	const r = await run('bash', args, { echo: true, prefix: `[line ${line}]   ` });
-	result.timings.install = r.ms;
-	if (r.code !== 0) {
-		// the output was shown above; name the cause in one line
-		const lines = r.stderr.split('\n');
-		const cause =
-			lines.find(
-				(l) => /npm error (notarget|404|code E)/.test(l) && !/npm error code ETARGET/.test(l),
-			) ??
-			lines.filter((l) => l.trim() && !/A complete log/.test(l)).at(-1) ??
-			'';
-		throw new Error(`install.sh ${line} failed (exit ${r.code}): ${cause.trim()}`);
-	}
-	const infoLine = r.stdout.split('\n').find((l) => l.startsWith('N8N_LINE '));
-	if (!infoLine) throw new Error(`install.sh printed no N8N_LINE line:\n${tail(r.stdout)}`);
-	return JSON.parse(infoLine.slice('N8N_LINE '.length)) as LineInfo;
-}
-
-/** A port nothing listens on now (for n8n 2.x's task broker, 5679 by default). */
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const srv = net.createServer();
-		srv.once('error', reject);
-		srv.listen(0, '127.0.0.1', () => {
-			const { port } = srv.address() as net.AddressInfo;
-			srv.close(() => resolve(port));
-		});
-	});
-}
-
-function n8nEnv(
-	info: LineInfo,
-	userFolder: string,
-	filesDir: string,
-	brokerPort: number,
-): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {
-		...process.env,
-		PATH: `${path.dirname(info.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
-		N8N_USER_FOLDER: userFolder,
-		...QUIET_N8N_ENV,
-		N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
-		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-		// Read/Write Files from Disk may only touch this folder (n8n 2.x restricts it to ~/.n8n-files
-		// by default; 1.x allows everything but ~/.n8n unless this is set)
-		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
-		// n8n 2.x starts a task broker for Code nodes on 5679 even for `n8n execute`: never collide
-		// with an n8n the developer has running
-		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-		DB_TYPE: 'sqlite',
-		NODE_ENV: 'production',
-		// e.g. line 1: N8N_EXPRESSION_ENGINE=legacy (isolated-vm is not built on Node 20)
-		...info.env,
-	};
-	// Left at n8n's defaults on purpose, as users get them: N8N_BLOCK_ENV_ACCESS_IN_NODE (2.x blocks
-	// `$env` in expressions; examples must not use it), the 'vm' expression engine on line 2.
-	// the emulator's URLs must not go through a proxy
-	for (const k of [
-		'HTTP_PROXY',
-		'HTTPS_PROXY',
-		'http_proxy',
-		'https_proxy',
-		'ALL_PROXY',
-		'all_proxy',
-	])
-		delete env[k];
-	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
-	return env;
-}
-
 /** One request of the emulator's log as `POST /v0/extract → 400 (api, multipart/form-data, 2844 B)`. */
 function describeRequest(r: LoggedRequest): string {
 	const qs = Object.keys(r.query).length
@@ -515,34 +240,6 @@ function describeRequestsSince(emulator: EmulatorProcess, from: number): string 
 		.slice(-30)
 		.map((q) => `    ${describeRequest(q)}`)
 		.join('\n')}`;
-}
-
-/** The last JSON document in stdout (n8n 2.x prints log lines before it). */
-function lastJsonDocument(stdout: string): Json | undefined {
-	const lines = stdout.split('\n');
-	const starts: number[] = [];
-	const ends: number[] = [];
-	lines.forEach((l, i) => {
-		if (l.startsWith('{')) starts.push(i);
-		if (l.trimEnd().endsWith('}')) ends.push(i);
-	});
-	for (const s of starts.reverse()) {
-		for (const e of [...ends].reverse()) {
-			if (e < s) break;
-			try {
-				const doc = JSON.parse(lines.slice(s, e + 1).join('\n')) as unknown;
-				if (doc && typeof doc === 'object' && !Array.isArray(doc)) return doc as Json;
-			} catch {
-				/* not this slice */
-			}
-		}
-	}
-	return undefined;
-}
-
-/** `what failed (exit N)` or `what timed out`, with the tail of n8n's output. */
-function commandFailure(what: string, r: Done): string {
-	return `${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code}${r.signal ? `, ${r.signal}` : ''})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`;
 }
 
 /** The line's result when it cannot run at all: every workflow fails with `why`. */
@@ -576,7 +273,14 @@ async function installAndDescribeLine(
 	opts: Options,
 	result: LineResult,
 ): Promise<LineInfo> {
-	const info = await installLine(line, opts, result);
+	console.log(
+		`[line ${line}] install: bash scripts/n8n/install.sh ${opts.install ? '' : '--no-install '}${line}`,
+	);
+	const { info, ms } = await installLine(line, {
+		install: opts.install,
+		echo: `[line ${line}]   `,
+	});
+	result.timings.install = ms;
 	result.version = info.version;
 	result.nodeVersion = spawnSync(info.nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
 	const env = Object.entries(info.env).map(([k, v]) => `${k}=${v}`);
@@ -589,7 +293,7 @@ async function installAndDescribeLine(
 /** Step 2: a throwaway user folder (removed on exit unless --keep) with its files folder. */
 function createUserFolder(line: string, opts: Options): { userFolder: string; filesDir: string } {
 	const userFolder = mkdtempSync(path.join(os.tmpdir(), `n8n-es-line${line}-`));
-	if (!opts.keep) throwaway.add(userFolder);
+	removeAtExit(userFolder, opts.keep);
 	const filesDir = path.join(userFolder, 'files');
 	mkdirSync(filesDir, { recursive: true });
 	return { userFolder, filesDir };
@@ -605,15 +309,13 @@ async function prepareUserFolder(
 	tarball: string,
 ): Promise<LineContext> {
 	await installPackageInto(folder.userFolder, tarball);
-	const env = n8nEnv(info, folder.userFolder, folder.filesDir, await freePort());
-	const n8n = (args: string[], timeoutMs = 180_000): Promise<Done> =>
-		run(info.nodeBin, [info.n8nBin, ...args], {
-			cwd: folder.userFolder,
-			env,
-			timeoutMs,
-			echo: opts.verbose,
-			prefix: `[line ${line}] n8n| `,
-		});
+	const env = n8nEnv({ line: info, ...folder, brokerPort: await freePort() });
+	const n8n = n8nCli(
+		info,
+		folder.userFolder,
+		env,
+		opts.verbose ? `[line ${line}] n8n| ` : undefined,
+	);
 	return { line, info, opts, emulator, ...folder, n8n };
 }
 
@@ -635,7 +337,7 @@ async function importCredentials(ctx: LineContext, result: LineResult): Promise<
 	);
 	const c = await ctx.n8n(['import:credentials', `--input=${credsFile}`]);
 	result.timings.start = c.ms;
-	if (c.code !== 0) throw new Error(commandFailure('n8n import:credentials', c));
+	if (c.code !== 0) throw commandError('n8n import:credentials', c);
 }
 
 /**
@@ -647,8 +349,7 @@ async function loadNodeTypes(ctx: LineContext, result: LineResult): Promise<Know
 	const typesFile = path.join(ctx.userFolder, 'node-types.json');
 	const t = await ctx.n8n(['export:nodes', `--output=${typesFile}`]);
 	result.timings.nodeTypes = t.ms;
-	if (t.code !== 0 || !existsSync(typesFile))
-		throw new Error(commandFailure('n8n export:nodes', t));
+	if (t.code !== 0 || !existsSync(typesFile)) throw commandError('n8n export:nodes', t);
 	const known = readKnownTypes(typesFile);
 	const ours = [...known.keys()].filter((k) => k.startsWith(`${PACKAGE_NAME}.`));
 	console.log(
@@ -683,7 +384,7 @@ async function importWorkflows(
 	if (examples.length > 0) {
 		const w = await ctx.n8n(['import:workflow', '--separate', `--input=${wfDir}`]);
 		result.timings.import = w.ms;
-		if (w.code !== 0) throw new Error(commandFailure('n8n import:workflow', w));
+		if (w.code !== 0) throw commandError('n8n import:workflow', w);
 	}
 	return copies;
 }
@@ -728,7 +429,7 @@ async function checkWithoutExecution(
 	const wr: WorkflowResult = { file: example.file, ok: false, note: `not executed: ${why}` };
 	const check = checks[example.file];
 	if (!check) {
-		wr.message = `no check for ${example.file}: add one to test/n8n/checks.ts (the workflow is not executed: ${why})`;
+		wr.message = `no check for ${example.file}: add one to scripts/n8n/checks.ts (the workflow is not executed: ${why})`;
 		return wr;
 	}
 	try {
@@ -762,16 +463,16 @@ async function executeAndCheck(
 		writeFileSync(`${base}.stdout.txt`, r.stdout);
 		writeFileSync(`${base}.stderr.txt`, r.stderr);
 	}
-	const doc = lastJsonDocument(r.stdout);
+	const doc = lastJsonDocument(r.stdout) as Json | undefined;
 	if (!doc) {
-		wr.message = `${commandFailure('n8n execute', r)}\n  (no JSON document in stdout)${describeRequestsSince(ctx.emulator, before)}`;
+		wr.message = `${commandError('n8n execute', r).message}\n  (no JSON document in stdout)${describeRequestsSince(ctx.emulator, before)}`;
 		return wr;
 	}
 	const check = checks[example.file];
 	if (!check) {
 		const err = (doc.data as { resultData?: { error?: { message?: string } } } | undefined)
 			?.resultData?.error;
-		wr.message = `no check for ${example.file}: add one to test/n8n/checks.ts${err ? ` (and the run failed: ${err.message ?? ''})` : ''}`;
+		wr.message = `no check for ${example.file}: add one to scripts/n8n/checks.ts${err ? ` (and the run failed: ${err.message ?? ''})` : ''}`;
 		return wr;
 	}
 	const runObj = new N8nRun({ ...runInfo, raw: doc });
@@ -902,7 +603,7 @@ async function addTriggerRun(
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
-	const opts = parseArgs(process.argv.slice(2));
+	const opts = parseArgs();
 	const t0 = Date.now();
 	const examples = loadExamples(SOURCE, opts.workflows);
 	console.log(
@@ -910,23 +611,16 @@ async function main(): Promise<number> {
 	);
 	const unchecked = examples.filter((e) => !checks[e.file]).map((e) => e.file);
 	if (unchecked.length)
-		console.log(`Without a check in test/n8n/checks.ts (will fail): ${unchecked.join(', ')}`);
+		console.log(`Without a check in scripts/n8n/checks.ts (will fail): ${unchecked.join(', ')}`);
 
-	if (opts.build) {
-		const b = await run('npm', ['run', 'build', '--silent'], { cwd: ROOT });
-		console.log(`Build: ${b.code === 0 ? 'ok' : 'FAILED'} (${secs(b.ms)})`);
-		if (b.code !== 0) {
-			console.error(tail(`${b.stdout}\n${b.stderr}`, 40));
-			return 1;
-		}
-	}
 	const tmp = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-pack-'));
-	throwaway.add(tmp);
+	removeAtExit(tmp);
 	const emulatorT0 = Date.now();
 	let emulator: EmulatorProcess | undefined;
 	const results: LineResult[] = [];
 	try {
-		const tarball = await packPackage(tmp);
+		const { tarball, buildMs } = await buildAndPack(tmp, opts.build);
+		if (buildMs !== undefined) console.log(`Build: ok (${secs(buildMs)})`);
 		console.log(`Package: ${path.basename(tarball)}`);
 		emulator = await launchEmulator({ processingMs: opts.processingMs });
 		console.log(
@@ -977,14 +671,7 @@ async function main(): Promise<number> {
 	return results.length > 0 && results.every((r) => r.ok) && all.length > 0 ? 0 : 1;
 }
 
-main().then(
-	(code) => {
-		cleanUp();
-		process.exit(code);
-	},
-	(err: unknown) => {
-		console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-		cleanUp();
-		process.exit(1);
-	},
-);
+runMain(main, {
+	label: 'test:n8n',
+	onSignal: (sig) => console.error(`\n${sig}: stopping the emulator and n8n`),
+});

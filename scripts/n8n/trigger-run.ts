@@ -2,7 +2,7 @@
  * The trigger example ACTIVATED in a running n8n 2.x server (not `n8n execute`, which cannot start a
  * polling trigger): examples/workflows/trigger-finished-extractions.json, with
  * upload-without-waiting.json creating the jobs it waits for. Called by run-examples.ts after line 2
- * (`--no-trigger` skips it); checked by test/n8n/trigger.ts. See scripts/n8n/README.md.
+ * (`--no-trigger` skips it); checked by trigger-check.ts. See scripts/n8n/README.md.
  *
  * 1. An emulator in this process (emulator/index.ts: its faults and logs are needed), n8n line 2 in
  *    a throwaway user folder with the package installed (scripts/editor/n8n.ts, the editor test's
@@ -36,25 +36,24 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { startEmulator, type Emulator, type LoggedRequest } from '../../emulator';
-import { N8nRun, type Json } from '../../test/n8n/run';
+import { N8nRun, type Json } from './n8n-run';
 import {
 	evaluateTrigger,
 	triggerLine,
 	type CreatedJob,
 	type FiredExecution,
 	type TriggerCounts,
-} from '../../test/n8n/trigger';
+} from './trigger-check';
 import {
 	createContext,
 	importFixtures,
-	installPackageInto,
 	OWNER,
 	setupOwner,
 	startServer,
-	type LineInfo,
 	type N8nContext,
 } from '../editor/n8n';
-import { removeAtExit, runCommand, tail, type Service } from '../editor/processes';
+import { installPackageInto, type LineInfo } from '../lib/n8n';
+import { removeAtExit, runCommand, secs, sleep, tail, type Service } from '../lib/processes';
 import {
 	prepareWorkflow,
 	SEEDED_INVOICE_SCHEMA,
@@ -131,9 +130,6 @@ export interface TriggerRunResult {
 	ms: number;
 	timings: Record<string, number>;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
 /**
  * Poll Times that poll every `seconds`: n8n 2.41 refuses a cron that fires more than once a minute
@@ -427,16 +423,14 @@ export async function runActivatedTrigger(o: TriggerRunOptions): Promise<Trigger
 	const timings: Record<string, number> = {};
 	const tag = o.durable ? 'trigger durable' : 'trigger';
 	const log = (m: string): void => console.log(`[${tag}] ${m}`);
-	const echo = o.verbose
-		? (c: string) => process.stderr.write(c.replace(/^(?=.)/gm, `[${tag}] n8n| `))
-		: undefined;
+	const echo = o.verbose ? `[${tag}] n8n| ` : undefined;
 	const pollMs = o.pollSeconds * 1000;
 	let emulator: Emulator | undefined;
 	let server: Service | undefined;
 	const userFolder = mkdtempSync(
 		path.join(os.tmpdir(), o.durable ? 'n8n-es-trigger-durable-' : 'n8n-es-trigger-'),
 	);
-	if (!o.keep) removeAtExit(userFolder);
+	removeAtExit(userFolder, o.keep);
 	const result: TriggerRunResult = { ok: false, ms: 0, timings };
 	const mark = (name: string, since: number): void => void (timings[name] = Date.now() - since);
 	try {

@@ -1,9 +1,14 @@
 /**
- * The check of the activated trigger run (test/n8n/trigger.ts), on made-up observations: it passes a
+ * The check of the activated trigger run (scripts/n8n/trigger-check.ts), on made-up observations: it passes a
  * clean run and names each way a trigger can go wrong (fired twice, fired an old job, fired one it
  * must not, missed one, wrong row, no failed poll recorded).
  */
-import { evaluateTrigger, triggerLine, type CreatedJob, type TriggerObservation } from './trigger';
+import {
+	evaluateTrigger,
+	triggerLine,
+	type CreatedJob,
+	type TriggerObservation,
+} from '../../scripts/n8n/trigger-check';
 
 const job = (id: string, file: string, batch: string | undefined, role: string): CreatedJob => ({
 	id,

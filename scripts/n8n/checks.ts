@@ -17,7 +17,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { at, expectEqual, expectTrue, preview, type Check, type Json, type N8nRun } from './run';
+import {
+	at,
+	expectEqual,
+	expectTrue,
+	preview,
+	type Check,
+	type Json,
+	type N8nRun,
+} from './n8n-run';
 import { readFirstSheet } from './xlsx';
 
 /** The two sample invoices, as the seeded "Invoice" schema extracts them. */
@@ -280,7 +288,7 @@ export const checks: Record<string, Check> = {
 	// Manual Trigger → two PDFs as one "email" → Batch (the correlation key) → Extraction → Create
 	// with Wait for Completion off: the execution ends with the jobs created, not finished. The
 	// companion trigger workflow picks them up; scripts/n8n/trigger-run.ts tests that pair in a running
-	// n8n 2.x (the trigger activated), see test/n8n/trigger.ts.
+	// n8n 2.x (the trigger activated), see scripts/n8n/trigger-check.ts.
 	'upload-without-waiting.json': (run) => {
 		const node = 'Upload Attachments';
 		const items = run.json(node);

@@ -9,7 +9,7 @@
  * every row shows its extraction's batch, file and invoice data; and, when a poll was failed on
  * purpose (503 at the emulator), n8n recorded that failed poll and still lost and repeated nothing.
  */
-import { preview, type Json } from './run';
+import { preview, type Json } from './n8n-run';
 
 /** An extraction the run created at the emulator. */
 export interface CreatedJob {
