@@ -25,7 +25,7 @@
  *   examples/workflows/ai-agent-tool.json, taken from that file as they are, with its chat trigger
  *   replaced by Manual Trigger → Set (`chatInput`), since `n8n execute` cannot start a chat trigger.
  *   (Built here rather than as a new file in examples/workflows/: every file there must have a check
- *   in test/n8n/checks.ts for `npm run test:n8n`.)
+ *   in scripts/n8n/checks.ts for `npm run test:n8n`.)
  *
  * Checked: the stub got a request offering the tools; the model's tool call reached the tool (the
  * emulator saw `GET /extract/?search=invoice`); the next request to the stub carries a `tool`
@@ -36,33 +36,36 @@
  *
  * Exit code 0 only when every check passed.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs as parseArgv } from 'node:util';
 
 import { launchEmulator } from '../../emulator/launch';
 import { makePdf } from '../../emulator/sample-pdf';
-import { startScriptedModel, type ModelRequest } from './agent-model';
+import { numberFlag, readArgs } from '../lib/args';
+import {
+	buildAndPack,
+	installLine,
+	installPackageInto,
+	lastJsonDocument,
+	n8nCli,
+	n8nEnv,
+	TOKEN_CREDENTIAL,
+} from '../lib/n8n';
+import { freePort } from '../lib/ports';
 import {
 	cleanUpNow,
-	runMain,
-	freePort,
-	installExitHooks,
+	commandError,
 	removeAtExit,
-	runCommand,
+	ROOT,
+	runMain,
+	secs,
 	tail,
-} from './processes';
-import { buildAndPack, installN8n, installPackageInto, makeRunRoot, ROOT } from './services';
-import { QUIET_N8N_ENV } from '../n8n/env';
+} from '../lib/processes';
+import { startScriptedModel, type ModelRequest } from './agent-model';
+import { makeRunRoot } from './services';
 
 const EXAMPLE = path.join(ROOT, 'examples', 'workflows', 'ai-agent-tool.json');
 const WORKFLOW_ID = 'e2eAiAgentTool01';
-const TOKEN_CREDENTIAL = {
-	id: 'esTokenCred1',
-	name: 'Extraction Service Token API',
-	type: 'extractionServiceTokenApi',
-};
 const OPENAI_CREDENTIAL = {
 	id: 'e2eOpenAiStub01',
 	name: 'Scripted Model (stub)',
@@ -81,38 +84,24 @@ interface Options {
 	search: string;
 }
 
-function parseArgs(argv: string[]): Options {
-	const { values: v } = parseArgv({
-		args: argv,
-		strict: true,
-		options: {
-			'no-install': { type: 'boolean' },
-			'no-build': { type: 'boolean' },
-			keep: { type: 'boolean' },
-			verbose: { type: 'boolean' },
-			timeout: { type: 'string' },
-			search: { type: 'string' },
-			help: { type: 'boolean', short: 'h' },
-		},
+function parseArgs(): Options {
+	const { values: v } = readArgs(__filename, {
+		'no-install': { type: 'boolean' },
+		'no-build': { type: 'boolean' },
+		keep: { type: 'boolean' },
+		verbose: { type: 'boolean' },
+		timeout: { type: 'string' },
+		search: { type: 'string' },
 	});
-	if (v.help) {
-		console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
-		process.exit(0);
-	}
-	const timeoutS = v.timeout === undefined ? 300 : Number(v.timeout);
-	if (!Number.isFinite(timeoutS) || timeoutS < 10)
-		throw new Error(`--timeout needs a number ≥ 10, got ${v.timeout}`);
 	return {
 		install: v['no-install'] !== true,
 		build: v['no-build'] !== true,
 		keep: v.keep === true,
 		verbose: v.verbose === true,
-		timeoutS,
+		timeoutS: numberFlag('timeout', v.timeout, 300, 10),
 		search: v.search ?? 'invoice',
 	};
 }
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 const results: Array<{ name: string; ok: boolean }> = [];
 function check(name: string, ok: boolean, detail: string): void {
@@ -199,25 +188,6 @@ function agentWorkflow(): Workflow {
 }
 
 /** The last JSON document in stdout (n8n 2.x prints log lines before it), as scripts/n8n/run-examples.ts reads it. */
-function lastJsonDocument(stdout: string): Record<string, unknown> | undefined {
-	const lines = stdout.split('\n');
-	const starts = lines.flatMap((l, i) => (l.startsWith('{') ? [i] : [])).reverse();
-	const ends = lines.flatMap((l, i) => (l.trimEnd().endsWith('}') ? [i] : [])).reverse();
-	for (const s of starts) {
-		for (const e of ends) {
-			if (e < s) break;
-			try {
-				const doc = JSON.parse(lines.slice(s, e + 1).join('\n')) as unknown;
-				if (doc && typeof doc === 'object' && !Array.isArray(doc))
-					return doc as Record<string, unknown>;
-			} catch {
-				/* not this slice */
-			}
-		}
-	}
-	return undefined;
-}
-
 /** The JSON of a node's output items in an IRun. */
 function nodeJson(run: Record<string, unknown>, node: string): Array<Record<string, unknown>> {
 	const runData = (
@@ -246,20 +216,16 @@ function toolMessages(req: ModelRequest): Array<{ tool_call_id?: string; content
 }
 
 async function main(): Promise<number> {
-	const opts = parseArgs(process.argv.slice(2));
+	const opts = parseArgs();
 	const t0 = Date.now();
-	installExitHooks((sig) =>
-		console.error(`\n${sig}: stopping every server and removing the throwaway folder`),
-	);
-
-	const n8n = await installN8n(opts.install);
+	const n8n = await installLine('2', { install: opts.install });
 	console.log(
-		`n8n ${n8n.line.version} ${n8n.installed ? 'installed now' : 'cached'} (${secs(n8n.ms)})`,
+		`n8n ${n8n.info.version} ${n8n.installed ? 'installed now' : 'cached'} (${secs(n8n.ms)})`,
 	);
 	const root = makeRunRoot('n8n-es-agent-');
 	removeAtExit(root, opts.keep);
 	console.log(`Throwaway folder: ${root}${opts.keep ? ' (kept)' : ''}`);
-	const { tarball, ms: packMs } = await buildAndPack(opts.build, root);
+	const { tarball, ms: packMs } = await buildAndPack(root, opts.build);
 	console.log(`build + pack: ${secs(packMs)}`);
 
 	const emulator = await launchEmulator({ processingMs: 300, quiet: true });
@@ -311,38 +277,12 @@ async function main(): Promise<number> {
 	const filesDir = path.join(root, 'files');
 	mkdirSync(filesDir, { recursive: true });
 	await installPackageInto(userFolder, tarball);
-	const env: NodeJS.ProcessEnv = {
-		...process.env,
-		PATH: `${path.dirname(n8n.line.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
-		NODE_ENV: 'production',
-		N8N_USER_FOLDER: userFolder,
-		N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
-		...QUIET_N8N_ENV,
-		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
-		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		...n8n.line.env,
-	};
-	for (const k of [
-		'HTTP_PROXY',
-		'HTTPS_PROXY',
-		'http_proxy',
-		'https_proxy',
-		'ALL_PROXY',
-		'all_proxy',
-	])
-		delete env[k];
-	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
-	const cli = (args: string[], timeoutMs = 180_000) =>
-		runCommand(n8n.line.nodeBin, [n8n.line.n8nBin, ...args], { cwd: userFolder, env, timeoutMs });
+	const env = n8nEnv({ line: n8n.info, userFolder, filesDir, brokerPort: await freePort() });
+	const cli = n8nCli(n8n.info, userFolder, env);
 	const cliOk = async (args: string[], timeoutMs?: number) => {
 		const r = await cli(args, timeoutMs);
 		if (opts.verbose) console.log(`$ n8n ${args.join(' ')}\n${r.stdout}${r.stderr}`);
-		if (r.code !== 0)
-			throw new Error(
-				`n8n ${args[0]} ${r.timedOut ? 'timed out' : `failed (exit ${r.code})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`,
-			);
+		if (r.code !== 0) throw commandError(`n8n ${args[0]}`, r);
 		return r;
 	};
 	const credsFile = path.join(root, 'credentials.json');
@@ -443,4 +383,8 @@ async function main(): Promise<number> {
 	return ok ? 0 : 1;
 }
 
-runMain(main, 'agent');
+runMain(main, {
+	label: 'agent',
+	onSignal: (sig) =>
+		console.error(`\n${sig}: stopping every server and removing the throwaway folder`),
+});

@@ -49,25 +49,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs as parseArgv } from 'node:util';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { runEditorOnServer } from '../editor/on-server';
-import { readFirstSheet } from '../../test/n8n/xlsx';
 import { mimeMessage, planMails, plannedDocuments, type PlannedMail } from './mail';
+import { numberFlag, readArgs, usageError } from '../lib/args';
+import { buildAndPack, installLine } from '../lib/n8n';
+import { freePort } from '../lib/ports';
+import { cleanUpNow, removeAtExit, runMain, secs, sleep, tail, waitUntil } from '../lib/processes';
+import { readFirstSheet } from '../n8n/xlsx';
 import {
-	cleanUpNow,
-	runMain,
-	freePort,
-	installExitHooks,
-	removeAtExit,
-	sleep,
-	tail,
-	waitUntil,
-} from './processes';
-import {
-	buildAndPack,
-	installN8n,
 	installTools,
 	listeningSockets,
 	makeRunRoot,
@@ -191,64 +182,52 @@ interface Options {
 /** Errors the service answers at random in the fault round (emulator `--random-faults`). */
 const DEFAULT_FAULTS = '*:429:0.03,GET:503:0.05,POST:502:0.01';
 
-/** Reads the command line with Node's `util.parseArgs` (strict: an unknown flag is an error). */
-function parseArgs(argv: string[]): Options {
-	const { values: v } = parseArgv({
-		args: argv,
-		strict: true,
-		options: {
-			mails: { type: 'string' },
-			'fault-mails': { type: 'string' },
-			phases: { type: 'string' },
-			'compare-workers': { type: 'boolean' },
-			'worker-concurrency': { type: 'string' },
-			rate: { type: 'string' },
-			'processing-ms': { type: 'string' },
-			'processing-max-ms': { type: 'string' },
-			seed: { type: 'string' },
-			timeout: { type: 'string' },
-			'no-install': { type: 'boolean' },
-			'no-build': { type: 'boolean' },
-			keep: { type: 'boolean' },
-			verbose: { type: 'boolean' },
-			faults: { type: 'string' },
-			'fault-restart': { type: 'string' },
-			'no-editor': { type: 'boolean' },
-			help: { type: 'boolean', short: 'h' },
-		},
+/** Reads the command line (scripts/lib/args.ts). */
+function parseArgs(): Options {
+	const { values: v } = readArgs(__filename, {
+		mails: { type: 'string' },
+		'fault-mails': { type: 'string' },
+		phases: { type: 'string' },
+		'compare-workers': { type: 'boolean' },
+		'worker-concurrency': { type: 'string' },
+		rate: { type: 'string' },
+		'processing-ms': { type: 'string' },
+		'processing-max-ms': { type: 'string' },
+		seed: { type: 'string' },
+		timeout: { type: 'string' },
+		'no-install': { type: 'boolean' },
+		'no-build': { type: 'boolean' },
+		keep: { type: 'boolean' },
+		verbose: { type: 'boolean' },
+		faults: { type: 'string' },
+		'fault-restart': { type: 'string' },
+		'no-editor': { type: 'boolean' },
 	});
-	if (v.help) {
-		console.log(readFileSync(__filename, 'utf8').split('*/')[0]);
-		process.exit(0);
-	}
-	const num = (name: string, value: string | undefined, dflt: number, min = 0): number => {
-		if (value === undefined) return dflt;
-		const n = Number(value);
-		if (!Number.isFinite(n) || n < min)
-			throw new Error(`--${name} needs a number ≥ ${min}, got ${value}`);
-		return n;
-	};
 	if (v['fault-restart'] !== undefined && !['same', 'fresh'].includes(v['fault-restart']))
-		throw new Error(`--fault-restart must be same or fresh, got ${v['fault-restart']}`);
+		usageError(`--fault-restart must be same or fresh, got ${v['fault-restart']}`);
 	const phases = (v.phases ?? PHASES.join(','))
 		.split(',')
 		.map((x) => x.trim())
 		.filter(Boolean);
 	for (const ph of phases)
 		if (!PHASES.includes(ph as Phase))
-			throw new Error(`--phases: "${ph}" is not one of ${PHASES.join(', ')}`);
-	const processingMs = num('processing-ms', v['processing-ms'], 3000);
+			usageError(`--phases: "${ph}" is not one of ${PHASES.join(', ')}`);
+	const processingMs = numberFlag('processing-ms', v['processing-ms'], 3000);
 	return {
-		mails: Math.floor(num('mails', v.mails, 200, 1)),
-		faultMails: Math.floor(num('fault-mails', v['fault-mails'], 100, 1)),
+		mails: numberFlag('mails', v.mails, 200, 1, true),
+		faultMails: numberFlag('fault-mails', v['fault-mails'], 100, 1, true),
 		phases: PHASES.filter((ph) => phases.includes(ph)),
 		compareWorkers: v['compare-workers'] === true,
-		workerConcurrency: Math.floor(num('worker-concurrency', v['worker-concurrency'], 10, 1)),
-		rate: num('rate', v.rate, 0),
+		workerConcurrency: numberFlag('worker-concurrency', v['worker-concurrency'], 10, 1, true),
+		rate: numberFlag('rate', v.rate, 0),
 		processingMs,
-		processingMaxMs: num('processing-max-ms', v['processing-max-ms'], Math.max(6000, processingMs)),
-		seed: Math.floor(num('seed', v.seed, 20261122)),
-		timeoutS: num('timeout', v.timeout, 1800, 60),
+		processingMaxMs: numberFlag(
+			'processing-max-ms',
+			v['processing-max-ms'],
+			Math.max(6000, processingMs),
+		),
+		seed: numberFlag('seed', v.seed, 20261122, 0, true),
+		timeoutS: numberFlag('timeout', v.timeout, 1800, 60),
 		install: v['no-install'] !== true,
 		build: v['no-build'] !== true,
 		keep: v.keep === true,
@@ -258,8 +237,6 @@ function parseArgs(argv: string[]): Options {
 		editor: v['no-editor'] !== true,
 	};
 }
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /** Timings of the run's steps, printed at the end (cold = something was installed). */
 const timings: Array<[string, number]> = [];
@@ -1440,12 +1417,9 @@ const lineOf = (r: PhaseResult): string =>
 	`${r.mails} mails, ${r.docs} documents, ${r.rows} rows, ${r.missing} missing, ${r.duplicates} duplicates, ${r.workersUsed} workers, ${r.seconds.toFixed(1)} s, ${r.docsPerMin.toFixed(0)} docs/min`;
 
 async function main(): Promise<number> {
-	const opts = parseArgs(process.argv.slice(2));
+	const opts = parseArgs();
 	const t0 = Date.now();
 	const deadline = t0 + opts.timeoutS * 1000;
-	installExitHooks((sig) =>
-		console.error(`\n${sig}: stopping every server and removing the throwaway folder`),
-	);
 	// the whole run is bounded: past the deadline everything is stopped
 	const killer = setTimeout(
 		() => {
@@ -1461,19 +1435,19 @@ async function main(): Promise<number> {
 		installTools(),
 	);
 	const n8n = await timed('install: n8n 2.x (scripts/n8n/install.sh 2)', () =>
-		installN8n(opts.install),
+		installLine('2', { install: opts.install }),
 	);
 	const cold = tools.installed || n8n.installed;
 	console.log(
-		`Installs: ${tools.installed ? 'Debian packages installed now' : 'Debian packages present'}, n8n ${n8n.line.version} ${n8n.installed ? 'installed now' : 'cached'} → a ${cold ? 'COLD' : 'WARM'} run`,
+		`Installs: ${tools.installed ? 'Debian packages installed now' : 'Debian packages present'}, n8n ${n8n.info.version} ${n8n.installed ? 'installed now' : 'cached'} → a ${cold ? 'COLD' : 'WARM'} run`,
 	);
 	const packDir = makeRunRoot('n8n-es-e2e-pack-');
 	removeAtExit(packDir);
 	const { tarball } = await timed('build + pack the package', () =>
-		buildAndPack(opts.build, packDir),
+		buildAndPack(packDir, opts.build),
 	);
 
-	const d = await deploy(opts, tarball, n8n.line, tools.tools);
+	const d = await deploy(opts, tarball, n8n.info, tools.tools);
 	const tRun = Date.now();
 	const phases: PhaseResult[] = [];
 	const runTag = Date.now().toString(36).toUpperCase();
@@ -1608,4 +1582,8 @@ async function main(): Promise<number> {
 	return ok ? 0 : 1;
 }
 
-runMain(main, 'e2e');
+runMain(main, {
+	label: 'e2e',
+	onSignal: (sig) =>
+		console.error(`\n${sig}: stopping every server and removing the throwaway folder`),
+});

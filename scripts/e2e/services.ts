@@ -5,25 +5,26 @@
  * mode). The Debian packages come from scripts/e2e/install.sh, n8n from scripts/n8n/install.sh.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { ImapFlow } from 'imapflow';
 
+import { installPackageInto, n8nCli, n8nEnv, type LineInfo } from '../lib/n8n';
+import { freePort } from '../lib/ports';
 import {
-	freePort,
+	commandError,
+	ROOT,
 	runCommand,
 	startService,
 	tail,
 	waitUntil,
 	type Done,
 	type Service,
-} from './processes';
-import { QUIET_N8N_ENV } from '../n8n/env';
+} from '../lib/processes';
 
-export const ROOT = path.resolve(__dirname, '..', '..');
-const PACKAGE_NAME = 'n8n-nodes-extraction-service';
+export { ROOT };
 
 /** Paths of the Debian tools, as scripts/e2e/install.sh prints them (`E2E_TOOLS {json}`). */
 export interface Tools {
@@ -31,25 +32,6 @@ export interface Tools {
 	redisServer: string;
 	/** e.g. /usr/lib/postgresql/15/bin (initdb, postgres) */
 	pgBin: string;
-}
-
-/** n8n line 2 as scripts/n8n/install.sh prints it (`N8N_LINE {json}`). */
-export interface N8nLine {
-	version: string;
-	dir: string;
-	nodeBin: string;
-	n8nBin: string;
-	env: Record<string, string>;
-}
-
-/** The machine-readable line `PREFIX {json}` of a command's stdout. */
-function readInfoLine<T>(done: Done, prefix: string, what: string): T {
-	const line = done.stdout.split('\n').find((l) => l.startsWith(prefix));
-	if (done.code !== 0 || !line)
-		throw new Error(
-			`${what} failed (exit ${done.code}${done.timedOut ? ', timed out' : ''}):\n${tail(`${done.stdout}\n${done.stderr}`, 30)}`,
-		);
-	return JSON.parse(line.slice(prefix.length)) as T;
 }
 
 /**
@@ -62,30 +44,12 @@ export async function installTools(): Promise<{ tools: Tools; ms: number; instal
 		cwd: ROOT,
 		timeoutMs: 15 * 60_000,
 	});
+	const line = r.stdout.split('\n').find((l) => l.startsWith('E2E_TOOLS '));
+	if (r.code !== 0 || !line) throw commandError('scripts/e2e/install.sh', r);
 	return {
-		tools: readInfoLine<Tools>(r, 'E2E_TOOLS ', 'scripts/e2e/install.sh'),
+		tools: JSON.parse(line.slice('E2E_TOOLS '.length)) as Tools,
 		ms: r.ms,
 		installed: /apt-get install/.test(r.stderr),
-	};
-}
-
-/**
- * `bash scripts/n8n/install.sh 2` (or `--no-install 2`): n8n 2.x on Node 24 in the cache outside the package.
- *
- * @returns the line's paths, and whether it was installed now (a cold run)
- */
-export async function installN8n(
-	install: boolean,
-): Promise<{ line: N8nLine; ms: number; installed: boolean }> {
-	const r = await runCommand(
-		'bash',
-		[path.join(ROOT, 'scripts', 'n8n', 'install.sh'), ...(install ? [] : ['--no-install']), '2'],
-		{ cwd: ROOT, timeoutMs: 30 * 60_000 },
-	);
-	return {
-		line: readInfoLine<N8nLine>(r, 'N8N_LINE ', 'scripts/n8n/install.sh 2'),
-		ms: r.ms,
-		installed: !/: cached/.test(r.stderr),
 	};
 }
 
@@ -398,65 +362,9 @@ service imap-login {
 // ---------------------------------------------------------------------------------------------
 // n8n
 
-/** `npm run build` and `npm pack` of the work tree (only what `files` publishes reaches n8n). */
-export async function buildAndPack(
-	build: boolean,
-	destDir: string,
-): Promise<{ tarball: string; ms: number }> {
-	const t0 = Date.now();
-	if (build) {
-		const b = await runCommand('npm', ['run', 'build', '--silent'], {
-			cwd: ROOT,
-			timeoutMs: 300_000,
-		});
-		if (b.code !== 0) throw new Error(`npm run build failed:\n${tail(b.stdout + b.stderr, 40)}`);
-	}
-	const p = await runCommand(
-		'npm',
-		['pack', '--pack-destination', destDir, '--ignore-scripts', '--json', '--loglevel=error'],
-		{ cwd: ROOT, timeoutMs: 120_000 },
-	);
-	if (p.code !== 0) throw new Error(`npm pack failed:\n${tail(p.stderr || p.stdout)}`);
-	const [{ filename }] = JSON.parse(p.stdout) as Array<{ filename: string }>;
-	return { tarball: path.join(destDir, filename), ms: Date.now() - t0 };
-}
-
-/**
- * The packed package unpacked into USER/.n8n/nodes/node_modules/NAME with dev/peer/optional
- * dependencies removed from its package.json, as n8n's community package installer lays it out
- * (the same as scripts/n8n/run-examples.ts; see scripts/n8n/README.md for why not a symlink).
- */
-export async function installPackageInto(userFolder: string, tarball: string): Promise<void> {
-	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
-	const pkgDir = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
-	mkdirSync(pkgDir, { recursive: true });
-	const r = await runCommand('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1'], {
-		timeoutMs: 60_000,
-	});
-	if (r.code !== 0) throw new Error(`tar failed: ${r.stderr}`);
-	const pkgJsonPath = path.join(pkgDir, 'package.json');
-	const {
-		devDependencies: _d,
-		peerDependencies: _p,
-		optionalDependencies: _o,
-		...pkg
-	} = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
-	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
-	if (pkg.dependencies && Object.keys(pkg.dependencies).length > 0)
-		throw new Error(`${PACKAGE_NAME} has runtime dependencies: this runner does not install them`);
-	writeFileSync(
-		path.join(nodesDir, 'package.json'),
-		JSON.stringify(
-			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } },
-			null,
-			2,
-		),
-	);
-}
-
 /** What every n8n process of the deployment shares. */
 export interface N8nShared {
-	line: N8nLine;
+	line: LineInfo;
 	encryptionKey: string;
 	postgres: { port: number; database: string; user: string; password: string };
 	redisPort: number;
@@ -468,48 +376,33 @@ export interface N8nShared {
  * The environment of one n8n process in queue mode: PostgreSQL as its database, Redis as its
  * queue, the shared encryption key, its own user folder and task-broker port, loopback only.
  */
-export function n8nEnv(
+function queueEnv(
 	shared: N8nShared,
 	userFolder: string,
 	brokerPort: number,
 	extra: Record<string, string> = {},
 ): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {
-		...process.env,
-		PATH: `${path.dirname(shared.line.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
-		NODE_ENV: 'production',
-		N8N_USER_FOLDER: userFolder,
-		N8N_ENCRYPTION_KEY: shared.encryptionKey,
-		...QUIET_N8N_ENV,
-		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-		N8N_RESTRICT_FILE_ACCESS_TO: shared.filesDir,
-		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		// queue mode
-		EXECUTIONS_MODE: 'queue',
-		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
-		QUEUE_BULL_REDIS_PORT: String(shared.redisPort),
-		// n8n's database
-		DB_TYPE: 'postgresdb',
-		DB_POSTGRESDB_HOST: '127.0.0.1',
-		DB_POSTGRESDB_PORT: String(shared.postgres.port),
-		DB_POSTGRESDB_DATABASE: shared.postgres.database,
-		DB_POSTGRESDB_USER: shared.postgres.user,
-		DB_POSTGRESDB_PASSWORD: shared.postgres.password,
-		...shared.line.env,
-		...extra,
-	};
-	for (const k of [
-		'HTTP_PROXY',
-		'HTTPS_PROXY',
-		'http_proxy',
-		'https_proxy',
-		'ALL_PROXY',
-		'all_proxy',
-	])
-		delete env[k];
-	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
-	return env;
+	return n8nEnv({
+		line: shared.line,
+		userFolder,
+		filesDir: shared.filesDir,
+		brokerPort,
+		encryptionKey: shared.encryptionKey,
+		extra: {
+			// queue mode
+			EXECUTIONS_MODE: 'queue',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(shared.redisPort),
+			// n8n's database
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(shared.postgres.port),
+			DB_POSTGRESDB_DATABASE: shared.postgres.database,
+			DB_POSTGRESDB_USER: shared.postgres.user,
+			DB_POSTGRESDB_PASSWORD: shared.postgres.password,
+			...extra,
+		},
+	});
 }
 
 /** One n8n process of the deployment (main or worker) and how to run n8n CLI commands as it. */
@@ -534,17 +427,12 @@ export async function prepareN8nProcess(
 	mkdirSync(userFolder, { recursive: true });
 	await installPackageInto(userFolder, tarball);
 	const brokerPort = await freePort();
-	const env = n8nEnv(shared, userFolder, brokerPort, await extraEnv(brokerPort));
+	const env = queueEnv(shared, userFolder, brokerPort, await extraEnv(brokerPort));
 	return {
 		name,
 		userFolder,
 		env,
-		cli: (args, timeoutMs = 180_000) =>
-			runCommand(shared.line.nodeBin, [shared.line.n8nBin, ...args], {
-				cwd: userFolder,
-				env,
-				timeoutMs,
-			}),
+		cli: n8nCli(shared.line, userFolder, env),
 	};
 }
 
