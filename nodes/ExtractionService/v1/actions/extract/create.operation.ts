@@ -4,7 +4,7 @@ import { passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait, type JobRequest } from '../../helpers/jobs';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
-import { requireUuid } from '../../helpers/validation';
+import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
 import type { ExtractionServiceClient } from '../../transport';
 import {
 	PARSING_ID,
@@ -37,7 +37,7 @@ const schemaIdField: INodeProperties = {
 	type: 'string',
 	default: '',
 	required: true,
-	placeholder: 'e.g. 3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41',
+	placeholder: UUID_PLACEHOLDER,
 	description:
 		'ID of the extraction schema that defines the fields to extract. The /v0 API cannot list schemas: copy the ID from the Extraction Service dashboard, or from Schema → Get Many (token credential).',
 };

@@ -4,7 +4,12 @@ import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/bina
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { jobKey, readReuseKey, withKey } from '../../helpers/reuse';
 import { readItemSettings } from '../../helpers/settings';
-import { pageRange, parseJsonObject, requireUuid } from '../../helpers/validation';
+import {
+	UUID_PLACEHOLDER,
+	pageRange,
+	parseJsonObject,
+	requireUuid,
+} from '../../helpers/validation';
 import type { ExtractionServiceClient } from '../../transport';
 import {
 	allBinaryPropertiesField,
@@ -18,9 +23,8 @@ import {
 	waitForCompletionField,
 	waitOptionFields,
 } from '../fields';
-import { simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { forOperation } from '../operation';
-import { extractionItems } from '../../helpers/output';
 import { EXTRACTION_FILE_TYPES, serverField } from './common';
 
 export const description = forOperation('extraction', 'create', [
@@ -39,7 +43,7 @@ export const description = forOperation('extraction', 'create', [
 			name: 'classifier',
 			type: 'string',
 			default: '',
-			placeholder: 'e.g. 7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+			placeholder: UUID_PLACEHOLDER,
 			description: 'ID of a classifier that labels the document',
 		},
 		includeInputBinaryField,

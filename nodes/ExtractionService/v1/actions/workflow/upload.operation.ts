@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { inputFiles, multipartBody } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { readItemSettings } from '../../helpers/settings';
-import { requireUuid } from '../../helpers/validation';
+import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
 import {
 	allBinaryPropertiesField,
@@ -12,9 +12,8 @@ import {
 	waitForCompletionField,
 	waitOptionFields,
 } from '../fields';
-import { simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { forOperation } from '../operation';
-import { extractionItems } from '../../helpers/output';
 import { EXTRACTION_FILE_TYPES } from '../extraction/common';
 
 export const description = forOperation('workflow', 'upload', [
@@ -24,7 +23,7 @@ export const description = forOperation('workflow', 'upload', [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'e.g. 0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a',
+		placeholder: UUID_PLACEHOLDER,
 		description:
 			'ID of the workflow (a configuration set up in the Extraction Service dashboard) to upload to; the API has no list of workflows',
 	},
