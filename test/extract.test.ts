@@ -89,7 +89,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 		const started = Date.now();
 		const { error } = await runNode(
 			emulator(),
-			createExtract({ options: { timeout: 3, metadata: '{"emulator_processing_ms": 60000}' } }),
+			createExtract({ options: { timeout: 3, metadata: '{"emulator_hold": true}' } }),
 			[await fileItem()],
 		);
 		expect(Date.now() - started).toBeLessThan(8000);

@@ -116,7 +116,7 @@ describe('Secrets never leave the auth header', () => {
 			async () =>
 				await runNode(
 					emulator(),
-					extract({ timeout: 1, metadata: '{"emulator_processing_ms": 30000}' }),
+					extract({ timeout: 1, metadata: '{"emulator_hold": true}' }),
 					[await fileItem()],
 				),
 		],
@@ -230,7 +230,7 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 		const { error } = await runNode(
 			emulator(),
 			extract(
-				{ metadata: '{"emulator_processing_ms": 30000}' },
+				{ metadata: '{"emulator_hold": true}' },
 				{ schemaId: '={{ $json.schema }}' },
 			),
 			inputs,

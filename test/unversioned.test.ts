@@ -42,11 +42,11 @@ async function finishedExtraction(extra: Record<string, unknown> = {}) {
 
 describe('Extraction (§unversioned-4.1–4.4)', () => {
 	it('creates and waits through a 202: extracted data plus id, status and document name, token in Authorization, trailing slashes', async () => {
-		// 3 s of processing: the first poll (about 2 s after creation) gets 202 IN_PROGRESS (§unversioned-4.3), the
-		// second (about 2.5 s later) 200 FINISHED.
+		// Held until its second read: the first poll gets 202 IN_PROGRESS (§unversioned-4.3), the second
+		// 200 FINISHED.
 		const { items, error } = await runNode(
 			emulator(),
-			createExtraction({ options: { metadata: '{"emulator_processing_ms": 3000}' } }),
+			createExtraction({ options: { metadata: '{"emulator_hold": 2}' } }),
 			[await fileItem()],
 		);
 		expect(error).toBeUndefined();

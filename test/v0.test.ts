@@ -386,7 +386,7 @@ describe('Waiting, as users need it (§v0-3)', () => {
 		operation: 'create',
 		source: 'binary',
 		schemaId: INVOICE_SCHEMA,
-		options: { metadata: '{"emulator_processing_ms": 60000}', ...options },
+		options: { metadata: '{"emulator_hold": true}', ...options },
 	});
 
 	it('stops polling within a second when the execution is cancelled', async () => {
@@ -414,7 +414,7 @@ describe('Waiting, as users need it (§v0-3)', () => {
 				...slowExtract({
 					timeout: 2,
 					onTimeout: 'outputUnfinished',
-					metadata: '{"emulator_processing_ms": 5000}',
+					metadata: '{"emulator_hold": true}',
 				}),
 			},
 			[await fileItem()],
@@ -425,6 +425,7 @@ describe('Waiting, as users need it (§v0-3)', () => {
 			status: expect.stringMatching(/IN_QUEUE|IN_PROGRESS/),
 			timedOut: true,
 		});
+		emulator().releaseJobs([String(items[0].json.id)]);
 		const resumed = await runNode(emulator(), {
 			resource: 'extract',
 			operation: 'get',
