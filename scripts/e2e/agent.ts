@@ -61,6 +61,7 @@ import {
 	secs,
 	tail,
 } from '../lib/processes';
+import { SEEDED_INVOICE_SCHEMA } from '../n8n/examples';
 import { startScriptedModel, type ModelRequest } from './agent-model';
 import { makeRunRoot } from './services';
 
@@ -71,7 +72,6 @@ const OPENAI_CREDENTIAL = {
 	name: 'Scripted Model (stub)',
 	type: 'openAiApi',
 };
-const SEEDED_INVOICE_SCHEMA = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
 const INVOICE_NUMBER = 'INV-AGENT-7731';
 const CHAT_INPUT = `Which extraction holds invoice ${INVOICE_NUMBER}? Give me its id.`;
 

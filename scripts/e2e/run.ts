@@ -54,9 +54,20 @@ import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { runEditorOnServer } from '../editor/on-server';
 import { mimeMessage, planMails, plannedDocuments, type PlannedMail } from './mail';
 import { numberFlag, readArgs, usageError } from '../lib/args';
-import { buildAndPack, installLine } from '../lib/n8n';
+import { buildAndPack, installLine, TOKEN_CREDENTIAL } from '../lib/n8n';
 import { freePort } from '../lib/ports';
-import { cleanUpNow, removeAtExit, runMain, secs, sleep, tail, waitUntil } from '../lib/processes';
+import {
+	cleanUpNow,
+	commandError,
+	removeAtExit,
+	runMain,
+	secs,
+	sleep,
+	waitUntil,
+	type Done,
+} from '../lib/processes';
+import { DATA_PREFIX, PLACEHOLDER_SCHEMA, SEEDED_INVOICE_SCHEMA } from '../n8n/examples';
+import { pollTimesEvery } from '../n8n/trigger-run';
 import { readFirstSheet } from '../n8n/xlsx';
 import {
 	installTools,
@@ -117,16 +128,9 @@ const TRIGGER_POLL_SECONDS = 10;
 const CREDENTIALS = {
 	imap: { id: 'e2eImapCred1', name: 'Invoices Mailbox', type: 'imap' },
 	postgres: { id: 'e2ePostgresCred1', name: 'ERP Database', type: 'postgres' },
-	token: {
-		id: 'esTokenCred1',
-		name: 'Extraction Service Token API',
-		type: 'extractionServiceTokenApi',
-	},
+	token: TOKEN_CREDENTIAL,
 	n8nApi: { id: 'e2eN8nApiCred1', name: 'n8n API', type: 'n8nApi' },
 };
-const DATA_PREFIX = '/home/node/.n8n-files/';
-const PLACEHOLDER_SCHEMA = '00000000-0000-0000-0000-000000000000';
-const SEEDED_INVOICE_SCHEMA = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
 
 /** imapflow's autoIdleDelay (15 s) and a margin: how long after its last command the IMAP trigger is in IDLE again. */
 const TRIGGER_IDLE_DELAY_MS = 16_500;
@@ -291,16 +295,6 @@ interface Deployment {
 	owner: { email: string; password: string; cookie: string };
 }
 
-/** Six 6-field crons a minute apart by `seconds` (n8n refuses one cron that fires more often than once a minute). */
-function pollTimesEvery(seconds: number): {
-	item: Array<{ mode: string; cronExpression: string }>;
-} {
-	const item: Array<{ mode: string; cronExpression: string }> = [];
-	for (let sec = 0; sec < 60; sec += seconds)
-		item.push({ mode: 'custom', cronExpression: `${sec} * * * * *` });
-	return { item };
-}
-
 /**
  * The copy of an example workflow n8n imports: its id set, the placeholder schema pointed at the
  * emulator's Invoice schema, `/home/node/.n8n-files/` at the run's files folder, the n8n URL at main;
@@ -341,15 +335,9 @@ function prepareWorkflow(
 	return { ...wf, id, active: false, nodes, settings };
 }
 
-/** Fails with `what` and the tail of n8n's output when an n8n CLI command did not exit 0. */
-function cliOk(
-	what: string,
-	r: { code: number | null; stdout: string; stderr: string; timedOut: boolean },
-): void {
-	if (r.code !== 0)
-		throw new Error(
-			`${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.code})`}:\n${tail(`${r.stdout}\n${r.stderr}`, 30)}`,
-		);
+/** Throws commandError when an n8n CLI command did not exit 0. */
+function cliOk(what: string, r: Done): void {
+	if (r.code !== 0) throw commandError(what, r);
 }
 
 async function deploy(
@@ -824,7 +812,10 @@ async function runPhase(
 				const ex = await executionsOf(d, [...flowIds, RETRY_WORKFLOW.id], beforeExec);
 				const by = (st: string): number => ex.filter((e) => e.status === st).length;
 				const key = `${rows.length}|${ex.map((e) => e.status).join(',')}`;
-				if (key !== lastKey) ((lastKey = key), (lastChange = Date.now()));
+				if (key !== lastKey) {
+					lastKey = key;
+					lastChange = Date.now();
+				}
 				if (Date.now() - lastReport > 15_000) {
 					lastReport = Date.now();
 					console.log(

@@ -467,7 +467,10 @@ export function listeningSockets(pids: number[]): Array<{ pid: number; local: st
 	for (let changed = true; changed;) {
 		changed = false;
 		for (const [pid, ppid] of parents)
-			if (tree.has(ppid) && !tree.has(pid)) (tree.add(pid), (changed = true));
+			if (tree.has(ppid) && !tree.has(pid)) {
+				tree.add(pid);
+				changed = true;
+			}
 	}
 	const out: Array<{ pid: number; local: string }> = [];
 	for (const line of ss.stdout.trim().split('\n')) {

@@ -545,14 +545,7 @@ export async function runEditorOnServer(
 			log(`Errors in the page:\n  ${pageErrors.slice(-5).join('\n  ')}`);
 		return results;
 	} catch (err) {
-		const why = (err as Error).message;
-		log(`Setup FAILED: ${why}`);
-		return editorStepNames().map((name) => ({
-			name,
-			ok: false,
-			ms: 0,
-			message: `not run: setup failed: ${why.split('\n')[0]}`,
-		}));
+		return setupFailed(err, log);
 	} finally {
 		clearTimeout(timer);
 		opts.signal?.removeEventListener('abort', onAbort);
@@ -562,4 +555,16 @@ export async function runEditorOnServer(
 		]);
 		await proxy?.close();
 	}
+}
+
+/** Every step failed as not run, when the setup failed with `err` (logged). */
+export function setupFailed(err: unknown, log: (line: string) => void): StepResult[] {
+	const why = (err as Error).message;
+	log(`Setup FAILED: ${why}`);
+	return editorStepNames().map((name) => ({
+		name,
+		ok: false,
+		ms: 0,
+		message: `not run: setup failed: ${why.split('\n')[0]}`,
+	}));
 }

@@ -30,9 +30,17 @@ import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { editorStepNames, type StepResult } from './steps';
 import { numberFlag, readArgs } from '../lib/args';
 import { buildAndPack, installLine, installPackageInto } from '../lib/n8n';
-import { cleanUpNow, removeAtExit, ROOT, runMain, secs, type Service } from '../lib/processes';
+import {
+	cleanUpNow,
+	removeAtExit,
+	ROOT,
+	runMain,
+	secs,
+	tail,
+	type Service,
+} from '../lib/processes';
 import { createContext, OWNER, setupOwner, startServer } from './n8n';
-import { runEditorOnServer } from './on-server';
+import { runEditorOnServer, setupFailed } from './on-server';
 
 const FAILURES_DIR = path.join(ROOT, '.tmp', 'editor');
 /** The n8n line the editor test runs on (n8n 2.x on Node 24; see scripts/n8n/README.md). */
@@ -180,19 +188,10 @@ async function runAll(
 		);
 		const results = await running.editor;
 		if (results.some((r) => !r.ok) && !opts.verbose)
-			log(
-				`n8n's last output:\n${running.server.output().trimEnd().split('\n').slice(-15).join('\n')}`,
-			);
+			log(`n8n's last output:\n${tail(running.server.output(), 15)}`);
 		return results;
 	} catch (err) {
-		const why = (err as Error).message;
-		log(`Setup FAILED: ${why}`);
-		return editorStepNames().map((name) => ({
-			name,
-			ok: false,
-			ms: 0,
-			message: `not run: setup failed: ${why.split('\n')[0]}`,
-		}));
+		return setupFailed(err, log);
 	}
 }
 

@@ -114,12 +114,8 @@ export async function installPackageInto(userFolder: string, tarball: string): P
 	});
 	if (t.code !== 0) throw commandError('tar', t);
 	const pkgJsonPath = path.join(pkgDir, 'package.json');
-	const {
-		devDependencies: _d,
-		peerDependencies: _p,
-		optionalDependencies: _o,
-		...pkg
-	} = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
+	const pkg = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
+	for (const k of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete pkg[k];
 	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
 	if (pkg.dependencies && Object.keys(pkg.dependencies).length > 0) {
 		// the installer's own flags (n8n 1.123 community-packages.service.js)
