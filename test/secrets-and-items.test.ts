@@ -114,11 +114,9 @@ describe('Secrets never leave the auth header', () => {
 		[
 			'timeout',
 			async () =>
-				await runNode(
-					emulator(),
-					extract({ timeout: 1, metadata: '{"emulator_hold": true}' }),
-					[await fileItem()],
-				),
+				await runNode(emulator(), extract({ timeout: 1, metadata: '{"emulator_hold": true}' }), [
+					await fileItem(),
+				]),
 		],
 		[
 			'5xx after retries',
@@ -229,10 +227,7 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 		const started = Date.now();
 		const { error } = await runNode(
 			emulator(),
-			extract(
-				{ metadata: '{"emulator_hold": true}' },
-				{ schemaId: '={{ $json.schema }}' },
-			),
+			extract({ metadata: '{"emulator_hold": true}' }, { schemaId: '={{ $json.schema }}' }),
 			inputs,
 		);
 		expect(error?.message).toBe('Parameter "Schema ID" must be a UUID, got "bad"');
