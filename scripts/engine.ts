@@ -98,7 +98,6 @@ export interface EngineTypes {
 export function loadTypes(from: 'source' | 'dist' = 'source'): EngineTypes {
 	const root = path.resolve(__dirname, '..', from === 'dist' ? 'dist' : '.');
 	const ext = from === 'dist' ? '.js' : '.ts';
-	/* eslint-disable @typescript-eslint/no-require-imports */
 	const { ExtractionService } = require(
 		path.join(root, 'nodes/ExtractionService/ExtractionService.node' + ext),
 	);
@@ -108,7 +107,6 @@ export function loadTypes(from: 'source' | 'dist' = 'source'): EngineTypes {
 	const { ExtractionServiceTokenApi } = require(
 		path.join(root, 'credentials/ExtractionServiceTokenApi.credentials' + ext),
 	);
-	/* eslint-enable @typescript-eslint/no-require-imports */
 	return {
 		node: new ExtractionService(),
 		credentials: [new ExtractionServiceApi(), new ExtractionServiceTokenApi()],
@@ -370,7 +368,6 @@ export function singleNodeWorkflow(
 /** Stops n8n-core's background timers so a test process can exit. */
 export async function shutdownEngine(): Promise<void> {
 	try {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const { SSHClientsManager } = require('n8n-core/dist/execution-engine/ssh-clients-manager') as {
 			SSHClientsManager: new (...args: unknown[]) => { onShutdown(): void };
 		};
@@ -589,7 +586,6 @@ export const TRIGGER_NODE_TYPE = 'n8n-nodes-extraction-service.extractionService
 export function loadTriggerType(from: 'source' | 'dist' = 'source'): INodeType {
 	const root = path.resolve(__dirname, '..', from === 'dist' ? 'dist' : '.');
 	const ext = from === 'dist' ? '.js' : '.ts';
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { ExtractionServiceTrigger } = require(
 		path.join(root, 'nodes/ExtractionServiceTrigger/ExtractionServiceTrigger.node' + ext),
 	);

@@ -45,7 +45,7 @@ export function fourPageInvoice(): Promise<Buffer> {
 export interface Answer {
 	status: number;
 	headers: Headers;
-	body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+	body: any;
 	bytes: Buffer;
 }
 
