@@ -1,25 +1,21 @@
-// Two rule sets, one lint.
-// - What ships (nodes/, credentials/, package.json): n8n's own rules, exactly as n8n applies them when it
-//   verifies a community package — the flat config of n8n's package scanner
-//   (@n8n/scan-community-package `buildScanConfig`, which mirrors `n8n-node lint`'s rule sets and parses
-//   package.json with the TypeScript parser, so the package.json rules really run). `npm run lint`
-//   passes --no-inline-config: the scanner ignores eslint-disable comments, so must we.
+// Two rule sets, one lint (`npm run lint`, with --no-inline-config: n8n's checks ignore eslint-disable
+// comments, so must we).
+// - What ships (nodes/, credentials/, package.json): the config `n8n-node lint` applies (@n8n/node-cli's
+//   exported `config`, with n8n Cloud's rules), limited to those files. `npm run scan` also runs
+//   `n8n-node lint` itself in strict mode on the shipped files staged alone (scripts/scan-package.mjs).
 // - The tooling (emulator/, scripts/, bench/, test/, every .mjs): typescript-eslint's recommended rules.
+import { config as n8nNodeConfig } from '@n8n/node-cli/eslint';
 import tseslint from 'typescript-eslint';
-import { buildScanConfig } from '@n8n/scan-community-package/scanner/scanner.mjs';
 
-const SHIPPED = ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'];
-const TOOLING = [
-	'emulator/**/*.ts',
-	'scripts/**/*.ts',
-	'bench/**/*.ts',
-	'test/**/*.ts',
-	'**/*.mjs',
-];
+const SHIPPED = ['nodes/**/*.ts', 'credentials/**/*.ts'];
+const TOOLING = ['emulator/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts', '**/*.mjs'];
 
 export default [
 	{ ignores: ['dist/**', 'node_modules/**', 'examples/**', 'docs/**', '**/*.js'] },
-	...(await buildScanConfig()).map((config) => ({ ...config, files: config.files ?? SHIPPED })),
+	// n8n-node's rules for every `**/*.ts` apply to the shipped files only.
+	...n8nNodeConfig.map((config) =>
+		config.files?.includes('**/*.ts') ? { ...config, files: SHIPPED } : config,
+	),
 	...tseslint.configs.recommended.map((config) => ({ ...config, files: TOOLING })),
 	{
 		files: TOOLING,

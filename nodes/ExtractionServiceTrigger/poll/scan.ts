@@ -179,7 +179,6 @@ export async function pollScan(
 		pageOf: (pos) =>
 			pages.pageOf(Math.max(0, order === 'oldest-first' ? pos : edgeIndex + found.pos - pos)),
 	};
-	const positionOf = (n: number, index: number, _page: ListPage): number => frame.posOf(n, index);
 	const seen = new Set<string>(state.edge);
 	const take = (n: number, index: number, page: ListPage): void => {
 		const item = page.results[index];
@@ -187,7 +186,7 @@ export async function pollScan(
 		if (id !== undefined && state.edge.includes(id)) found.present.add(id);
 		if (id === undefined || seen.has(id)) return;
 		seen.add(id);
-		fresh.push({ item, pos: positionOf(n, index, page) });
+		fresh.push({ item, pos: frame.posOf(n, index) });
 	};
 	if (order === 'oldest-first') {
 		let page = await pages.get(found.n);

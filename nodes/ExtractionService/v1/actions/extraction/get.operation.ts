@@ -1,8 +1,7 @@
 import { JOB_KINDS } from '../../helpers/jobs';
 import { EXTRACTION_ID, waitOptionFields } from '../fields';
-import { simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { jobGetOperation } from '../operation';
-import { extractionItems } from '../../helpers/output';
 
 /**
  * Extraction → Get (`§unversioned-4.3`): 200 and 202 ("accepted but not ready",
