@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
+import { extractCreate, extractGet } from './helpers/params';
 import {
-	INVOICE_SCHEMA,
 	SAMPLE_PDF,
 	SAMPLE_RESULT,
 	apiRequests,
@@ -13,18 +13,9 @@ import {
 
 const emulator = useEmulator();
 
-const createExtract = (extra: Record<string, unknown> = {}) => ({
-	resource: 'extract',
-	operation: 'create',
-	source: 'binary',
-	binaryPropertyName: 'data',
-	schemaId: INVOICE_SCHEMA,
-	...extra,
-});
-
 describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	it('extracts the sample invoice: FINISHED with the exact field values', async () => {
-		const { items, error } = await runNode(emulator(), createExtract(), [await fileItem()]);
+		const { items, error } = await runNode(emulator(), extractCreate(), [await fileItem()]);
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(1);
 		expect(items[0].json).toEqual({
@@ -38,7 +29,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	});
 
 	it('uploads the file byte for byte as native multipart, with the key only in X-API-Key', async () => {
-		const { items } = await runNode(emulator(), createExtract({ simplify: false }), [
+		const { items } = await runNode(emulator(), extractCreate({ simplify: false }), [
 			await fileItem(),
 		]);
 		const extract = items[0].json as { parsing: { document: { id: string } } };
@@ -56,7 +47,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	});
 
 	it('polls GET /v0/extract/{id} no sooner than 2 s after creation and stops at the final state', async () => {
-		await runNode(emulator(), createExtract(), [await fileItem()]);
+		await runNode(emulator(), extractCreate(), [await fileItem()]);
 		const log = apiRequests(emulator());
 		const post = log.find((r) => r.method === 'POST')!;
 		const polls = log.filter((r) => r.method === 'GET' && r.path.startsWith('/v0/extract/'));
@@ -70,7 +61,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 		const files = await Promise.all(
 			['a', 'b', 'c'].map((n) => fileItem({ data: { bytes: SAMPLE_PDF, fileName: `${n}.pdf` } })),
 		);
-		const { items } = await runNode(emulator(), createExtract(), files);
+		const { items } = await runNode(emulator(), extractCreate(), files);
 		expect(items.map((i) => i.json.filename)).toEqual(['a.pdf', 'b.pdf', 'c.pdf']);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	});
@@ -78,7 +69,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	it("reports a processing ERROR with the service's error text", async () => {
 		const { error, items } = await runNode(
 			emulator(),
-			createExtract({ options: { metadata: '{"emulator_outcome": "ERROR"}' } }),
+			extractCreate({ options: { metadata: '{"emulator_outcome": "ERROR"}' } }),
 			[await fileItem()],
 		);
 		expect(items).toHaveLength(0);
@@ -89,7 +80,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 		const started = Date.now();
 		const { error } = await runNode(
 			emulator(),
-			createExtract({ options: { timeout: 3, metadata: '{"emulator_hold": true}' } }),
+			extractCreate({ options: { timeout: 3, metadata: '{"emulator_hold": true}' } }),
 			[await fileItem()],
 		);
 		expect(Date.now() - started).toBeLessThan(8000);
@@ -100,7 +91,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	});
 
 	it('turns a 401 into an error about the API key, without the key in it', async () => {
-		const { error } = await runNode(emulator(), createExtract(), [await fileItem()], {
+		const { error } = await runNode(emulator(), extractCreate(), [await fileItem()], {
 			credentials: credentialsFor(emulator(), { apiKey: 'wrong-key-7f3a' }),
 		});
 		expect(error?.message).toBe('The API key is missing or invalid');
@@ -112,7 +103,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	it('turns a 400 into an error listing the field and its message', async () => {
 		const { error } = await runNode(
 			emulator(),
-			createExtract({ schemaId: '00000000-0000-4000-8000-000000000000' }),
+			extractCreate({ schemaId: '00000000-0000-4000-8000-000000000000' }),
 			[await fileItem()],
 		);
 		expect(error?.message).toMatch(/^The service rejected the request: schema: /);
@@ -120,7 +111,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 
 	it('with Continue On Fail, a failing item becomes an error item and the others come out intact', async () => {
 		const good = await fileItem();
-		const { items } = await runNode(emulator(), createExtract(), [good, { json: {} }, good], {
+		const { items } = await runNode(emulator(), extractCreate(), [good, { json: {} }, good], {
 			node: { continueOnFail: true },
 		});
 		expect(items).toHaveLength(3);
@@ -133,26 +124,17 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 
 describe('Extract → Get (§v0-4.9)', () => {
 	it('retrieves an extract by id', async () => {
-		const created = await runNode(emulator(), createExtract({ waitForCompletion: false }), [
+		const created = await runNode(emulator(), extractCreate({ waitForCompletion: false }), [
 			await fileItem(),
 		]);
 		const id = created.items[0].json.id as string;
-		const { items } = await runNode(emulator(), {
-			resource: 'extract',
-			operation: 'get',
-			extractId: id,
-			waitForCompletion: true,
-		});
+		const { items } = await runNode(emulator(), extractGet(id, { waitForCompletion: true }));
 		expect(items[0].json).toMatchObject({ id, status: 'FINISHED', ...SAMPLE_RESULT });
 	});
 
 	it('names the extract in a 404', async () => {
 		const id = '11111111-2222-4333-8444-555555555555';
-		const { error } = await runNode(emulator(), {
-			resource: 'extract',
-			operation: 'get',
-			extractId: id,
-		});
+		const { error } = await runNode(emulator(), extractGet(id));
 		expect(error?.message).toBe(`Extract ${id} was not found`);
 	});
 });

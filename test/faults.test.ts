@@ -1,23 +1,10 @@
 import { createServer } from 'node:net';
 
-import {
-	INVOICE_SCHEMA,
-	apiRequests,
-	credentialsFor,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { extractWithOptions } from './helpers/params';
+import { apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
 
 const emulator = useEmulator();
 
-const createExtract = (options: Record<string, unknown> = {}) => ({
-	resource: 'extract',
-	operation: 'create',
-	source: 'binary',
-	schemaId: INVOICE_SCHEMA,
-	options,
-});
 const EXTRACT_POLL = /^\/v0\/extract\/[0-9a-f-]{36}$/;
 const posts = () => apiRequests(emulator()).filter((r) => r.method === 'POST');
 
@@ -28,7 +15,7 @@ describe('Safe requests (GET, DELETE, polls) are retried', () => {
 		'a poll answered %i is retried and the job still finishes',
 		async (status) => {
 			emulator().injectFaults({ method: 'GET', path: EXTRACT_POLL }, [{ status }]);
-			const { items, error } = await runNode(emulator(), createExtract(), [await fileItem()]);
+			const { items, error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
 			expect(error).toBeUndefined();
 			expect(items[0].json.status).toBe('FINISHED');
 			const polls = apiRequests(emulator()).filter((r) => r.method === 'GET');
@@ -97,7 +84,7 @@ describe('Safe requests (GET, DELETE, polls) are retried', () => {
 			{ status: 502 },
 			{ status: 503 },
 		]);
-		const { items, error } = await runNode(emulator(), createExtract({ maxRetries: 0 }), [
+		const { items, error } = await runNode(emulator(), extractWithOptions({ maxRetries: 0 }), [
 			await fileItem(),
 		]);
 		expect(error).toBeUndefined();
@@ -110,7 +97,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
 			{ status: 429, retryAfter: '1' },
 		]);
-		const { items, error } = await runNode(emulator(), createExtract(), [await fileItem()]);
+		const { items, error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
 		expect(error).toBeUndefined();
 		expect(items[0].json.status).toBe('FINISHED');
 		const [first, second] = posts();
@@ -124,7 +111,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
 			{ status: 429, retryAfter: when },
 		]);
-		const { error } = await runNode(emulator(), createExtract(), [await fileItem()]);
+		const { error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
 		expect(error).toBeUndefined();
 		const [first, second] = posts();
 		expect(second.at - first.at).toBeGreaterThanOrEqual(900);
@@ -135,7 +122,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 		'a create answered %i is not retried (it may have been processed)',
 		async (status) => {
 			emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ status }]);
-			const { error } = await runNode(emulator(), createExtract(), [await fileItem()]);
+			const { error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
 			expect(error?.message).toBe(`The service failed with HTTP ${status}`);
 			expect(posts()).toHaveLength(1);
 		},
@@ -143,7 +130,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 
 	it('a create whose connection drops is not retried', async () => {
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ drop: true }]);
-		const { error } = await runNode(emulator(), createExtract(), [await fileItem()]);
+		const { error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
 		expect(error?.message).toMatch(
 			/^Could not reach the Extraction Service at 127\.0\.0\.1:\d+: the connection was closed by the server$/,
 		);
@@ -153,7 +140,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 
 	it('a create slower than Request Timeout is not retried, and the error says it timed out', async () => {
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ delayMs: 2500 }]);
-		const { error } = await runNode(emulator(), createExtract({ requestTimeout: 1 }), [
+		const { error } = await runNode(emulator(), extractWithOptions({ requestTimeout: 1 }), [
 			await fileItem(),
 		]);
 		expect(error?.message).toMatch(/^The request to 127\.0\.0\.1:\d+ timed out after 1 s$/);
@@ -171,7 +158,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 		const started = Date.now();
 		const { error } = await runNode(
 			emulator(),
-			createExtract({ maxRetries: 1 }),
+			extractWithOptions({ maxRetries: 1 }),
 			[await fileItem()],
 			{
 				credentials: credentialsFor(emulator(), { baseUrl: `http://127.0.0.1:${port}` }),

@@ -5,17 +5,14 @@
  */
 import { inspect } from 'node:util';
 
-import type { INodeExecutionData } from 'n8n-workflow';
-
-import type { RunResult } from '../scripts/engine';
 import {
-	INVOICE_SCHEMA,
-	SAMPLE_PDF,
-	apiRequests,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+	attachments,
+	extractWithOptions,
+	extractionWithOptions,
+	onExtraction,
+	visible,
+} from './helpers/params';
+import { SAMPLE_PDF, apiRequests, fileItem, runNode, useEmulator } from './helpers/setup';
 
 const KEY = 'HOSTILE-KEY-3c2b1a09';
 const TOKEN = 'HOSTILE-TOKEN-7d6e5f40';
@@ -29,29 +26,7 @@ afterEach(() => {
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const EXTRACT_POLL = new RegExp(`^/v0/extract/${UUID}$`);
 const EXTRACTION_POLL = new RegExp(`^/extract/${UUID}/$`);
-const createExtract = (options: Record<string, unknown> = {}) => ({
-	resource: 'extract',
-	operation: 'create',
-	source: 'binary',
-	schemaId: INVOICE_SCHEMA,
-	options,
-});
-const createExtraction = (options: Record<string, unknown> = {}) => ({
-	resource: 'extraction',
-	operation: 'create',
-	server: 'EU-1',
-	options,
-});
 const gets = () => apiRequests(emulator()).filter((r) => r.method === 'GET');
-
-/** Everything n8n would show or store of a run: output items, the whole error, the execution data. */
-function visible(result: RunResult & { items: INodeExecutionData[] }): string {
-	return [
-		inspect(result.items, { depth: null }),
-		inspect(result.error, { depth: null, showHidden: true }),
-		inspect(result.run?.data, { depth: null }),
-	].join('\n');
-}
 
 async function uploadedDocumentId(): Promise<string> {
 	const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
@@ -74,7 +49,7 @@ describe('1. Success answers are checked, not trusted', () => {
 		'a create answered 201 with %s: a NodeApiError saying what came back and that the job may exist',
 		async (_name, fault, what) => {
 			emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [fault]);
-			const { error } = await runNode(emulator(), createExtract(), [await fileItem()]);
+			const { error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
 			expect(error?.name).toBe('NodeApiError');
 			expect(error?.message).toMatch(what);
 			expect(String(error?.description)).toMatch(/may already exist at the service/);
@@ -95,7 +70,7 @@ describe('1. Success answers are checked, not trusted', () => {
 				},
 			},
 		]);
-		const { items, error } = await runNode(emulator(), createExtract({ maxRetries: 0 }), [
+		const { items, error } = await runNode(emulator(), extractWithOptions({ maxRetries: 0 }), [
 			await fileItem(),
 		]);
 		expect(error).toBeUndefined();
@@ -106,11 +81,10 @@ describe('1. Success answers are checked, not trusted', () => {
 		emulator().injectFaults({ method: 'GET', path: EXTRACTION_POLL }, [
 			{ json: { id: '11111111-2222-4333-8444-555555555555' } },
 		]);
-		const { error } = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'get',
-			extractionId: '11111111-2222-4333-8444-555555555555',
-		});
+		const { error } = await runNode(
+			emulator(),
+			onExtraction('get', '11111111-2222-4333-8444-555555555555'),
+		);
 		expect(error?.name).toBe('NodeApiError');
 		expect(error?.message).toMatch(/no "status"/);
 		expect((error?.context as { itemIndex?: number }).itemIndex).toBe(0);
@@ -162,11 +136,7 @@ describe('2. Redirects and HTML are errors outside Download', () => {
 		],
 		[
 			'Delete (no more "deleted: true")',
-			{
-				resource: 'extraction',
-				operation: 'delete',
-				extractionId: '11111111-2222-4333-8444-555555555555',
-			},
+			onExtraction('delete', '11111111-2222-4333-8444-555555555555'),
 			'DELETE',
 			'/extract/11111111-2222-4333-8444-555555555555/',
 		],
@@ -216,8 +186,8 @@ describe('2b. Download follows only http(s) redirects', () => {
 
 describe('3. Secrets echoed back never reach an error, an item or a log', () => {
 	it.each([
-		['v0 (X-API-Key)', createExtract(), 'POST', '/v0/extract'],
-		['unversioned (Authorization)', createExtraction(), 'POST', '/extract/'],
+		['v0 (X-API-Key)', extractWithOptions(), 'POST', '/v0/extract'],
+		['unversioned (Authorization)', extractionWithOptions(), 'POST', '/extract/'],
 	])(
 		'%s: a 400 body echoing the request headers is shown with the secret removed',
 		async (_name, parameters, method, path) => {
@@ -248,7 +218,7 @@ describe('3. Secrets echoed back never reach an error, an item or a log', () => 
 	it('a 5 MB error page becomes a short message, not a 5 MB description', async () => {
 		const page = `<html><body>${'x'.repeat(5 * 1024 * 1024)}</body></html>`;
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ status: 500, body: page }]);
-		const result = await runNode(emulator(), createExtract(), [await fileItem()]);
+		const result = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
 		expect(result.error?.message).toBe('The service failed with HTTP 500');
 		expect(String(result.error?.description ?? '').length).toBeLessThanOrEqual(1200);
 		expect(inspect(result.error, { depth: null, showHidden: true }).length).toBeLessThan(50_000);
@@ -339,7 +309,9 @@ describe('5. Timeouts are deadlines', () => {
 			{ delayMs: 60_000, forever: true },
 		]);
 		const started = Date.now();
-		const { error } = await runNode(emulator(), createExtract({ timeout: 3 }), [await fileItem()]);
+		const { error } = await runNode(emulator(), extractWithOptions({ timeout: 3 }), [
+			await fileItem(),
+		]);
 		const elapsed = Date.now() - started;
 		expect(error?.message).toMatch(new RegExp(`^Timed out after 3 s waiting for Extract ${UUID}`));
 		expect(elapsed).toBeLessThan(15_000); // not 60 s
@@ -377,7 +349,7 @@ describe('6. An unfinished job keeps its id', () => {
 			]);
 			const { items, error } = await runNode(
 				emulator(),
-				createExtract({ timeout: 5, onTimeout: 'outputUnfinished', maxRetries: 0 }),
+				extractWithOptions({ timeout: 5, onTimeout: 'outputUnfinished', maxRetries: 0 }),
 				[await fileItem()],
 			);
 			expect(error).toBeUndefined();
@@ -395,7 +367,9 @@ describe('6. An unfinished job keeps its id', () => {
 		emulator().injectFaults({ method: 'GET', path: EXTRACT_POLL }, [
 			{ status: 401, json: { detail: 'Invalid API key.' } },
 		]);
-		const { error } = await runNode(emulator(), createExtract({ timeout: 20 }), [await fileItem()]);
+		const { error } = await runNode(emulator(), extractWithOptions({ timeout: 20 }), [
+			await fileItem(),
+		]);
 		const created = apiRequests(emulator())
 			.find((r) => r.method === 'GET')!
 			.path.split('/')
@@ -407,14 +381,10 @@ describe('6. An unfinished job keeps its id', () => {
 
 describe('7. Continue On Fail keeps every created job', () => {
 	it('3 attachments, one ends ERROR: 2 finished items and 1 error item with its id, all paired to the input item', async () => {
-		const item = await fileItem({
-			attachment_0: { bytes: SAMPLE_PDF, fileName: 'a.pdf' },
-			attachment_1: { bytes: SAMPLE_PDF, fileName: 'b.pdf' },
-			attachment_2: { bytes: SAMPLE_PDF, fileName: 'c.pdf' },
-		});
+		const item = await attachments('a.pdf', 'b.pdf', 'c.pdf');
 		const { items, error } = await runNode(
 			emulator(),
-			createExtraction({
+			extractionWithOptions({
 				allBinaryProperties: true,
 				metadata: '{"emulator_fail_files": ["b.pdf"]}',
 			}),
@@ -436,10 +406,7 @@ describe('7. Continue On Fail keeps every created job', () => {
 
 describe('7b. Continue On Fail keeps every uploaded document', () => {
 	it('2 attachments, the second upload answered 500: 1 document item and 1 error item, both paired', async () => {
-		const item = await fileItem({
-			attachment_0: { bytes: SAMPLE_PDF, fileName: 'a.pdf' },
-			attachment_1: { bytes: SAMPLE_PDF, fileName: 'b.pdf' },
-		});
+		const item = await attachments('a.pdf', 'b.pdf');
 		emulator().injectFaults({ method: 'POST', path: '/v0/documents' }, [{}, { status: 500 }]);
 		const { items, error } = await runNode(
 			emulator(),
@@ -466,7 +433,7 @@ describe('8. A failed execution names the jobs it created', () => {
 		);
 		const { error } = await runNode(
 			emulator(),
-			createExtraction({ metadata: '{"emulator_fail_files": ["doc1.pdf"]}' }),
+			extractionWithOptions({ metadata: '{"emulator_fail_files": ["doc1.pdf"]}' }),
 			inputs,
 		);
 		expect(error?.message).toMatch(/^Extraction [0-9a-f-]{36} failed: /);

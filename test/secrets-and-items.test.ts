@@ -1,8 +1,7 @@
-import { inspect } from 'node:util';
-
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { RunResult } from '../scripts/engine';
+import { extractGet, extractWithOptions, extractionCreate, visible } from './helpers/params';
 import {
 	INVOICE_SCHEMA,
 	apiRequests,
@@ -19,74 +18,50 @@ const WRONG = 'SENTINEL-WRONG-0c9d8e7f';
 const SECRETS = [KEY, TOKEN, EXPIRED, WRONG];
 
 const emulator = useEmulator({ apiKey: KEY, token: TOKEN, expiredToken: EXPIRED });
-const extract = (options: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
-	resource: 'extract',
-	operation: 'create',
-	source: 'binary',
-	schemaId: INVOICE_SCHEMA,
-	options,
-	...extra,
-});
-
-/** Everything n8n would show or store of a run: output items, the error (all its properties), the execution data. */
-function visible(result: RunResult & { items: INodeExecutionData[] }): string {
-	return [
-		inspect(result.items, { depth: null }),
-		inspect(result.error, { depth: null, showHidden: true }),
-		inspect(result.run?.data, { depth: null }),
-	].join('\n');
-}
+/** Schema → Get Many, all pages, with these `runNode` options (other credentials). */
+const listSchemas = async (options: Parameters<typeof runNode>[3]) =>
+	await runNode(
+		emulator(),
+		{ resource: 'schema', operation: 'getAll', returnAll: true },
+		undefined,
+		options,
+	);
 
 describe('Secrets never leave the auth header', () => {
 	const scenarios: Array<[string, () => Promise<RunResult & { items: INodeExecutionData[] }>]> = [
-		['success', async () => await runNode(emulator(), extract(), [await fileItem()])],
+		['success', async () => await runNode(emulator(), extractWithOptions(), [await fileItem()])],
 		[
 			'401 wrong API key',
 			async () =>
-				await runNode(emulator(), extract(), [await fileItem()], {
+				await runNode(emulator(), extractWithOptions(), [await fileItem()], {
 					credentials: credentialsFor(emulator(), { apiKey: WRONG }),
 				}),
 		],
 		[
 			'401 expired token',
 			async () =>
-				await runNode(
-					emulator(),
-					{ resource: 'schema', operation: 'getAll', returnAll: true },
-					undefined,
-					{ credentials: credentialsFor(emulator(), { token: EXPIRED }) },
-				),
+				await listSchemas({ credentials: credentialsFor(emulator(), { token: EXPIRED }) }),
 		],
 		[
 			'401 wrong token under Continue On Fail',
 			async () =>
-				await runNode(
-					emulator(),
-					{ resource: 'schema', operation: 'getAll', returnAll: true },
-					undefined,
-					{
-						credentials: credentialsFor(emulator(), { token: WRONG }),
-						node: { continueOnFail: true },
-					},
-				),
+				await listSchemas({
+					credentials: credentialsFor(emulator(), { token: WRONG }),
+					node: { continueOnFail: true },
+				}),
 		],
 		[
 			'400 field errors',
 			async () =>
 				await runNode(
 					emulator(),
-					extract({}, { schemaId: '00000000-0000-4000-8000-000000000000' }),
+					extractWithOptions({}, { schemaId: '00000000-0000-4000-8000-000000000000' }),
 					[await fileItem()],
 				),
 		],
 		[
 			'404',
-			async () =>
-				await runNode(emulator(), {
-					resource: 'extract',
-					operation: 'get',
-					extractId: '11111111-2222-4333-8444-555555555555',
-				}),
+			async () => await runNode(emulator(), extractGet('11111111-2222-4333-8444-555555555555')),
 		],
 		[
 			'403 credits',
@@ -94,11 +69,7 @@ describe('Secrets never leave the auth header', () => {
 				const before = emulator().getCredits();
 				emulator().setCredits(0);
 				try {
-					return await runNode(
-						emulator(),
-						{ resource: 'extraction', operation: 'create', server: 'EU-1' },
-						[await fileItem()],
-					);
+					return await runNode(emulator(), extractionCreate(), [await fileItem()]);
 				} finally {
 					emulator().setCredits(before);
 				}
@@ -107,16 +78,20 @@ describe('Secrets never leave the auth header', () => {
 		[
 			'processing ERROR',
 			async () =>
-				await runNode(emulator(), extract({ metadata: '{"emulator_outcome": "ERROR"}' }), [
-					await fileItem(),
-				]),
+				await runNode(
+					emulator(),
+					extractWithOptions({ metadata: '{"emulator_outcome": "ERROR"}' }),
+					[await fileItem()],
+				),
 		],
 		[
 			'timeout',
 			async () =>
-				await runNode(emulator(), extract({ timeout: 1, metadata: '{"emulator_hold": true}' }), [
-					await fileItem(),
-				]),
+				await runNode(
+					emulator(),
+					extractWithOptions({ timeout: 1, metadata: '{"emulator_hold": true}' }),
+					[await fileItem()],
+				),
 		],
 		[
 			'5xx after retries',
@@ -137,19 +112,20 @@ describe('Secrets never leave the auth header', () => {
 			'dropped connection on a create',
 			async () => {
 				emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ drop: true }]);
-				return await runNode(emulator(), extract(), [await fileItem()]);
+				return await runNode(emulator(), extractWithOptions(), [await fileItem()]);
 			},
 		],
 		[
 			'connection refused',
 			async () =>
-				await runNode(emulator(), extract({ maxRetries: 0 }), [await fileItem()], {
+				await runNode(emulator(), extractWithOptions({ maxRetries: 0 }), [await fileItem()], {
 					credentials: credentialsFor(emulator(), { baseUrl: 'http://127.0.0.1:9' }),
 				}),
 		],
 		[
 			'bad input',
-			async () => await runNode(emulator(), extract({ metadata: '[1]' }), [await fileItem()]),
+			async () =>
+				await runNode(emulator(), extractWithOptions({ metadata: '[1]' }), [await fileItem()]),
 		],
 		[
 			'download redirected to another origin',
@@ -200,7 +176,7 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 		);
 		const { items, error } = await runNode(
 			emulator(),
-			extract({}, { schemaId: '={{ $json.schema }}' }),
+			extractWithOptions({}, { schemaId: '={{ $json.schema }}' }),
 			inputs,
 			{ node: { continueOnFail: true } },
 		);
@@ -227,7 +203,10 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 		const started = Date.now();
 		const { error } = await runNode(
 			emulator(),
-			extract({ metadata: '{"emulator_hold": true}' }, { schemaId: '={{ $json.schema }}' }),
+			extractWithOptions(
+				{ metadata: '{"emulator_hold": true}' },
+				{ schemaId: '={{ $json.schema }}' },
+			),
 			inputs,
 		);
 		expect(error?.message).toBe('Parameter "Schema ID" must be a UUID, got "bad"');

@@ -4,9 +4,9 @@ import { BinaryDataService } from 'n8n-core';
 import type { IBinaryData } from 'n8n-workflow';
 
 import { runListSearch } from '../scripts/engine';
+import { attachments, byId, extractionCreate, onExtraction } from './helpers/params';
 import {
 	INVOICE_SCHEMA,
-	SAMPLE_PDF,
 	SAMPLE_RESULT,
 	WORKFLOW_WITH_SCHEMA,
 	apiRequests,
@@ -19,16 +19,8 @@ import {
 const emulator = useEmulator();
 const bytesOf = async (binary: IBinaryData) =>
 	await Container.get(BinaryDataService).getAsBuffer(binary);
-const byId = (value: string) => ({ __rl: true, mode: 'id', value });
-
-const createExtraction = (extra: Record<string, unknown> = {}) => ({
-	resource: 'extraction',
-	operation: 'create',
-	binaryPropertyName: 'data',
-	server: 'EU-1',
-	schema: byId(INVOICE_SCHEMA),
-	...extra,
-});
+const createExtraction = (extra: Record<string, unknown> = {}) =>
+	extractionCreate({ schema: byId(INVOICE_SCHEMA), ...extra });
 
 async function finishedExtraction(extra: Record<string, unknown> = {}) {
 	const { items, error } = await runNode(
@@ -81,11 +73,7 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 
 	it('gets, lists (with filters) and deletes an extraction', async () => {
 		const extraction = await finishedExtraction({ options: { metadata: '{"batch": "b-77"}' } });
-		const got = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'get',
-			extractionId: extraction.id,
-		});
+		const got = await runNode(emulator(), onExtraction('get', extraction.id));
 		expect(got.items[0].json).toMatchObject({
 			id: extraction.id,
 			status: 'FINISHED',
@@ -101,17 +89,9 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 		expect(
 			apiRequests(emulator()).find((r) => r.method === 'GET' && r.path === '/extract/')?.query,
 		).toMatchObject({ meta_key: 'batch', meta_value: 'b-77' });
-		const deleted = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'delete',
-			extractionId: extraction.id,
-		});
+		const deleted = await runNode(emulator(), onExtraction('delete', extraction.id));
 		expect(deleted.items[0].json).toEqual({ id: extraction.id, deleted: true });
-		const gone = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'get',
-			extractionId: extraction.id,
-		});
+		const gone = await runNode(emulator(), onExtraction('get', extraction.id));
 		expect(gone.error?.message).toBe(`Extraction ${extraction.id} was not found`);
 	});
 
@@ -137,12 +117,10 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 
 		const json = await download('json');
 		expect(json.fileName).toBe('invoice.json');
-		const resource = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'get',
-			extractionId: extraction.id,
-			simplify: false,
-		});
+		const resource = await runNode(
+			emulator(),
+			onExtraction('get', extraction.id, { simplify: false }),
+		);
 		const { document_url_absolute: _d, ...withoutAdded } = resource.items[0].json as Record<
 			string,
 			any
@@ -165,12 +143,10 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 			schema: { __rl: true, mode: 'list', value: '' },
 		});
 		expect(extraction.schema).toBeNull();
-		const { error } = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'download',
-			extractionId: extraction.id,
-			format: 'csv',
-		});
+		const { error } = await runNode(
+			emulator(),
+			onExtraction('download', extraction.id, { format: 'csv' }),
+		);
 		expect(error?.message).toBe(
 			`Extraction ${extraction.id} has no schema: there is nothing to download`,
 		);
@@ -326,10 +302,7 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 
 describe('Workflow → Upload (§unversioned-4.10)', () => {
 	it('uploads 2 files in one call and outputs one finished extraction per file', async () => {
-		const item = await fileItem({
-			attachment_0: { bytes: SAMPLE_PDF, fileName: 'one.pdf' },
-			attachment_1: { bytes: SAMPLE_PDF, fileName: 'two.pdf' },
-		});
+		const item = await attachments('one.pdf', 'two.pdf');
 		const { items, error } = await runNode(
 			emulator(),
 			{

@@ -2,8 +2,14 @@ import { createHash } from 'node:crypto';
 
 import { makePdf } from '../emulator/sample-pdf';
 import {
+	attachments,
+	extractCreate,
+	extractGet,
+	extractWithOptions,
+	parsingCreate,
+} from './helpers/params';
+import {
 	INVOICE_LINES_SCHEMA,
-	INVOICE_SCHEMA,
 	SAMPLE_PDF,
 	SAMPLE_RESULT,
 	apiRequests,
@@ -151,16 +157,10 @@ describe('Document (§v0-4.1–4.4)', () => {
 });
 
 describe('Parsing (§v0-4.5–4.7)', () => {
-	const createParsing = (extra: Record<string, unknown>) => ({
-		resource: 'parsing',
-		operation: 'create',
-		...extra,
-	});
-
 	it('parses a binary file into markdown containing its words, with absolute picture URLs', async () => {
 		const { items } = await runNode(
 			emulator(),
-			createParsing({ source: 'binary', options: { pictureDescriptionEnabled: true } }),
+			parsingCreate({ source: 'binary', options: { pictureDescriptionEnabled: true } }),
 			[await fileItem()],
 		);
 		const parsing = items[0].json as Record<string, any>;
@@ -179,12 +179,12 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 		const doc = await uploadDocument();
 		const byId = await runNode(
 			emulator(),
-			createParsing({ source: 'documentId', documentId: doc.id }),
+			parsingCreate({ source: 'documentId', documentId: doc.id }),
 		);
 		expect(byId.items[0].json).toMatchObject({ status: 'FINISHED', document: { id: doc.id } });
 		const byUrl = await runNode(
 			emulator(),
-			createParsing({ source: 'url', url: `${emulator().filesUrl}/static/a.pdf` }),
+			parsingCreate({ source: 'url', url: `${emulator().filesUrl}/static/a.pdf` }),
 		);
 		expect(byUrl.items[0].json.markdown_content).toContain('Static document A');
 	});
@@ -193,7 +193,7 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 		const urls = ['a', 'b', 'c'].map((n) => `${emulator().filesUrl}/static/${n}.pdf`);
 		const { items } = await runNode(
 			emulator(),
-			createParsing({ source: 'urlList', urls: urls.join('\n') }),
+			parsingCreate({ source: 'urlList', urls: urls.join('\n') }),
 			[{ json: { batch: 1 } }],
 		);
 		expect(items).toHaveLength(3);
@@ -219,7 +219,7 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 			source: 'binary',
 			options: { metadata: '{"emulator_outcome": "PARTIAL_FINISHED"}' },
 		};
-		const { items } = await runNode(emulator(), createParsing(partial), [
+		const { items } = await runNode(emulator(), parsingCreate(partial), [
 			await fileItem({ data: { bytes, fileName: 'three.pdf' } }),
 		]);
 		expect(items[0].json).toMatchObject({
@@ -231,7 +231,7 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 		});
 		const strict = await runNode(
 			emulator(),
-			createParsing({ ...partial, options: { ...partial.options, treatPartialAsError: true } }),
+			parsingCreate({ ...partial, options: { ...partial.options, treatPartialAsError: true } }),
 			[await fileItem({ data: { bytes, fileName: 'three.pdf' } })],
 		);
 		expect(strict.error?.message).toMatch(
@@ -240,7 +240,7 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 	});
 
 	it('gets a parsing and lists parsings by status', async () => {
-		const created = await runNode(emulator(), createParsing({ source: 'binary' }), [
+		const created = await runNode(emulator(), parsingCreate({ source: 'binary' }), [
 			await fileItem(),
 		]);
 		const id = created.items[0].json.id;
@@ -261,24 +261,15 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 });
 
 describe('Extract from every source (§v0-4.8)', () => {
-	const createExtract = (extra: Record<string, unknown>) => ({
-		resource: 'extract',
-		operation: 'create',
-		schemaId: INVOICE_SCHEMA,
-		...extra,
-	});
-
 	it('from a parsing ID, a document ID and a URL', async () => {
 		const doc = await uploadDocument();
-		const parsing = await runNode(emulator(), {
-			resource: 'parsing',
-			operation: 'create',
-			source: 'documentId',
-			documentId: doc.id,
-		});
+		const parsing = await runNode(
+			emulator(),
+			parsingCreate({ source: 'documentId', documentId: doc.id }),
+		);
 		const fromParsing = await runNode(
 			emulator(),
-			createExtract({ source: 'parsingId', parsingId: parsing.items[0].json.id }),
+			extractCreate({ source: 'parsingId', parsingId: parsing.items[0].json.id }),
 		);
 		expect(fromParsing.items[0].json).toMatchObject({ status: 'FINISHED', ...SAMPLE_RESULT });
 		const posted = apiRequests(emulator()).filter(
@@ -288,7 +279,7 @@ describe('Extract from every source (§v0-4.8)', () => {
 
 		const fromDocument = await runNode(
 			emulator(),
-			createExtract({ source: 'documentId', documentId: doc.id }),
+			extractCreate({ source: 'documentId', documentId: doc.id }),
 		);
 		expect(fromDocument.items[0].json).toMatchObject({
 			status: 'FINISHED',
@@ -296,23 +287,21 @@ describe('Extract from every source (§v0-4.8)', () => {
 		});
 		const fromUrl = await runNode(
 			emulator(),
-			createExtract({ source: 'url', url: `${emulator().filesUrl}/static/b.pdf` }),
+			extractCreate({ source: 'url', url: `${emulator().filesUrl}/static/b.pdf` }),
 		);
 		expect(fromUrl.items[0].json).toMatchObject({ status: 'FINISHED', filename: 'b.pdf' });
 	});
 
 	it('never sends both parsing and document: a saved workflow carrying both sends only the selected source', async () => {
 		const doc = await uploadDocument();
-		const parsing = await runNode(emulator(), {
-			resource: 'parsing',
-			operation: 'create',
-			source: 'documentId',
-			documentId: doc.id,
-		});
+		const parsing = await runNode(
+			emulator(),
+			parsingCreate({ source: 'documentId', documentId: doc.id }),
+		);
 		// The emulator answers 400 "Provide either document or parsing, not both" if both arrive.
 		const { items, error } = await runNode(
 			emulator(),
-			createExtract({
+			extractCreate({
 				source: 'parsingId',
 				parsingId: parsing.items[0].json.id,
 				documentId: doc.id,
@@ -323,17 +312,17 @@ describe('Extract from every source (§v0-4.8)', () => {
 	});
 
 	it('refuses an empty or malformed source ID before any request', async () => {
-		const blank = await runNode(emulator(), createExtract({ source: 'parsingId', parsingId: '' }));
+		const blank = await runNode(emulator(), extractCreate({ source: 'parsingId', parsingId: '' }));
 		expect(blank.error?.message).toContain('Parameter "Parsing ID" is required'); // n8n's own check
 		const empty = await runNode(
 			emulator(),
-			createExtract({ source: 'parsingId', parsingId: '={{ $json.parsing }}' }),
+			extractCreate({ source: 'parsingId', parsingId: '={{ $json.parsing }}' }),
 			[{ json: { parsing: '' } }],
 		);
 		expect(empty.error?.message).toBe('Parameter "Parsing ID" is empty'); // ours, for expressions
 		const malformed = await runNode(
 			emulator(),
-			createExtract({ source: 'documentId', documentId: 'doc-42' }),
+			extractCreate({ source: 'documentId', documentId: 'doc-42' }),
 		);
 		expect(malformed.error?.message).toBe('Parameter "Document ID" must be a UUID, got "doc-42"');
 		expect(apiRequests(emulator())).toHaveLength(0);
@@ -348,7 +337,7 @@ describe('Extract from every source (§v0-4.8)', () => {
 		]);
 		const { items } = await runNode(
 			emulator(),
-			createExtract({
+			extractCreate({
 				source: 'binary',
 				schemaId: INVOICE_LINES_SCHEMA,
 				options: { splitIntoItems: true },
@@ -373,7 +362,7 @@ describe('Extract from every source (§v0-4.8)', () => {
 	it('passes the input binary through with "Include Input Binary"', async () => {
 		const { items } = await runNode(
 			emulator(),
-			createExtract({ source: 'binary', options: { includeInputBinary: true } }),
+			extractCreate({ source: 'binary', options: { includeInputBinary: true } }),
 			[await fileItem()],
 		);
 		expect(items[0].binary?.data.fileName).toBe('invoice.pdf');
@@ -381,13 +370,8 @@ describe('Extract from every source (§v0-4.8)', () => {
 });
 
 describe('Waiting, as users need it (§v0-3)', () => {
-	const slowExtract = (options: Record<string, unknown>) => ({
-		resource: 'extract',
-		operation: 'create',
-		source: 'binary',
-		schemaId: INVOICE_SCHEMA,
-		options: { metadata: '{"emulator_hold": true}', ...options },
-	});
+	const slowExtract = (options: Record<string, unknown>) =>
+		extractWithOptions({ metadata: '{"emulator_hold": true}', ...options });
 
 	it('stops polling within a second when the execution is cancelled', async () => {
 		let cancelAt = 0;
@@ -426,12 +410,10 @@ describe('Waiting, as users need it (§v0-3)', () => {
 			timedOut: true,
 		});
 		emulator().releaseJobs([String(items[0].json.id)]);
-		const resumed = await runNode(emulator(), {
-			resource: 'extract',
-			operation: 'get',
-			extractId: items[0].json.id,
-			waitForCompletion: true,
-		});
+		const resumed = await runNode(
+			emulator(),
+			extractGet(items[0].json.id, { waitForCompletion: true }),
+		);
 		expect(resumed.items[0].json).toMatchObject({
 			id: items[0].json.id,
 			status: 'FINISHED',
@@ -440,41 +422,20 @@ describe('Waiting, as users need it (§v0-3)', () => {
 	});
 
 	it('"All Binary Properties": 3 attachments become 3 jobs and 3 items with their file names, paired to the one input item', async () => {
-		const item = await fileItem({
-			attachment_0: { bytes: SAMPLE_PDF, fileName: 'first.pdf' },
-			attachment_1: { bytes: SAMPLE_PDF, fileName: 'second.pdf' },
-			attachment_2: { bytes: SAMPLE_PDF, fileName: 'third.pdf' },
-		});
-		const { items } = await runNode(
-			emulator(),
-			{
-				resource: 'extract',
-				operation: 'create',
-				source: 'binary',
-				schemaId: INVOICE_SCHEMA,
-				options: { allBinaryProperties: true },
-			},
-			[item],
-		);
+		const item = await attachments('first.pdf', 'second.pdf', 'third.pdf');
+		const { items } = await runNode(emulator(), extractWithOptions({ allBinaryProperties: true }), [
+			item,
+		]);
 		expect(items.map((i) => i.json.filename)).toEqual(['first.pdf', 'second.pdf', 'third.pdf']);
 		expect(items.every((i) => i.json.invoice_number === 'INV-2026-0042')).toBe(true);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 0 }]);
 	});
 
 	it('a comma-separated Input Binary Field uploads the named files only', async () => {
-		const item = await fileItem({
-			attachment_0: { bytes: SAMPLE_PDF, fileName: 'first.pdf' },
-			attachment_1: { bytes: SAMPLE_PDF, fileName: 'second.pdf' },
-			attachment_2: { bytes: SAMPLE_PDF, fileName: 'third.pdf' },
-		});
+		const item = await attachments('first.pdf', 'second.pdf', 'third.pdf');
 		const { items } = await runNode(
 			emulator(),
-			{
-				resource: 'parsing',
-				operation: 'create',
-				source: 'binary',
-				binaryPropertyName: 'attachment_2, attachment_0',
-			},
+			parsingCreate({ binaryPropertyName: 'attachment_2, attachment_0' }),
 			[item],
 		);
 		expect(items.map((i) => (i.json.document as { filename: string }).filename)).toEqual([
@@ -491,11 +452,7 @@ describe('Waiting, as users need it (§v0-3)', () => {
 					fileItem({ data: { bytes: SAMPLE_PDF, fileName: `doc-${i}.pdf` } }),
 				),
 			);
-			const { items } = await runNode(
-				emulator(),
-				{ resource: 'extract', operation: 'create', source: 'binary', schemaId: INVOICE_SCHEMA },
-				inputs,
-			);
+			const { items } = await runNode(emulator(), extractCreate(), inputs);
 			expect(items.map((i) => i.json.filename)).toEqual(inputs.map((_, i) => `doc-${i}.pdf`));
 			const log = apiRequests(emulator());
 			const creates = log.filter((r) => r.method === 'POST');

@@ -9,6 +9,7 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { ExtractionService } from '../nodes/ExtractionService/ExtractionService.node';
 import { runListSearch } from '../scripts/engine';
+import { V2, byId, extractionCreate, extractionWithOptions, onExtraction } from './helpers/params';
 import {
 	INVOICE_SCHEMA,
 	apiRequests,
@@ -23,35 +24,31 @@ const description: INodeTypeDescription = new ExtractionService().description;
 
 afterEach(() => emulator().clearFaults());
 
+/** The parameter values the editor holds for these values on a node version: defaults filled in. */
+function editorValues(
+	desc: INodeTypeDescription,
+	version: number,
+	parameters: INodeParameters,
+): INodeParameters {
+	const node = { typeVersion: version, parameters };
+	return (
+		NodeHelpers.getNodeParameters(desc.properties, parameters, true, false, node as never, desc) ??
+		{}
+	);
+}
+
 /** The top-level parameters the editor shows for these parameter values on a node version. */
 function shown(version: number, parameters: INodeParameters): INodeProperties[] {
-	const node = { typeVersion: version };
-	const values =
-		NodeHelpers.getNodeParameters(
-			description.properties,
-			parameters,
-			true,
-			false,
-			{ ...node, parameters } as never,
-			description,
-		) ?? {};
+	const values = editorValues(description, version, parameters);
 	return description.properties.filter((p) =>
-		NodeHelpers.displayParameter(values, p, node, description),
+		NodeHelpers.displayParameter(values, p, { typeVersion: version }, description),
 	);
 }
 
 /** The options of a shown collection (e.g. `options`) the editor offers for these values. */
 function offered(version: number, parameters: INodeParameters, collection: string): string[] {
 	const node = { typeVersion: version };
-	const values =
-		NodeHelpers.getNodeParameters(
-			description.properties,
-			parameters,
-			true,
-			false,
-			{ ...node, parameters } as never,
-			description,
-		) ?? {};
+	const values = editorValues(description, version, parameters);
 	const property = shown(version, parameters).find((p) => p.name === collection);
 	if (!property) return [];
 	return (property.options as INodeProperties[])
@@ -102,7 +99,7 @@ describe('Execution Settings (version 2)', () => {
 			emulator(),
 			{ ...getAll, executionSettings: { maxRetries: 0 } },
 			undefined,
-			{ node: { typeVersion: 2 } },
+			V2,
 		);
 		expect(strict.error?.message).toBe('The service failed with HTTP 503');
 		emulator().clearLog();
@@ -111,7 +108,7 @@ describe('Execution Settings (version 2)', () => {
 			emulator(),
 			{ ...getAll, executionSettings: { maxRetries: 1 } },
 			undefined,
-			{ node: { typeVersion: 2 } },
+			V2,
 		);
 		expect(patient.error).toBeUndefined();
 		expect(apiRequests(emulator()).map((r) => r.status)).toEqual([503, 200]);
@@ -167,11 +164,9 @@ describe('Options shown only where they apply (both versions)', () => {
 		expect(lastPage?.default).toBe(0);
 		const { error } = await runNode(
 			emulator(),
-			{ resource: 'extraction', operation: 'create', server: 'EU-1', options: { pdfPageEnd: 0 } },
+			extractionWithOptions({ pdfPageEnd: 0 }),
 			[await fileItem()],
-			{
-				node: { typeVersion: 2 },
-			},
+			V2,
 		);
 		expect(error).toBeUndefined();
 		expect(apiRequests(emulator()).find((r) => r.method === 'POST')?.query).toEqual({});
@@ -221,23 +216,14 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 				documentId: { __rl: true, mode: 'list', value: documentId },
 			},
 			undefined,
-			{
-				node: { typeVersion: 2 },
-			},
+			V2,
 		);
 		expect(parsing.error).toBeUndefined();
 		const extraction = await runNode(
 			emulator(),
-			{
-				resource: 'extraction',
-				operation: 'create',
-				server: 'EU-1',
-				schema: { __rl: true, mode: 'id', value: INVOICE_SCHEMA },
-			},
+			extractionCreate({ schema: byId(INVOICE_SCHEMA) }),
 			[await fileItem()],
-			{
-				node: { typeVersion: 2 },
-			},
+			V2,
 		);
 		expect(extraction.error).toBeUndefined();
 		const credentials = credentialsFor(emulator());
@@ -271,52 +257,31 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 				documentId: { __rl: true, mode: 'list', value: documentId },
 			},
 			undefined,
-			{ node: { typeVersion: 2 } },
+			V2,
 		);
 		expect(got.items[0].json).toMatchObject({ id: documentId, filename: 'locator-needle.pdf' });
-		const byId = await runNode(
+		const gotById = await runNode(
 			emulator(),
-			{
-				resource: 'extraction',
-				operation: 'get',
-				extractionId: { __rl: true, mode: 'id', value: extraction.items[0].json.id },
-			},
+			onExtraction('get', byId(extraction.items[0].json.id)),
 			undefined,
-			{
-				node: { typeVersion: 2 },
-			},
+			V2,
 		);
-		expect(byId.items[0].json).toMatchObject({
+		expect(gotById.items[0].json).toMatchObject({
 			id: extraction.items[0].json.id,
 			status: 'FINISHED',
 		});
 	});
 
 	it('a locator By ID that is not a UUID is refused by n8n before the node runs; an expression giving one, by the node', async () => {
-		const typed = await runNode(
-			emulator(),
-			{
-				resource: 'extraction',
-				operation: 'get',
-				extractionId: { __rl: true, mode: 'id', value: 'nope' },
-			},
-			undefined,
-			{ node: { typeVersion: 2 } },
-		);
+		const typed = await runNode(emulator(), onExtraction('get', byId('nope')), undefined, V2);
 		expect(typed.error?.message).toBe(
 			"The 'Extraction Service' node has issues:\n- Not a valid extraction ID: expected a UUID",
 		);
 		const mapped = await runNode(
 			emulator(),
-			{
-				resource: 'extraction',
-				operation: 'get',
-				extractionId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-			},
+			onExtraction('get', byId('={{ $json.id }}')),
 			[{ json: { id: 'nope' } }],
-			{
-				node: { typeVersion: 2 },
-			},
+			V2,
 		);
 		expect(mapped.error?.message).toBe('Parameter "Extraction ID" must be a UUID, got "nope"');
 		expect(emulator().requests).toEqual([]);
@@ -328,15 +293,7 @@ describe("As an AI agent's tool", () => {
 	const tool: INodeTypeDescription = { ...description, name: `${description.name}Tool` };
 	const choices = (desc: INodeTypeDescription, parameters: INodeParameters, name: string) => {
 		const node = { typeVersion: 2 };
-		const values =
-			NodeHelpers.getNodeParameters(
-				desc.properties,
-				parameters,
-				true,
-				false,
-				{ ...node, parameters } as never,
-				desc,
-			) ?? {};
+		const values = editorValues(desc, 2, parameters);
 		const property = desc.properties.find(
 			(p) => p.name === name && NodeHelpers.displayParameter(values, p, node, desc),
 		);

@@ -7,6 +7,13 @@
 import type { LoggedRequest } from '../emulator';
 import { makePdf } from '../emulator/sample-pdf';
 import {
+	byId,
+	documentUpload,
+	extractCreate,
+	extractionCreate,
+	parsingCreate,
+} from './helpers/params';
+import {
 	INVOICE_SCHEMA,
 	SAMPLE_PDF,
 	apiRequests,
@@ -18,7 +25,6 @@ import {
 const emulator = useEmulator();
 
 const METADATA = { batch: 'wire-1', source: 'email' };
-const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 let threePages: Buffer;
 
@@ -66,13 +72,7 @@ const pdfFile = (filename: string, bytes: Buffer, field: string) => ({
 });
 
 describe('Extraction → Create (§unversioned-4.2)', () => {
-	const create = (extra: Record<string, unknown>) => ({
-		resource: 'extraction',
-		operation: 'create',
-		binaryPropertyName: 'data',
-		server: 'FR-2',
-		...extra,
-	});
+	const create = (extra: Record<string, unknown>) => extractionCreate({ server: 'FR-2', ...extra });
 
 	it('sends Server, Schema, Classifier ID and Metadata as form fields, the page range as pdf_page_start / pdf_page_end', async () => {
 		const request = await createRequest(
@@ -111,31 +111,52 @@ describe('Extraction → Create (§unversioned-4.2)', () => {
 	});
 });
 
-describe('Parsing → Create (§v0-4.5)', () => {
-	const create = (extra: Record<string, unknown>) => ({
-		resource: 'parsing',
-		operation: 'create',
-		...extra,
-	});
-	const options = {
-		model: 'PIGALLE_LITE',
-		pictureDescriptionEnabled: true,
-		tableVerificationEnabled: true,
-		metadata: JSON.stringify(METADATA),
-	};
+/** Extract → Create's parsing options, sent from a file or a URL and not from a parsing. */
+const EXTRACT_OPTIONS = {
+	model: 'PIGALLE',
+	pictureDescriptionEnabled: false,
+	tableVerificationEnabled: true,
+};
 
-	it('from a file: Model, Picture Description, Table Verification and Metadata as multipart fields next to the document', async () => {
-		const request = await createRequest(
-			'/v0/parsing',
-			create({ source: 'binary', binaryPropertyName: 'data', options }),
-			[await fileItem()],
-		);
+describe.each([
+	{
+		operation: 'Parsing → Create (§v0-4.5)',
+		path: '/v0/parsing',
+		create: parsingCreate,
+		options: {
+			model: 'PIGALLE_LITE',
+			pictureDescriptionEnabled: true,
+			tableVerificationEnabled: false,
+		},
+		sent: {
+			model: 'PIGALLE_LITE',
+			picture_description_enabled: true,
+			table_verification_enabled: false,
+		},
+	},
+	{
+		operation: 'Extract → Create (§v0-4.8)',
+		path: '/v0/extract',
+		create: extractCreate,
+		options: EXTRACT_OPTIONS,
+		sent: {
+			schema: INVOICE_SCHEMA,
+			model: 'PIGALLE',
+			picture_description_enabled: false,
+			table_verification_enabled: true,
+		},
+	},
+])('$operation', ({ path, create, options, sent }) => {
+	const withMetadata = { ...options, metadata: JSON.stringify(METADATA) };
+
+	it('from a file: Model, Picture Description, Table Verification and Metadata (and a Schema ID) as multipart fields next to the document', async () => {
+		const request = await createRequest(path, create({ source: 'binary', options: withMetadata }), [
+			await fileItem(),
+		]);
 		expect(formOf(request)).toEqual({
-			fields: {
-				model: 'PIGALLE_LITE',
-				picture_description_enabled: 'true',
-				table_verification_enabled: 'true',
-			},
+			fields: Object.fromEntries(
+				Object.entries(sent).map(([name, value]) => [name, String(value)]),
+			),
 			metadata: METADATA,
 			files: [pdfFile('invoice.pdf', SAMPLE_PDF, 'document')],
 		});
@@ -144,100 +165,46 @@ describe('Parsing → Create (§v0-4.5)', () => {
 	it('from a URL: the same options as JSON values, switches as booleans', async () => {
 		const url = `${emulator().filesUrl}/static/a.pdf`;
 		const request = await createRequest(
-			'/v0/parsing',
-			create({ source: 'url', url, options: { ...options, tableVerificationEnabled: false } }),
+			path,
+			create({ source: 'url', url, options: withMetadata }),
 		);
-		expect(jsonOf(request)).toEqual({
-			document: url,
-			model: 'PIGALLE_LITE',
-			picture_description_enabled: true,
-			table_verification_enabled: false,
-			metadata: METADATA,
-		});
+		expect(jsonOf(request)).toEqual({ ...sent, document: url, metadata: METADATA });
 	});
+});
 
+describe('Parsing → Create (§v0-4.5) without options', () => {
 	it('sends only the document when no option is set', async () => {
 		const url = `${emulator().filesUrl}/static/b.pdf`;
-		expect(jsonOf(await createRequest('/v0/parsing', create({ source: 'url', url })))).toEqual({
+		expect(
+			jsonOf(await createRequest('/v0/parsing', parsingCreate({ source: 'url', url }))),
+		).toEqual({
 			document: url,
 		});
 	});
 });
 
-describe('Extract → Create (§v0-4.8)', () => {
-	const create = (extra: Record<string, unknown>) => ({
-		resource: 'extract',
-		operation: 'create',
-		schemaId: INVOICE_SCHEMA,
-		...extra,
-	});
-	const options = {
-		model: 'PIGALLE',
-		pictureDescriptionEnabled: false,
-		tableVerificationEnabled: true,
-		metadata: JSON.stringify(METADATA),
-	};
-
-	it('from a file: Schema ID, Model, Picture Description, Table Verification and Metadata as multipart fields', async () => {
-		const request = await createRequest(
-			'/v0/extract',
-			create({ source: 'binary', binaryPropertyName: 'data', options }),
-			[await fileItem()],
+describe('Extract → Create (§v0-4.8) from a parsing', () => {
+	it('only Schema ID and the parsing, since the parsing options apply to a new parsing only', async () => {
+		const parsing = await runNode(
+			emulator(),
+			parsingCreate({ source: 'url', url: `${emulator().filesUrl}/static/a.pdf` }),
 		);
-		expect(formOf(request)).toEqual({
-			fields: {
-				schema: INVOICE_SCHEMA,
-				model: 'PIGALLE',
-				picture_description_enabled: 'false',
-				table_verification_enabled: 'true',
-			},
-			metadata: METADATA,
-			files: [pdfFile('invoice.pdf', SAMPLE_PDF, 'document')],
-		});
-	});
-
-	it('from a URL: the same options as JSON values', async () => {
-		const url = `${emulator().filesUrl}/static/c.pdf`;
-		const request = await createRequest('/v0/extract', create({ source: 'url', url, options }));
-		expect(jsonOf(request)).toEqual({
-			schema: INVOICE_SCHEMA,
-			document: url,
-			model: 'PIGALLE',
-			picture_description_enabled: false,
-			table_verification_enabled: true,
-			metadata: METADATA,
-		});
-	});
-
-	it('from a parsing: only Schema ID and the parsing, since the parsing options apply to a new parsing only', async () => {
-		const parsing = await runNode(emulator(), {
-			resource: 'parsing',
-			operation: 'create',
-			source: 'url',
-			url: `${emulator().filesUrl}/static/a.pdf`,
-		});
 		const parsingId = String(parsing.items[0].json.id);
 		emulator().clearLog();
+		const options = { ...EXTRACT_OPTIONS, metadata: JSON.stringify(METADATA) };
 		const request = await createRequest(
 			'/v0/extract',
-			create({ source: 'parsingId', parsingId, options }),
+			extractCreate({ source: 'parsingId', parsingId, options }),
 		);
 		expect(jsonOf(request)).toEqual({ schema: INVOICE_SCHEMA, parsing: parsingId });
 	});
 });
 
 describe('Document → Upload (§v0-4.1)', () => {
-	const upload = (options: Record<string, unknown>) => ({
-		resource: 'document',
-		operation: 'upload',
-		binaryPropertyName: 'data',
-		options,
-	});
-
 	it('sends the page range as pdf_page_start / pdf_page_end, File Name as filename, Metadata as metadata, the file as file', async () => {
 		const request = await createRequest(
 			'/v0/documents',
-			upload({
+			documentUpload({
 				pdfPageStart: 2,
 				pdfPageEnd: 3,
 				filename: 'renamed.pdf',
@@ -254,7 +221,7 @@ describe('Document → Upload (§v0-4.1)', () => {
 	});
 
 	it('sends a page range with one end only as that one parameter', async () => {
-		const request = await createRequest('/v0/documents', upload({ pdfPageEnd: 2 }), [
+		const request = await createRequest('/v0/documents', documentUpload({ pdfPageEnd: 2 }), [
 			await fileItem({ data: { bytes: threePages, fileName: 'three.pdf' } }),
 		]);
 		expect(request.query).toEqual({ pdf_page_end: '2' });
