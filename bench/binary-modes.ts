@@ -15,12 +15,12 @@
  * is removed at the end.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 import { launchEmulator } from '../emulator/launch';
 import { numberFlag, readArgs } from '../scripts/lib/args';
-import { API_CREDENTIAL, installLine, n8nEnv } from '../scripts/lib/n8n';
+import { API_CREDENTIAL, installLine, n8nCli, n8nEnv, n8nImport } from '../scripts/lib/n8n';
 import { freePort } from '../scripts/lib/ports';
 import { ROOT, runMain } from '../scripts/lib/processes';
 import { writeLargePdf } from './pdf';
@@ -93,19 +93,10 @@ async function main(): Promise<number> {
 		});
 		const n8n = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
 			timed(info.n8nBin, args, { ...env, ...extra });
-		const credentials = path.join(userFolder, 'bench-credentials.json');
-		writeFileSync(
-			credentials,
-			JSON.stringify([
-				{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
-			]),
-		);
-		const imported = spawnSync(info.n8nBin, ['import:credentials', `--input=${credentials}`], {
-			env,
-			encoding: 'utf8',
-		});
-		if (imported.status !== 0)
-			throw new Error(`n8n import:credentials failed:\n${imported.stderr.slice(-2000)}`);
+		const cli = n8nCli(info, userFolder, env);
+		await n8nImport(cli, 'credentials', path.join(userFolder, 'bench-credentials.json'), [
+			{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
+		]);
 		const nodes = [
 			{
 				id: 'b1',
@@ -154,15 +145,7 @@ async function main(): Promise<number> {
 				connections: { Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] } },
 			},
 		];
-		const workflowsFile = path.join(userFolder, 'bench-workflows.json');
-		writeFileSync(workflowsFile, JSON.stringify(workflows));
-		const importedWorkflows = spawnSync(
-			info.n8nBin,
-			['import:workflow', `--input=${workflowsFile}`],
-			{ env, encoding: 'utf8' },
-		);
-		if (importedWorkflows.status !== 0)
-			throw new Error(`n8n import:workflow failed:\n${importedWorkflows.stderr.slice(-2000)}`);
+		await n8nImport(cli, 'workflow', path.join(userFolder, 'bench-workflows.json'), workflows);
 
 		console.log(
 			`== A ${mib} MiB PDF through n8n 2.x \`n8n execute\` (peak RSS of the n8n process, /usr/bin/time -v)`,

@@ -49,18 +49,11 @@ import {
 	lastJsonDocument,
 	n8nCli,
 	n8nEnv,
+	n8nImport,
 	TOKEN_CREDENTIAL,
 } from '../lib/n8n';
 import { freePort } from '../lib/ports';
-import {
-	cleanUpNow,
-	commandError,
-	removeAtExit,
-	ROOT,
-	runMain,
-	secs,
-	tail,
-} from '../lib/processes';
+import { cleanUpNow, removeAtExit, ROOT, runMain, secs, tail } from '../lib/processes';
 import { SEEDED_INVOICE_SCHEMA } from '../n8n/examples';
 import { startScriptedModel, type ModelRequest } from './agent-model';
 import { makeRunRoot } from './services';
@@ -278,26 +271,14 @@ async function main(): Promise<number> {
 	mkdirSync(filesDir, { recursive: true });
 	await installPackageInto(userFolder, tarball);
 	const env = n8nEnv({ line: n8n.info, userFolder, filesDir, brokerPort: await freePort() });
-	const cli = n8nCli(n8n.info, userFolder, env);
-	const cliOk = async (args: string[], timeoutMs?: number) => {
-		const r = await cli(args, timeoutMs);
-		if (opts.verbose) console.log(`$ n8n ${args.join(' ')}\n${r.stdout}${r.stderr}`);
-		if (r.code !== 0) throw commandError(`n8n ${args[0]}`, r);
-		return r;
-	};
-	const credsFile = path.join(root, 'credentials.json');
-	writeFileSync(
-		credsFile,
-		JSON.stringify([
-			{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
-			{ ...OPENAI_CREDENTIAL, data: { apiKey: 'sk-scripted-stub', url: `${model.url}/v1` } },
-		]),
-	);
+	const cli = n8nCli(n8n.info, userFolder, env, opts.verbose ? 'n8n| ' : undefined);
 	const tSetup = Date.now();
-	await cliOk(['import:credentials', `--input=${credsFile}`], 300_000);
-	const wfFile = path.join(root, 'workflow.json');
-	writeFileSync(wfFile, JSON.stringify(agentWorkflow(), null, 2));
-	await cliOk(['import:workflow', `--input=${wfFile}`]);
+	const credentials = [
+		{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
+		{ ...OPENAI_CREDENTIAL, data: { apiKey: 'sk-scripted-stub', url: `${model.url}/v1` } },
+	];
+	await n8nImport(cli, 'credentials', path.join(root, 'credentials.json'), credentials, 300_000);
+	await n8nImport(cli, 'workflow', path.join(root, 'workflow.json'), agentWorkflow());
 	console.log(`n8n database + import: ${secs(Date.now() - tSetup)}`);
 
 	const emulatorBefore = emulator.requests.length;
@@ -306,8 +287,7 @@ async function main(): Promise<number> {
 	console.log(
 		`n8n execute: exit ${r.code}${r.timedOut ? ' (timed out)' : ''}, ${secs(Date.now() - tExec)}`,
 	);
-	if (opts.verbose || r.code !== 0)
-		console.log(tail(`${r.stdout}\n${r.stderr}`, opts.verbose ? 400 : 40));
+	if (r.code !== 0 && !opts.verbose) console.log(tail(`${r.stdout}\n${r.stderr}`, 40));
 	await emulator.settle();
 
 	// what the stub saw (also in model-requests.json, with --keep)

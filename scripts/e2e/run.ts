@@ -54,7 +54,7 @@ import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { runEditorOnServer } from '../editor/on-server';
 import { mimeMessage, planMails, plannedDocuments, type PlannedMail } from './mail';
 import { numberFlag, readArgs, usageError } from '../lib/args';
-import { buildAndPack, installLine, TOKEN_CREDENTIAL } from '../lib/n8n';
+import { buildAndPack, installLine, n8nImport, TOKEN_CREDENTIAL } from '../lib/n8n';
 import { freePort } from '../lib/ports';
 import {
 	cleanUpNow,
@@ -411,41 +411,34 @@ async function deploy(
 		workers.push(await prepareWorker(name, shared, root, tarball));
 
 	// credentials and the workflows, with the n8n CLI (the first command migrates n8n's database)
-	const credsFile = path.join(root, 'credentials.json');
-	writeFileSync(
-		credsFile,
-		JSON.stringify([
-			{
-				...CREDENTIALS.imap,
-				data: {
-					user: dovecot.user,
-					password: dovecot.password,
-					host: '127.0.0.1',
-					port: dovecot.port,
-					secure: false,
-					allowUnauthorizedCerts: false,
-				},
+	const credentials = [
+		{
+			...CREDENTIALS.imap,
+			data: {
+				user: dovecot.user,
+				password: dovecot.password,
+				host: '127.0.0.1',
+				port: dovecot.port,
+				secure: false,
+				allowUnauthorizedCerts: false,
 			},
-			{
-				...CREDENTIALS.postgres,
-				data: {
-					host: '127.0.0.1',
-					port: postgres.port,
-					database: 'erp',
-					user: 'erp',
-					password: erpPassword,
-					ssl: 'disable',
-					maxConnections: 20,
-				},
+		},
+		{
+			...CREDENTIALS.postgres,
+			data: {
+				host: '127.0.0.1',
+				port: postgres.port,
+				database: 'erp',
+				user: 'erp',
+				password: erpPassword,
+				ssl: 'disable',
+				maxConnections: 20,
 			},
-			{ ...CREDENTIALS.token, data: { baseUrl: emulator.url, token: emulator.token } },
-		]),
-	);
-	await timed('n8n database migrations + import credentials', async () =>
-		cliOk(
-			'n8n import:credentials',
-			await main.cli(['import:credentials', `--input=${credsFile}`], 300_000),
-		),
+		},
+		{ ...CREDENTIALS.token, data: { baseUrl: emulator.url, token: emulator.token } },
+	];
+	await timed('n8n database migrations + import credentials', () =>
+		n8nImport(main.cli, 'credentials', path.join(root, 'credentials.json'), credentials, 300_000),
 	);
 	const wfDir = path.join(root, 'workflows');
 	mkdirSync(wfDir);
@@ -561,15 +554,9 @@ async function setUpOwnerAndApiKey(d: Deployment): Promise<void> {
 	const apiKey = body.data?.rawApiKey ?? body.data?.apiKey;
 	if (key.status !== 200 || !apiKey || apiKey.includes('*'))
 		throw new Error(`POST /rest/api-keys → ${key.status}: no usable key in the answer`);
-	const file = path.join(d.root, 'credentials-n8n-api.json');
-	writeFileSync(
-		file,
-		JSON.stringify([{ ...CREDENTIALS.n8nApi, data: { apiKey, baseUrl: `${d.mainUrl}/api/v1` } }]),
-	);
-	cliOk(
-		'n8n import:credentials (n8n API)',
-		await d.main.cli(['import:credentials', `--input=${file}`]),
-	);
+	await n8nImport(d.main.cli, 'credentials', path.join(d.root, 'credentials-n8n-api.json'), [
+		{ ...CREDENTIALS.n8nApi, data: { apiKey, baseUrl: `${d.mainUrl}/api/v1` } },
+	]);
 }
 
 /** A worker's user folder (the package in it) and environment: its health server on a free loopback port. */

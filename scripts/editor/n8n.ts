@@ -6,21 +6,20 @@
  *
  * The line, the package and n8n's environment come from scripts/lib/n8n.ts, as for every runner.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import type { EmulatorProcess } from '../../emulator/launch';
-import { API_CREDENTIAL, n8nCli, n8nEnv, TOKEN_CREDENTIAL, type LineInfo } from '../lib/n8n';
-import { freePort } from '../lib/ports';
 import {
-	commandError,
-	secs,
-	sleep,
-	startService,
-	tail,
-	type Done,
-	type Service,
-} from '../lib/processes';
+	API_CREDENTIAL,
+	n8nCli,
+	n8nEnv,
+	n8nImport,
+	TOKEN_CREDENTIAL,
+	type LineInfo,
+} from '../lib/n8n';
+import { freePort } from '../lib/ports';
+import { secs, sleep, startService, tail, type Done, type Service } from '../lib/processes';
 
 /** The owner account the test sets up and signs in with. */
 export const OWNER = {
@@ -90,20 +89,16 @@ export async function importFixtures(
 	emulator: Pick<EmulatorProcess, 'url' | 'apiKey' | 'token'>,
 	workflow: object,
 ): Promise<{ credentialsMs: number; workflowMs: number }> {
-	const credsFile = path.join(ctx.userFolder, 'credentials.json');
-	writeFileSync(
-		credsFile,
-		JSON.stringify([
-			{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
-			{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
-		]),
+	const c = await n8nImport(ctx.cli, 'credentials', path.join(ctx.userFolder, 'credentials.json'), [
+		{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
+		{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
+	]);
+	const w = await n8nImport(
+		ctx.cli,
+		'workflow',
+		path.join(ctx.userFolder, 'workflow.json'),
+		workflow,
 	);
-	const c = await ctx.cli(['import:credentials', `--input=${credsFile}`]);
-	if (c.code !== 0) throw commandError('n8n import:credentials', c);
-	const wfFile = path.join(ctx.userFolder, 'workflow.json');
-	writeFileSync(wfFile, JSON.stringify(workflow, null, 2));
-	const w = await ctx.cli(['import:workflow', `--input=${wfFile}`]);
-	if (w.code !== 0) throw commandError('n8n import:workflow', w);
 	return { credentialsMs: c.ms, workflowMs: w.ms };
 }
 

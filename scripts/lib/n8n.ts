@@ -209,6 +209,25 @@ export function n8nCli(
 		runCommand(line.nodeBin, [line.n8nBin, ...args], { cwd: userFolder, env, timeoutMs, echo });
 }
 
+/**
+ * Writes `data` as JSON to `file` and imports it with `n8n import:credentials` (plain `data`: n8n
+ * encrypts it) or `n8n import:workflow`.
+ *
+ * @throws Error (commandError) when the import fails
+ */
+export async function n8nImport(
+	cli: ReturnType<typeof n8nCli>,
+	kind: 'credentials' | 'workflow',
+	file: string,
+	data: unknown,
+	timeoutMs?: number,
+): Promise<Done> {
+	writeFileSync(file, JSON.stringify(data, null, 2));
+	const r = await cli([`import:${kind}`, `--input=${file}`], timeoutMs);
+	if (r.code !== 0) throw commandError(`n8n import:${kind}`, r);
+	return r;
+}
+
 /** The last JSON object in `n8n execute --rawOutput`'s stdout (n8n 2.x prints log lines before it). */
 export function lastJsonDocument(stdout: string): Record<string, unknown> | undefined {
 	const lines = stdout.split('\n');

@@ -43,6 +43,7 @@ import {
 	lastJsonDocument,
 	n8nCli,
 	n8nEnv,
+	n8nImport,
 	PACKAGE_NAME,
 	TOKEN_CREDENTIAL,
 	type LineInfo,
@@ -327,17 +328,11 @@ async function prepareUserFolder(
  */
 async function importCredentials(ctx: LineContext, result: LineResult): Promise<void> {
 	const { url, apiKey, token } = ctx.emulator;
-	const credsFile = path.join(ctx.userFolder, 'credentials.json');
-	writeFileSync(
-		credsFile,
-		JSON.stringify([
-			{ ...API_CREDENTIAL, data: { baseUrl: url, apiKey } },
-			{ ...TOKEN_CREDENTIAL, data: { baseUrl: url, token } },
-		]),
-	);
-	const c = await ctx.n8n(['import:credentials', `--input=${credsFile}`]);
+	const c = await n8nImport(ctx.n8n, 'credentials', path.join(ctx.userFolder, 'credentials.json'), [
+		{ ...API_CREDENTIAL, data: { baseUrl: url, apiKey } },
+		{ ...TOKEN_CREDENTIAL, data: { baseUrl: url, token } },
+	]);
 	result.timings.start = c.ms;
-	if (c.code !== 0) throw commandError('n8n import:credentials', c);
 }
 
 /**
