@@ -215,6 +215,25 @@ describe('3. Secrets echoed back never reach an error, an item or a log', () => 
 		expect(visible(result)).not.toContain(KEY);
 	});
 
+	it('a success answer carrying the secret in JSON escapes: the item has it removed', async () => {
+		const id = await uploadedDocumentId();
+		// "\u0048" is "H": the text holds no secret, the parsed answer does.
+		const escaped = `\\u0048${KEY.slice(1)}`;
+		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}` }, [
+			{
+				body: `{"id":"${id}","filename":"a.pdf","note":"seen key ${escaped}"}`,
+				contentType: 'application/json',
+			},
+		]);
+		const result = await runNode(emulator(), {
+			resource: 'document',
+			operation: 'get',
+			documentId: id,
+		});
+		expect(result.items[0].json.note).toBe('seen key [redacted]');
+		expect(visible(result)).not.toContain(KEY);
+	});
+
 	it('a 5 MB error page becomes a short message, not a 5 MB description', async () => {
 		const page = `<html><body>${'x'.repeat(5 * 1024 * 1024)}</body></html>`;
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ status: 500, body: page }]);

@@ -1,10 +1,12 @@
 import type {
+	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	INode,
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -210,11 +212,17 @@ export interface ListPage {
 /** The most pages `getAll` reads before it stops with an error (at 100 items a page: 100,000 items). */
 export const MAX_PAGES = 1000;
 
-/** What the client knows of a family's credential: where to send, and what never to show. */
+/** What the client knows of a family's credential: where to send, what never to show, what to sign with. */
 interface FamilyCredential {
 	baseUrl: string;
 	/** Secret values (every field but the Base URL), removed from all service text. */
 	secrets: string[];
+	/**
+	 * The credential as read once for the execution, handed to every request
+	 * (`credentialsDecrypted`): without it n8n reads the credential again for each request — in n8n
+	 * a database read and a decryption, thousands of times in a large execution.
+	 */
+	decrypted: ICredentialsDecrypted;
 }
 
 /** The least time left to a deadline for which an attempt is still started (ms). */
@@ -255,6 +263,9 @@ export class ExtractionServiceClient {
 
 	/** Aborted only when the execution is cancelled (by the user, or n8n). */
 	private readonly cancelSignal: AbortSignal;
+
+	/** The node, read once for the checks of every answer (n8n's `getNode()` copies it each time). */
+	private nodeCopy?: INode;
 
 	constructor(
 		private readonly ctx: Context,
@@ -297,6 +308,11 @@ export class ExtractionServiceClient {
 	 */
 	async baseUrl(family: ApiFamily, itemIndex = 0): Promise<string> {
 		return (await this.credential(family, itemIndex)).baseUrl;
+	}
+
+	/** The node, for the errors of answers: one copy per execution. */
+	private get node(): INode {
+		return (this.nodeCopy ??= this.ctx.getNode());
 	}
 
 	/** Notes a job or document the service created (a create answered with its id), for `created`. */
@@ -351,7 +367,13 @@ export class ExtractionServiceClient {
 					)
 					.flatMap(([, value]) => [...new Set([String(value), String(value).trim()])])
 					.sort((a, b) => b.length - a.length);
-				return { baseUrl: raw, secrets };
+				const type = CREDENTIAL_TYPE[family];
+				const saved = this.ctx.getNode().credentials?.[type];
+				return {
+					baseUrl: raw,
+					secrets,
+					decrypted: { id: saved?.id ?? '', name: saved?.name ?? '', type, data: c },
+				};
 			});
 			entry.catch(() => this.credentials.delete(family));
 			this.credentials.set(family, entry);
@@ -385,7 +407,7 @@ export class ExtractionServiceClient {
 			this.throwIfCancelled(req.itemIndex);
 			// Reads and polls before creates (`Semaphore`): a waiting job's poll is not queued behind them.
 			const outcome = await this.limiter.run(
-				async () => await this.attempt(req, url),
+				async () => await this.attempt(req, url, family.decrypted),
 				req.method === 'GET',
 			);
 			// A create the service accepted is returned even when the execution is stopping: its answer
@@ -665,14 +687,10 @@ export class ExtractionServiceClient {
 				'UTF-8 or another standard charset',
 			);
 		const text = redactText(decoded, secrets);
-		const body = parseAnswer(
-			this.ctx.getNode(),
-			refused,
-			text,
-			headers['content-type'] ?? '',
-			expected,
-		);
-		return { ...base, body: redactDeep(body, secrets) as T };
+		const body = parseAnswer(this.node, refused, text, headers['content-type'] ?? '', expected);
+		// A secret written with JSON escapes survives `redactText`: the parsed answer is copied with its
+		// strings redacted only when one of them holds a secret (a walk that copies nothing otherwise).
+		return { ...base, body: (holdsSecret(body, secrets) ? redactDeep(body, secrets) : body) as T };
 	}
 
 	/**
@@ -692,7 +710,11 @@ export class ExtractionServiceClient {
 	 * @returns the answer (any status) with its body as a Buffer and `cut` when it went on beyond
 	 *   its cap, or the failure and whether the attempt's own time ran out
 	 */
-	private async attempt(req: ServiceRequest, url: string): Promise<AttemptOutcome> {
+	private async attempt(
+		req: ServiceRequest,
+		url: string,
+		credentialsDecrypted: ICredentialsDecrypted,
+	): Promise<AttemptOutcome> {
 		if (this.signal.aborted) return { error: new CancelledError(), timedOut: false };
 		// No request is started that could not be answered before its deadline.
 		if (req.deadline !== undefined && req.deadline - Date.now() < MIN_ATTEMPT_MS)
@@ -751,6 +773,7 @@ export class ExtractionServiceClient {
 				attemptContext,
 				CREDENTIAL_TYPE[req.family],
 				options,
+				{ credentialsDecrypted },
 			) as Promise<IN8nHttpFullResponse>;
 			request.catch(() => undefined); // settles on its own when the race below is lost
 			const response = await Promise.race([request, aborted]);
@@ -862,6 +885,29 @@ export interface CreatedResource {
 	resourceName: string;
 	id: string;
 	itemIndex: number;
+}
+
+/**
+ * Whether any string of a parsed JSON value (keys included) holds one of `secrets`, as it is or
+ * URL-encoded (what `redactText` removes). Walked without recursion and without copying.
+ */
+function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
+	if (secrets.length === 0) return false;
+	const forms = secrets.flatMap((secret) => [secret, encodeURIComponent(secret)]);
+	const holds = (text: string): boolean => forms.some((form) => text.includes(form));
+	const stack: unknown[] = [value];
+	while (stack.length > 0) {
+		const current = stack.pop();
+		if (typeof current === 'string') {
+			if (holds(current)) return true;
+		} else if (current && typeof current === 'object') {
+			for (const key of Object.keys(current)) {
+				if (holds(key)) return true;
+				stack.push((current as IDataObject)[key]);
+			}
+		}
+	}
+	return false;
 }
 
 /** An error body as text: JSON when it parses, else the text itself (HTML pages included). */
