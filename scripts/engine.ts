@@ -113,10 +113,24 @@ export function loadTypes(from: 'source' | 'dist' = 'source'): EngineTypes {
 	};
 }
 
+/** The node's tool variant (type `…extractionServiceTool`), as n8n derives it for an AI agent. */
+export const TOOL_NODE_TYPE = `${NODE_TYPE}Tool`;
+
+/**
+ * The tool variant of a node type as n8n makes it (n8n's `convertNodeToAiTool`): the same node with
+ * `Tool` added to its name, so that parameters shown only to tools (`@tool` display options) apply.
+ */
+function toolVariant(node: INodeType): INodeType {
+	const variant = Object.create(node) as INodeType;
+	variant.description = { ...node.description, name: `${node.description.name}Tool` };
+	return variant;
+}
+
 function nodeTypesFor(types: EngineTypes): INodeTypes {
 	const passThrough = new PassThrough();
+	const tool = toolVariant(types.node as INodeType);
 	const byName = (name: string): INodeType | IVersionedNodeType =>
-		name === NODE_TYPE ? types.node : passThrough;
+		name === NODE_TYPE ? types.node : name === TOOL_NODE_TYPE ? tool : passThrough;
 	return {
 		getByName: byName,
 		getByNameAndVersion: (name: string, version?: number) =>

@@ -13,9 +13,11 @@ import { listSearch } from './v1/methods';
 /**
  * The Extraction Service node.
  *
- * Versions (`version: [1, 2]`, new nodes get 2): version 2 moved Concurrency, Max Retries and
+ * Versions (`version: [1, 2, 3]`, new nodes get 3): version 2 moved Concurrency, Max Retries and
  * Request Timeout from Options into Execution Settings, and made the Document, Parsing and
- * Extraction IDs resource locators (From List / By ID). The few parameters that differ carry
+ * Extraction IDs resource locators (From List / By ID). Version 3 changes the tool variant only:
+ * operations that cost credits or change data are offered to an AI agent only with Allow Billed or
+ * Destructive Operations on (`allowChanges`). The few parameters that differ carry
  * `@version` display options (actions/fields.ts); a workflow saved with version 1 keeps its
  * parameters and behaviour. A later change that diverges further would get its own folder beside
  * `v1/` behind a VersionedNodeType.
@@ -26,8 +28,8 @@ export class ExtractionService implements INodeType {
 		name: 'extractionService',
 		icon: { light: 'file:extractionService.svg', dark: 'file:extractionService.dark.svg' },
 		group: ['transform'],
-		version: [1, 2],
-		defaultVersion: 2,
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Upload documents, parse them and extract structured data with the Extraction Service',

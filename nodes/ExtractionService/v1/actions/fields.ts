@@ -462,6 +462,20 @@ export const returnAllFields: INodeProperties[] = [
 /** Display options of a choice an AI agent cannot use (a binary upload): hidden in the node's tool variant. */
 export const NOT_AS_TOOL = { hide: { '@tool': [true] } };
 
+/**
+ * The tool variant's safety switch (node version 3): operations that cost credits or change data
+ * are offered to an AI agent only when it is on (`resources.ts` hides them, the router refuses them).
+ */
+export const allowChangesField: INodeProperties = {
+	displayName: 'Allow Billed or Destructive Operations',
+	name: 'allowChanges',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether an AI agent may run operations that cost credits (Create, Upload) or change or delete data (Update, Delete). Off: the tool offers only Get, Get Many and Download.',
+	displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { gte: 3 } }] } },
+};
+
 /** The document sources a create operation can offer, with the parameter each one shows. */
 const SOURCE_CHOICES = {
 	binary: {

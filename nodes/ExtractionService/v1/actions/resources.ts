@@ -1,10 +1,10 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, type ApiFamily } from '../transport';
 import * as document from './document/Document.resource';
 import * as extract from './extract/Extract.resource';
 import * as extraction from './extraction/Extraction.resource';
-import { NOT_AS_TOOL, executionSettingsFields } from './fields';
+import { NOT_AS_TOOL, allowChangesField, executionSettingsFields } from './fields';
 import type { Operation } from './operation';
 import * as parsing from './parsing/Parsing.resource';
 import * as schema from './schema/Schema.resource';
@@ -87,8 +87,38 @@ export const credentials = (['v0', 'unversioned'] as const).map((family) => ({
 	},
 }));
 
-/** The node's parameters: the resource selector, each resource's operations and fields, then the execution settings. */
+/** The operations that only read: the tool variant offers them without `allowChanges`. */
+export const READ_OPERATIONS = new Set(['get', 'getAll', 'download']);
+
+/**
+ * A resource's parameters, its operations that cost credits or change data hidden in the tool
+ * variant while `allowChanges` is off (the parameter exists only there, from version 3, so the
+ * regular node and older tool nodes offer every operation as before).
+ */
+function guarded(description: INodeProperties[]): INodeProperties[] {
+	return description.map((property) =>
+		property.name !== 'operation'
+			? property
+			: {
+					...property,
+					options: (property.options as INodePropertyOptions[]).map((option) =>
+						READ_OPERATIONS.has(String(option.value))
+							? option
+							: {
+									...option,
+									displayOptions: {
+										...option.displayOptions,
+										hide: { ...option.displayOptions?.hide, allowChanges: [false] },
+									},
+								},
+					),
+				},
+	);
+}
+
+/** The node's parameters: the tool switch, the resource selector, each resource's operations and fields, then the execution settings. */
 export const properties: INodeProperties[] = [
+	allowChangesField,
 	{
 		displayName: 'Resource',
 		name: 'resource',
@@ -103,6 +133,6 @@ export const properties: INodeProperties[] = [
 		})),
 		default: 'extract',
 	},
-	...RESOURCES.flatMap((resource) => resource.module.description),
+	...RESOURCES.flatMap((resource) => guarded(resource.module.description)),
 	...executionSettingsFields,
 ];

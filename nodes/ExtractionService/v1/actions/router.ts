@@ -10,7 +10,7 @@ import {
 	type CreatedResource,
 	type ClientSettings,
 } from '../transport';
-import { operations } from './resources';
+import { READ_OPERATIONS, operations } from './resources';
 
 /**
  * Transport settings of the execution, from the first item: from node version 2 its Execution
@@ -121,6 +121,24 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw new NodeOperationError(
 			node,
 			`The operation "${operation}" is not supported for resource "${resource}"`,
+		);
+	}
+
+	// The tool variant runs what costs credits or changes data only when the user allowed it
+	// (`allowChanges`, from version 3): an agent cannot be talked into it.
+	if (
+		node.type.endsWith('Tool') &&
+		node.typeVersion >= 3 &&
+		!READ_OPERATIONS.has(operation) &&
+		this.getNodeParameter('allowChanges', 0, false) !== true
+	) {
+		throw new NodeOperationError(
+			node,
+			`This tool's operation (${resource} → ${operation}) costs credits or changes data, and an AI agent may not run it`,
+			{
+				description:
+					'Turn on "Allow Billed or Destructive Operations" on the tool node to let the agent run it, or pick Get, Get Many or Download.',
+			},
 		);
 	}
 

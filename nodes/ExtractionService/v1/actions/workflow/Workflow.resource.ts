@@ -17,7 +17,7 @@ export const description: INodeProperties[] = [
 				name: 'Upload',
 				value: 'upload',
 				description: 'Upload documents to a workflow, creating extractions',
-				action: 'Upload documents to a workflow',
+				action: 'Upload documents to a workflow that returns structured data using credits',
 			},
 		],
 		default: 'upload',
