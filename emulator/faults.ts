@@ -8,6 +8,11 @@ export interface FaultSpec {
 	retryAfter?: string;
 	/** Wait this long before answering (then answer normally or with status). */
 	delayMs?: number;
+	/**
+	 * Called when a request takes the fault; the answer waits until the promise it returns settles
+	 * (the test lets it go: see `heldAnswer`), then goes on as after `delayMs`.
+	 */
+	until?: () => Promise<unknown>;
 	/** Destroy the socket without any answer. */
 	drop?: boolean;
 	/**
@@ -38,6 +43,23 @@ export interface FaultSpec {
 	streamBytes?: number;
 	/** Serve this fault to every matching request instead of once (a service stuck in a state). */
 	forever?: boolean;
+}
+
+/**
+ * A fault that holds one answer until the test lets it go: `arrived` resolves when a request takes
+ * it, and the answer waits for `release()` (or for the client to leave, or the emulator to close).
+ * With it, a test acts while a request is in flight without guessing how long that takes.
+ */
+export function heldAnswer(): { fault: FaultSpec; arrived: Promise<void>; release: () => void } {
+	let arrive!: () => void;
+	let release!: () => void;
+	const arrived = new Promise<void>((resolve) => (arrive = resolve));
+	const gate = new Promise<void>((resolve) => (release = resolve));
+	const until = (): Promise<void> => {
+		arrive();
+		return gate;
+	};
+	return { fault: { until }, arrived, release };
 }
 
 export interface FaultMatch {

@@ -34,7 +34,7 @@ import { unversionedRoutes } from './unversioned';
 import { v0Routes } from './v0';
 
 export type { LoggedBody, LoggedFile } from './body';
-export type { FaultSpec, RandomFault } from './faults';
+export { heldAnswer, type FaultSpec, type RandomFault } from './faults';
 export type { ListOrder, ListQuirks } from './context';
 export type { SeedJobOptions } from './seeding';
 export type { FinalStatus } from './store';
@@ -325,10 +325,9 @@ function buildOrigin(deps: OriginDeps): Server {
 		const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
 		let answer: Reply;
 		try {
-			if (fault?.delayMs) {
-				await sleep(fault.delayMs, undefined, { signal: gone.signal });
-				req.now = app.clock();
-			}
+			if (fault?.delayMs) await sleep(fault.delayMs, undefined, { signal: gone.signal });
+			if (fault?.until) await untilOrGone(fault.until(), gone.signal);
+			if (fault?.delayMs || fault?.until) req.now = app.clock();
 			// Acted, then the answer is lost or replaced.
 			if (fault?.afterHandling) await dispatch(app, router, req).catch(() => undefined);
 			if (fault?.drop) return void raw.socket.destroy();
@@ -354,6 +353,21 @@ function buildOrigin(deps: OriginDeps): Server {
 			res.destroy();
 		});
 	});
+}
+
+/** Waits for `held`; rejects with an AbortError when `signal` aborts (the client left, the emulator closed). */
+async function untilOrGone(held: Promise<unknown>, signal: AbortSignal): Promise<void> {
+	signal.throwIfAborted();
+	let stop = (): void => undefined;
+	const gone = new Promise<never>((_, reject) => {
+		stop = () => reject(signal.reason);
+		signal.addEventListener('abort', stop, { once: true });
+	});
+	try {
+		await Promise.race([held, gone]);
+	} finally {
+		signal.removeEventListener('abort', stop);
+	}
 }
 
 /** An error of a request whose client left (or whose emulator closed). */
@@ -468,11 +482,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		setMaxPageSize: (n: number) => void (app.maxPageSize = n),
 		setListOrder: (order: ListOrder) => void (app.listOrder = order),
 		backdate: (id: string, ms: number) => {
-			const record =
-				store.documents.get(id) ??
-				store.parsings.get(id) ??
-				store.extracts.get(id) ??
-				store.extractions.get(id);
+			const record = store.documents.get(id) ?? store.job(id);
 			if (!record)
 				throw new Error(`The emulator has no document, parsing, extract or extraction ${id}`);
 			record.createdAt -= ms;

@@ -12,7 +12,7 @@ import { inspect } from 'node:util';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { ListOrder } from '../emulator';
+import { heldAnswer, type ListOrder } from '../emulator';
 import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
 import {
 	INVOICE_SCHEMA,
@@ -233,24 +233,18 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			}
 			// Two extractions created while a poll is between two list pages: new finished ones first, so
 			// the poll reads a second page (newest first: page 2; oldest first: the last page), which the
-			// emulator answers 400 ms late, after the two were created.
+			// emulator holds until the two were created.
 			const burst = await Promise.all([1, 2, 3].map(async () => await extraction()));
 			expected.push(...burst.map((job) => String(job.id)));
-			emulator().clearLog();
-			emulator().injectFaults({ method: 'GET', path: '/extract/' }, [
-				{ delayMs: 0 },
-				{ delayMs: 400 },
-			]);
-			let settled = false;
-			const during = harness.poll().finally(() => (settled = true));
-			const listReads = () =>
-				emulator().requests.filter((r) => r.method === 'GET' && r.path === '/extract/').length;
-			while (listReads() < 2 && !settled) await sleep(10);
-			expect(listReads()).toBe(2); // the second page is being answered
+			const secondPage = heldAnswer();
+			emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{}, secondPage.fault]);
+			const during = harness.poll();
+			await secondPage.arrived;
 			const meanwhile = await Promise.all(
 				[1, 2].map(async () => await extraction({ settle: false })),
 			);
 			expected.push(...meanwhile.map((job) => String(job.id)));
+			secondPage.release();
 			fired.push(...ids(await ok(during)));
 			emulator().clearFaults();
 
@@ -664,6 +658,23 @@ describe('Include Existing Since and a changed configuration', () => {
 	});
 });
 
+/**
+ * Two polls of `harness`, the second started and finished while the first waits for its answer to
+ * `GET /v0/documents` (held by the emulator until then); the second must do nothing. Returns what
+ * the two emitted (the harness cannot tell whose a poll's emit is while another runs).
+ */
+async function overlappingPolls(harness: TriggerHarness): Promise<INodeExecutionData[][]> {
+	const held = heldAnswer();
+	emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [held.fault]);
+	const before = harness.emits().length;
+	const first = harness.poll();
+	await held.arrived;
+	expect(await harness.poll()).toEqual({ items: [], emitted: false });
+	held.release();
+	await first;
+	return harness.emits().slice(before);
+}
+
 describe('Polls that overlap', () => {
 	// n8n 2.41 starts a node's next poll even while the previous one still runs (a slow service).
 	it('a poll started while the previous one still runs does nothing: each job fires once', async () => {
@@ -673,15 +684,11 @@ describe('Polls that overlap', () => {
 			String((await documentUpload('overlap')).id),
 			String((await documentUpload('overlap')).id),
 		];
-		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ delayMs: 1500 }]);
-		const before = harness.emits().length;
-		await Promise.all([ok(harness.poll()), sleep(300).then(async () => await ok(harness.poll()))]);
 		// Both polls together: one execution with each new document, once.
-		const emitted = harness.emits().slice(before);
+		const emitted = await overlappingPolls(harness);
 		expect(emitted).toHaveLength(1);
-		expect(sorted(ids(emitted.flat()))).toEqual(sorted(fresh));
+		expect(sorted(ids(emitted[0]))).toEqual(sorted(fresh));
 		expect(ids(await ok(harness.poll()))).toEqual([]);
-		emulator().clearFaults();
 	});
 });
 
@@ -742,10 +749,9 @@ describe("n8n's durable cursors (each poll on its own copy of the static data, c
 			String((await documentUpload('overlap-durable')).id),
 			String((await documentUpload('overlap-durable')).id),
 		];
-		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ delayMs: 1500 }]);
-		await Promise.all([ok(harness.poll()), sleep(300).then(async () => await ok(harness.poll()))]);
-		emulator().clearFaults();
-		expect(sorted(ids(harness.emits().flat()))).toEqual(sorted(fresh));
+		const emitted = await overlappingPolls(harness);
+		expect(emitted).toHaveLength(1);
+		expect(sorted(ids(emitted[0]))).toEqual(sorted(fresh));
 		expect(await ok(harness.poll())).toEqual([]);
 	});
 });

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { heldAnswer } from '../../emulator';
 import { INVOICE_SCHEMA, form, fourPageInvoice, isFinalV0, useEmulatorClient } from './client';
 
 const PROCESSING_MS = 400;
@@ -93,6 +94,20 @@ describe('injected faults', () => {
 		api.emu.injectFaults({ path: '/schema/' }, [{ status: 500 }]);
 		api.emu.clearFaults();
 		expect((await api.call('GET', '/schema/', { headers: api.tok() })).status).toBe(200);
+	});
+
+	it('holds an answer until the test lets it go (heldAnswer), other requests go on', async () => {
+		const held = heldAnswer();
+		api.emu.injectFaults({ path: '/schema/' }, [held.fault]);
+		let answered = false;
+		const waiting = api.call('GET', '/schema/', { headers: api.tok() }).finally(() => {
+			answered = true;
+		});
+		await held.arrived;
+		expect((await api.call('GET', '/schema/', { headers: api.tok() })).status).toBe(200);
+		expect(answered).toBe(false);
+		held.release();
+		expect((await waiting).status).toBe(200);
 	});
 
 	it('serves hostile answers: HTML, redirects, echoed headers, a stuck page, a dripping body', async () => {
