@@ -1,7 +1,7 @@
 /** Types shared by the route modules: the emulator-wide context, the per-request context, route definitions. */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { IncomingBody } from './body';
-import type { Params, Reply } from './http';
+import type { Params, Reply, Router } from './http';
 import type { PdfTextExtractor } from './pdf';
 import type { TempDir } from './storage';
 import type { Store } from './store';
@@ -96,6 +96,12 @@ export type AuthScheme = 'api-key' | 'token' | 'none';
 export interface RouteDef {
 	auth: AuthScheme;
 	handler: Handler;
+}
+
+/** `route(method, path, handler)`: adds the routes of one family (one credential, `auth`) to `router`. */
+export function routesOf(router: Router<RouteDef>, auth: AuthScheme) {
+	return (method: string, path: string, handler: Handler): void =>
+		void router.add(method, path, { auth, handler });
 }
 
 /** Single value of a query parameter (the last one when repeated). */

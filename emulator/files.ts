@@ -6,7 +6,7 @@
  */
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
-import type { RouteDef } from './context';
+import { routesOf, type RouteDef } from './context';
 import { HttpError, notFound, Router, type Reply } from './http';
 import type { StoredFile } from './storage';
 
@@ -40,38 +40,42 @@ export function fileReply(name: string, file: StoredFile): Reply {
 	};
 }
 
+/** A tiny valid PNG (1×1, grey): the emulator's stand-in for page images and pictures. */
+export const TINY_PNG = Buffer.from(
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==',
+	'base64',
+);
+
+/** The answer of an image URL (§v0-2.2 `picture`, §unversioned-2.1 `content_images`): the tiny PNG. */
+export const PNG_REPLY: Reply = {
+	status: 200,
+	body: TINY_PNG,
+	headers: { 'content-type': 'image/png' },
+};
+
 /** Routes of the files origin (no authentication). */
 export function filesRoutes(): Router<RouteDef> {
 	const router = new Router<RouteDef>();
-
+	const route = routesOf(router, 'none');
 	// GET /files/{id}/{name}?signature=...: the target of the v0 download redirect.
-	router.add('GET', '/files/:id/:name', {
-		auth: 'none',
-		handler: async (app, req, params) => {
-			const doc = app.store.documents.get(params.id);
-			if (!doc || doc.filename !== params.name) throw notFound();
-			const signature = req.query.signature;
-			if (typeof signature !== 'string' || app.store.signatures.get(signature) !== doc.id) {
-				throw new HttpError(403, { detail: 'Invalid or missing signature.' });
-			}
-			return fileReply(doc.filename, doc.source.file);
-		},
+	route('GET', '/files/:id/:name', async (app, req, params) => {
+		const doc = app.store.documents.get(params.id);
+		if (!doc || doc.filename !== params.name) throw notFound();
+		const signature = req.query.signature;
+		if (typeof signature !== 'string' || app.store.signatures.get(signature) !== doc.id)
+			throw new HttpError(403, { detail: 'Invalid or missing signature.' });
+		return fileReply(doc.filename, doc.source.file);
 	});
-
 	// GET /static/{name}: the PDFs of emulator/static/ (a.pdf, b.pdf, c.pdf).
-	router.add('GET', '/static/:name', {
-		auth: 'none',
-		handler: async (app, _req, params) => {
-			const name = path.basename(params.name);
-			const file = path.join(app.staticDir, name);
-			if (name !== params.name || !existsSync(file)) throw notFound();
-			return {
-				status: 200,
-				body: createReadStream(file),
-				headers: { 'content-type': contentTypeFor(name) },
-			};
-		},
+	route('GET', '/static/:name', async (app, _req, params) => {
+		const name = path.basename(params.name);
+		const file = path.join(app.staticDir, name);
+		if (name !== params.name || !existsSync(file)) throw notFound();
+		return {
+			status: 200,
+			body: createReadStream(file),
+			headers: { 'content-type': contentTypeFor(name) },
+		};
 	});
-
 	return router;
 }

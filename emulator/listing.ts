@@ -4,7 +4,7 @@
  * (§v0-4.2, §v0-4.6).
  */
 import { queryValue, type Query, type RequestContext } from './context';
-import { ErrorBag, HttpError } from './http';
+import { ErrorBag, HttpError, json, type Reply } from './http';
 
 export const DEFAULT_PAGE_SIZE = 20;
 /** Larger `size` values are clamped (Django REST framework's max_page_size); the maximum is "not shown". */
@@ -43,7 +43,7 @@ function readPositiveInt(query: Query, name: string, errors: ErrorBag): number |
  * validated); `countCap` caps the envelope's `count` while the pages, `next` and `previous` follow the
  * real list.
  */
-export function paginate<T, R>(
+function paginate<T, R>(
 	req: RequestContext,
 	items: T[],
 	render: (item: T) => R,
@@ -84,26 +84,49 @@ export function paginate<T, R>(
 	};
 }
 
+/** A filter of a list: a test of a record, or a falsy value for a filter the request does not ask. */
+export type ListFilter<T> = ((record: T) => boolean) | false | '' | undefined;
+
+/**
+ * A list answer (§v0-2.5, §unversioned-2.4): the records newest first, those every filter keeps,
+ * one page of them rendered. Filters run before any rendering (a long list costs its page); `errors`
+ * holds the filters' invalid query parameters, reported with the paging's (400).
+ */
+export function listReply<T extends { seq: number }, R>(
+	req: RequestContext,
+	records: Iterable<T>,
+	render: (record: T) => R,
+	filters: Array<ListFilter<T>> = [],
+	errors = new ErrorBag(),
+): Reply {
+	const tests = filters.filter((f): f is (record: T) => boolean => typeof f === 'function');
+	const all = newestFirst(records);
+	const items = tests.length === 0 ? all : all.filter((r) => tests.every((test) => test(r)));
+	return json(200, paginate(req, items, render, errors));
+}
+
 /**
  * Newest first: by creation sequence (`seq`), never by `created_at`, so ties cannot occur and a
  * record keeps its place whatever the clocks say (as a service ordering by primary key). The stores'
  * maps hold records in creation order, so this is a reversal unless a record is out of place.
  */
-export function newestFirst<T extends { seq: number }>(items: Iterable<T>): T[] {
+function newestFirst<T extends { seq: number }>(items: Iterable<T>): T[] {
 	const out = Array.from(items);
 	for (let i = 1; i < out.length; i++)
 		if (out[i - 1].seq > out[i].seq) return out.sort((a, b) => b.seq - a.seq);
 	return out.reverse();
 }
 
-/** Case-insensitive substring match of `needle` in any of `haystack` (the `search` parameter). */
-export function matchesSearch(
-	needle: string | undefined,
-	haystack: Array<string | null | undefined>,
-): boolean {
-	if (!needle) return true;
-	const n = needle.toLowerCase();
-	return haystack.some((h) => typeof h === 'string' && h.toLowerCase().includes(n));
+/** `search` (§v0-4.2, §v0-4.6, §unversioned-4.1): a case-insensitive substring of any of a record's `texts`. */
+export function searchFilter<T>(
+	req: RequestContext,
+	texts: (record: T) => Array<string | null | undefined>,
+): ListFilter<T> {
+	const needle = queryValue(req.query, 'search')?.toLowerCase();
+	return (
+		!!needle &&
+		((r) => texts(r).some((h) => typeof h === 'string' && h.toLowerCase().includes(needle)))
+	);
 }
 
 /** The values of a metadata object as strings, for `search` (§v0-4.2 "matches filename and metadata values"). */
@@ -123,7 +146,7 @@ const ISO_DATE_TIME =
 export function readCreatedRange(
 	req: RequestContext,
 	errors: ErrorBag,
-): ((createdAt: number) => boolean) | undefined {
+): ListFilter<{ createdAt: number }> {
 	const query = req.query;
 	const bound = (name: string): number | undefined => {
 		const raw = queryValue(query, name);
@@ -142,6 +165,6 @@ export function readCreatedRange(
 	const before = bound('created_at_before');
 	if (req.listQuirks.ignoreDateFilter || (after === undefined && before === undefined))
 		return undefined;
-	return (createdAt) =>
+	return ({ createdAt }) =>
 		(after === undefined || createdAt >= after) && (before === undefined || createdAt <= before);
 }

@@ -5,7 +5,6 @@
  * already analysed (empty text), so a seeded job's state depends only on the clock (§v0-3,
  * §unversioned-3) or on its release.
  */
-import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context';
 import { serviceCreatedAt } from './ingest';
 import type { PageContent } from './pdf';
@@ -111,11 +110,8 @@ export function seedJobs(
 			allowPartial: kind === 'parsing',
 		};
 		if (options.hold) job.held = true;
-		const id = randomUUID();
 		if (kind === 'extraction') {
-			const record: ExtractionRecord = {
-				id,
-				seq: store.nextSeq(),
+			const record = store.add<ExtractionRecord>(store.extractions, {
 				documentName: name,
 				source,
 				server: 'EU-1',
@@ -127,21 +123,16 @@ export function seedJobs(
 				job,
 				cost: 1,
 				createdAt: serviceCreatedAt(job),
-			};
-			store.extractions.set(id, record);
+			});
+			ids.push(record.id);
 		} else {
-			const doc: DocumentRecord = {
-				id: randomUUID(),
-				seq: store.nextSeq(),
+			const doc = store.add<DocumentRecord>(store.documents, {
 				filename: name,
 				source,
 				metadata: {},
 				createdAt: serviceCreatedAt(job),
-			};
-			store.documents.set(doc.id, doc);
-			const parsing: ParsingRecord = {
-				id,
-				seq: store.nextSeq(),
+			});
+			const parsing = store.add<ParsingRecord>(store.parsings, {
 				documentId: doc.id,
 				pictureDescriptionEnabled: false,
 				tableVerificationEnabled: false,
@@ -150,10 +141,9 @@ export function seedJobs(
 				job,
 				pictureIds: [],
 				createdAt: serviceCreatedAt(job),
-			};
-			store.parsings.set(id, parsing);
+			});
+			ids.push(parsing.id);
 		}
-		ids.push(id);
 	}
 	return ids;
 }
@@ -170,15 +160,12 @@ export function seedDocuments(
 	for (let i = 0; i < count; i++) {
 		const { base, service } = app.readClocks();
 		const name = `${prefix}-${i}.pdf`;
-		const doc: DocumentRecord = {
-			id: randomUUID(),
-			seq: app.store.nextSeq(),
+		const doc = app.store.add<DocumentRecord>(app.store.documents, {
 			filename: name,
 			source: seededFile(name, base),
 			metadata: { ...(options.metadata ?? {}) },
 			createdAt: service,
-		};
-		app.store.documents.set(doc.id, doc);
+		});
 		ids.push(doc.id);
 	}
 	return ids;
@@ -194,7 +181,7 @@ export function releaseJobs(app: AppContext, ids?: string[], outcome?: FinalStat
 	const { parsings, extracts, extractions } = app.store;
 	const jobs = ids
 		? ids.map((id) => {
-				const job = (parsings.get(id) ?? extracts.get(id) ?? extractions.get(id))?.job;
+				const job = app.store.job(id)?.job;
 				if (!job) throw new Error(`The emulator has no parsing, extract or extraction ${id}`);
 				return job;
 			})

@@ -15,6 +15,7 @@
  * A held job (`Emulator.seedJobs` with `hold`, or `emulator_hold` in a create request's metadata) is
  * `IN_PROGRESS` until released, final from its release on (once its file is analysed).
  */
+import { lookup } from './http';
 import type { FinalStatus, Job } from './store';
 import type { PageContent } from './pdf';
 
@@ -57,11 +58,20 @@ export function release(job: Job, now: number, outcome?: FinalStatus): void {
 export const SEEDED_FAILURE = 'Seeded failure';
 
 /**
- * A read of a job by id (`GET /v0/parsing/{id}`, `/v0/extract/{id}`, `/extract/{id}/`): the read
- * that uses up an `emulator_hold: n` releases the job, at the read's time `now`.
+ * The job `id` of `map` read by id (`GET /v0/parsing/{id}` §v0-4.7, `/v0/extract/{id}` §v0-4.9,
+ * `/extract/{id}/` §unversioned-4.3), else 404 naming `resource`: the read that uses up an
+ * `emulator_hold: n` releases the job, at the read's time `now`.
  */
-export function countRead(job: Job, now: number): void {
+export function readJob<T extends { job: Job }>(
+	map: Map<string, T>,
+	id: string,
+	resource: string,
+	now: number,
+): T {
+	const record = lookup(map, id, resource);
+	const { job } = record;
 	if (job.readsLeft !== undefined && --job.readsLeft <= 0) release(job, now);
+	return record;
 }
 
 /** Share of the processing time spent queued. */

@@ -3,6 +3,7 @@
  * whether schemas created through the unversioned endpoints are accepted by `/v0/extract` is
  * "not shown" (§v0-2.5); the emulator accepts them.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FileKind, PageContent } from './pdf';
 import type { StoredFile } from './storage';
@@ -185,9 +186,19 @@ export class Store {
 		return Math.round(this.processingMs + Math.random() * (max - this.processingMs));
 	}
 
-	/** A creation sequence number: lists are ordered newest first by it. */
-	nextSeq(): number {
-		return ++this.seq;
+	/** Stores a new record under a fresh UUID with the next creation sequence number (lists are ordered by it). */
+	add<T extends { id: string; seq: number }>(
+		map: Map<string, T>,
+		fields: Omit<T, 'id' | 'seq'>,
+	): T {
+		const record = { id: randomUUID(), seq: ++this.seq, ...fields } as T;
+		map.set(record.id, record);
+		return record;
+	}
+
+	/** The parsing, extract or extraction `id`, whatever its family. */
+	job(id: string): ParsingRecord | ExtractRecord | ExtractionRecord | undefined {
+		return this.parsings.get(id) ?? this.extracts.get(id) ?? this.extractions.get(id);
 	}
 
 	/** A fresh `workflow_session_id` (§unversioned-4.10). */
@@ -201,7 +212,7 @@ export class Store {
 		for (const s of seed.schemas ?? []) {
 			this.schemas.set(s.id, {
 				id: s.id,
-				seq: this.nextSeq(),
+				seq: ++this.seq,
 				name: s.name,
 				description: s.description,
 				additionalInformations: s.additional_informations ?? null,

@@ -4,12 +4,11 @@
  * (§unversioned-5); every path ends with `/` (§unversioned-1 rule 1).
  */
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import JSZip from 'jszip';
 import type { UploadedFile } from './body';
 import type { AppContext, RequestContext, RouteDef } from './context';
-import { queryValue } from './context';
-import { attachment, fileReply } from './files';
+import { queryValue, routesOf } from './context';
+import { attachment, fileReply, PNG_REPLY, TINY_PNG } from './files';
 import {
 	Input,
 	readChoice,
@@ -33,11 +32,10 @@ import {
 	type Reply,
 } from './http';
 import { ingestFile, newJob, serviceCreatedAt } from './ingest';
-import { matchesSearch, newestFirst, paginate } from './listing';
+import { listReply, searchFilter } from './listing';
 import { sniffKind } from './pdf';
-import { TINY_PNG } from './png';
 import { computeResult } from './schema-result';
-import { countRead, jobState, processedPages, statusLabel, type JobState } from './state';
+import { jobState, processedPages, readJob, statusLabel, type JobState } from './state';
 import {
 	SERVERS,
 	type EmulatorControls,
@@ -218,9 +216,7 @@ async function createExtractions(
 	return sources.map((source) => {
 		req.body.retain(source.file);
 		const job = newJob(app, source, settings.controls, { allowPartial: false });
-		const record: ExtractionRecord = {
-			id: randomUUID(),
-			seq: app.store.nextSeq(),
+		return app.store.add<ExtractionRecord>(app.store.extractions, {
 			documentName: source.name,
 			source,
 			server: settings.server,
@@ -232,9 +228,7 @@ async function createExtractions(
 			job,
 			cost: Math.max(1, source.pageCount),
 			createdAt: serviceCreatedAt(job),
-		};
-		app.store.extractions.set(record.id, record);
-		return record;
+		});
 	});
 }
 
@@ -273,7 +267,6 @@ async function createExtraction(app: AppContext, req: RequestContext): Promise<R
 /** GET /extract/ (§unversioned-4.1). `meta_key` + `meta_value` together match that key having that value. */
 async function listExtractions(app: AppContext, req: RequestContext): Promise<Reply> {
 	const errors = new ErrorBag();
-	const search = queryValue(req.query, 'search');
 	const workflowId = queryValue(req.query, 'workflow_id');
 	const sessionRaw = queryValue(req.query, 'workflow_session_id');
 	const metaKey = queryValue(req.query, 'meta_key');
@@ -284,33 +277,26 @@ async function listExtractions(app: AppContext, req: RequestContext): Promise<Re
 		else errors.add('workflow_session_id', 'Enter a number.');
 	}
 	const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
-	const all = newestFirst(app.store.extractions.values());
-	const filtered = Boolean(search || workflowId || session !== undefined || metaKey || metaValue);
-	// Filters first (cheap tests, no rendering); only the page's items are rendered (paginate).
-	const items = !filtered
-		? all
-		: all.filter((e) => {
-				const meta = e.metadata ?? {};
-				if (
-					search &&
-					!matchesSearch(search, [
-						e.documentName,
-						e.schema && app.store.schemas.get(e.schema.id)?.name,
-					])
-				)
-					return false;
-				if (workflowId && e.workflowId !== workflowId) return false;
-				if (session !== undefined && e.workflowSessionId !== session) return false;
-				if (metaKey && !(metaKey in meta)) return false;
-				if (metaValue !== undefined && metaValue !== '') {
+	return listReply(
+		req,
+		app.store.extractions.values(),
+		(e) => renderListItem(app, e, req.now),
+		[
+			searchFilter(req, (e) => [
+				e.documentName,
+				e.schema && app.store.schemas.get(e.schema.id)?.name,
+			]),
+			workflowId && ((e) => e.workflowId === workflowId),
+			session !== undefined && ((e) => e.workflowSessionId === session),
+			metaKey && ((e) => metaKey in (e.metadata ?? {})),
+			metaValue &&
+				((e) => {
+					const meta = e.metadata ?? {};
 					const values = metaKey ? [meta[metaKey]] : Object.values(meta);
-					if (!values.some((v) => v !== undefined && asText(v) === metaValue)) return false;
-				}
-				return true;
-			});
-	return json(
-		200,
-		paginate(req, items, (e) => renderListItem(app, e, req.now), errors),
+					return values.some((v) => v !== undefined && asText(v) === metaValue);
+				}),
+		],
+		errors,
 	);
 }
 
@@ -332,8 +318,7 @@ async function retrieveExtraction(
 	req: RequestContext,
 	id: string,
 ): Promise<Reply> {
-	const e = lookupExtraction(app, id);
-	countRead(e.job, req.now);
+	const e = readJob(app.store.extractions, id, 'Extraction', req.now);
 	const resource = renderExtraction(e, req.now);
 	const download = queryValue(req.query, 'download');
 	if (download === undefined)
@@ -462,15 +447,12 @@ function readSchemaFields(input: Input): SchemaFields {
 async function createSchema(app: AppContext, req: RequestContext): Promise<Reply> {
 	const fields = readSchemaFields(Input.from(await req.body.read(['json'])));
 	const now = app.serviceNow();
-	const record: SchemaRecord = {
-		id: randomUUID(),
-		seq: app.store.nextSeq(),
+	const record = app.store.add<SchemaRecord>(app.store.schemas, {
 		...fields,
 		completionMode: 'CLASSIC',
 		createdAt: now,
 		updatedAt: now,
-	};
-	app.store.schemas.set(record.id, record);
+	});
 	return json(201, renderSchema(record));
 }
 
@@ -533,9 +515,7 @@ async function workflowExtract(app: AppContext, req: RequestContext, id: string)
 
 /** Routes of the unversioned family. */
 export function unversionedRoutes(router: Router<RouteDef>): void {
-	const route = (method: string, p: string, handler: RouteDef['handler']): void => {
-		router.add(method, p, { auth: 'token', handler });
-	};
+	const route = routesOf(router, 'token');
 	route('GET', '/extract/', listExtractions);
 	route('POST', '/extract/', createExtraction);
 	route('GET', '/extract/:id/', (app, req, { id }) => retrieveExtraction(app, req, id));
@@ -555,10 +535,10 @@ export function unversionedRoutes(router: Router<RouteDef>): void {
 	route('GET', '/extract/:id/images/:name/', async (app, _req, { id, name }) => {
 		const e = lookupExtraction(app, id);
 		if (!pageImages(e).some((image) => image.name === name)) throw notFound();
-		return { status: 200, body: TINY_PNG, headers: { 'content-type': 'image/png' } };
+		return PNG_REPLY;
 	});
 	route('GET', '/schema/', async (app, req) =>
-		json(200, paginate(req, newestFirst(app.store.schemas.values()), renderSchema)),
+		listReply(req, app.store.schemas.values(), renderSchema),
 	);
 	route('POST', '/schema/', createSchema);
 	route('GET', '/schema/:id/', async (app, _req, { id }) =>

@@ -4,7 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext, RequestContext, RouteDef } from './context';
-import { queryValue } from './context';
+import { queryValue, routesOf } from './context';
 import {
 	EMPTY_FILE,
 	Input,
@@ -22,10 +22,10 @@ import {
 import type { UploadedFile } from './body';
 import { ErrorBag, isoTimestamp, isUuid, json, lookup, notFound, Router, type Reply } from './http';
 import { fetchUrl, ingestFile, isHttpUrl, newJob, serviceCreatedAt } from './ingest';
-import { matchesSearch, metadataValues, newestFirst, paginate, readCreatedRange } from './listing';
-import { TINY_PNG } from './png';
+import { listReply, metadataValues, readCreatedRange, searchFilter } from './listing';
+import { PNG_REPLY } from './files';
 import { computeResult } from './schema-result';
-import { countRead, jobState, processedPages, statusLabel } from './state';
+import { jobState, processedPages, readJob, statusLabel } from './state';
 import type {
 	DocumentRecord,
 	EmulatorControls,
@@ -203,16 +203,12 @@ function createDocument(
 	metadata: Record<string, unknown>,
 ): DocumentRecord {
 	req.body.retain(source.file);
-	const doc: DocumentRecord = {
-		id: randomUUID(),
-		seq: app.store.nextSeq(),
+	return app.store.add<DocumentRecord>(app.store.documents, {
 		filename,
 		source,
 		metadata,
 		createdAt: app.serviceNow(),
-	};
-	app.store.documents.set(doc.id, doc);
-	return doc;
+	});
 }
 
 /** The documents a `document` input designates, creating them for files and URLs (a URL's file name is its last path segment). */
@@ -269,9 +265,7 @@ function createParsing(
 	share = 1,
 ): ParsingRecord {
 	const job = newJob(app, doc.source, opts.controls, { allowPartial: true, share });
-	const parsing: ParsingRecord = {
-		id: randomUUID(),
-		seq: app.store.nextSeq(),
+	const parsing = app.store.add<ParsingRecord>(app.store.parsings, {
 		documentId: doc.id,
 		pictureDescriptionEnabled: opts.pictureDescriptionEnabled,
 		tableVerificationEnabled: opts.tableVerificationEnabled,
@@ -282,9 +276,8 @@ function createParsing(
 			? Array.from({ length: Math.max(1, doc.source.pageCount) }, () => randomUUID())
 			: [],
 		createdAt: serviceCreatedAt(job),
-	};
+	});
 	for (const pictureId of parsing.pictureIds) app.store.pictures.set(pictureId, parsing.id);
-	app.store.parsings.set(parsing.id, parsing);
 	return parsing;
 }
 
@@ -316,16 +309,16 @@ async function uploadDocument(app: AppContext, req: RequestContext): Promise<Rep
 /** GET /v0/documents (§v0-4.2). */
 async function listDocuments(app: AppContext, req: RequestContext): Promise<Reply> {
 	const errors = new ErrorBag();
-	const inRange = readCreatedRange(req, errors);
-	const search = queryValue(req.query, 'search');
-	let docs = newestFirst(app.store.documents.values());
-	if (inRange || search)
-		docs = docs.filter(
-			(d) =>
-				(!inRange || inRange(d.createdAt)) &&
-				(!search || matchesSearch(search, [d.filename, ...metadataValues(d.metadata)])),
-		);
-	return json(200, paginate(req, docs, renderDocument, errors));
+	return listReply(
+		req,
+		app.store.documents.values(),
+		renderDocument,
+		[
+			readCreatedRange(req, errors),
+			searchFilter(req, (d) => [d.filename, ...metadataValues(d.metadata)]),
+		],
+		errors,
+	);
 }
 
 /**
@@ -363,8 +356,6 @@ async function createParsings(app: AppContext, req: RequestContext): Promise<Rep
 /** GET /v0/parsing (§v0-4.6). List items are full Parsings (fields beyond id and status: "not shown"). */
 async function listParsings(app: AppContext, req: RequestContext): Promise<Reply> {
 	const errors = new ErrorBag();
-	const inRange = readCreatedRange(req, errors);
-	const search = queryValue(req.query, 'search');
 	const status = queryValue(req.query, 'status');
 	if (
 		status !== undefined &&
@@ -373,23 +364,19 @@ async function listParsings(app: AppContext, req: RequestContext): Promise<Reply
 	) {
 		errors.add('status', `Select a valid choice. ${status} is not one of the available choices.`);
 	}
-	// Filters first (no rendering: the status from the job's state); only the page's items are rendered.
-	let items = newestFirst(app.store.parsings.values());
-	if (inRange || search || status) {
-		items = items.filter(
-			(p) =>
-				(!inRange || inRange(p.createdAt)) &&
-				(!search ||
-					matchesSearch(search, [
-						app.store.documents.get(p.documentId)?.filename,
-						...metadataValues(p.metadata),
-					])) &&
-				(!status || statusLabel(jobState(p.job, req.now), 'IN_QUEUE') === status),
-		);
-	}
-	return json(
-		200,
-		paginate(req, items, (p) => renderParsing(app, p, req.now), errors),
+	return listReply(
+		req,
+		app.store.parsings.values(),
+		(p) => renderParsing(app, p, req.now),
+		[
+			readCreatedRange(req, errors),
+			searchFilter(req, (p) => [
+				app.store.documents.get(p.documentId)?.filename,
+				...metadataValues(p.metadata),
+			]),
+			status && ((p) => statusLabel(jobState(p.job, req.now), 'IN_QUEUE') === status),
+		],
+		errors,
 	);
 }
 
@@ -450,23 +437,18 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 		parsing = parsing as ParsingRecord;
 		job = newJob(app, parsing.job.source, opts.controls, { allowPartial: false });
 	}
-	const extract: ExtractRecord = {
-		id: randomUUID(),
-		seq: app.store.nextSeq(),
+	const extract = app.store.add<ExtractRecord>(app.store.extracts, {
 		schema: schema as SchemaSnapshot,
 		parsingId: parsing.id,
 		job,
 		createdAt: serviceCreatedAt(job),
-	};
-	app.store.extracts.set(extract.id, extract);
+	});
 	return json(201, renderExtract(app, extract, app.clock()));
 }
 
 /** Routes of the v0 family. */
 export function v0Routes(router: Router<RouteDef>): void {
-	const route = (method: string, path: string, handler: RouteDef['handler']): void => {
-		router.add(method, path, { auth: 'api-key', handler });
-	};
+	const route = routesOf(router, 'api-key');
 	route('POST', '/v0/documents', uploadDocument);
 	route('GET', '/v0/documents', listDocuments);
 	// GET /v0/documents/{id} (§v0-4.3)
@@ -476,22 +458,16 @@ export function v0Routes(router: Router<RouteDef>): void {
 	route('GET', '/v0/documents/:id/download', (app, req, { id }) => downloadDocument(app, req, id));
 	route('POST', '/v0/parsing', createParsings);
 	route('GET', '/v0/parsing', listParsings);
-	// GET /v0/parsing/{id} (§v0-4.7)
-	route('GET', '/v0/parsing/:id', async (app, req, { id }) => {
-		const parsing = lookup(app.store.parsings, id, 'Parsing');
-		countRead(parsing.job, req.now);
-		return json(200, renderParsing(app, parsing, req.now));
-	});
+	route('GET', '/v0/parsing/:id', async (app, req, { id }) =>
+		json(200, renderParsing(app, readJob(app.store.parsings, id, 'Parsing', req.now), req.now)),
+	);
 	route('POST', '/v0/extract', createExtract);
-	// GET /v0/extract/{id} (§v0-4.9)
-	route('GET', '/v0/extract/:id', async (app, req, { id }) => {
-		const extract = lookup(app.store.extracts, id, 'Extract');
-		countRead(extract.job, req.now);
-		return json(200, renderExtract(app, extract, req.now));
-	});
+	route('GET', '/v0/extract/:id', async (app, req, { id }) =>
+		json(200, renderExtract(app, readJob(app.store.extracts, id, 'Extract', req.now), req.now)),
+	);
 	// A picture's image (§v0-2.2 `picture`: "relative path of the image"); same key as the API.
 	route('GET', '/v0/media/pictures/:pictureId.png', async (app, _req, { pictureId }) => {
 		if (!app.store.pictures.has(pictureId)) throw notFound();
-		return { status: 200, body: TINY_PNG, headers: { 'content-type': 'image/png' } };
+		return PNG_REPLY;
 	});
 }

@@ -14,12 +14,6 @@ export const WORKFLOW_PLAIN = '1e6d6a1f-9c8b-4d63-8b4f-7a2f3e4d5c6b';
 /** A UUID no record has. */
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-/** A 1×1 grey PNG. */
-export const PNG = Buffer.from(
-	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==',
-	'base64',
-);
-
 /**
  * A four-page invoice: page 1 has the Invoice schema's labels (INV-1, 2024-03-01, ACME Corporation,
  * 1,234.50 EUR), pages 2 and 4 one invoice line each (Consulting 1,000.00; Travel 234.50), page 3

@@ -8,9 +8,9 @@
 import { PDFDocument } from 'pdf-lib';
 
 import { startEmulator } from '../../emulator';
+import { TINY_PNG } from '../../emulator/files';
 import {
 	INVOICE_SCHEMA,
-	PNG,
 	UNKNOWN_ID,
 	form,
 	isFinalV0,
@@ -172,7 +172,7 @@ describe('clock offset (setClockOffset)', () => {
 		api.emu.setClockOffset(-15 * 60_000);
 		const upload = await api.call('POST', '/v0/documents', {
 			headers: api.v0(),
-			form: form({ file: { name: `${t}-scan.png`, bytes: PNG } }),
+			form: form({ file: { name: `${t}-scan.png`, bytes: TINY_PNG } }),
 		});
 		expect(upload.status).toBe(201);
 		expect(ms(upload.body.created_at)).toBeLessThan(Date.now() - 14 * 60_000);

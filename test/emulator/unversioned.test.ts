@@ -4,11 +4,11 @@
  */
 import JSZip from 'jszip';
 
+import { TINY_PNG } from '../../emulator/files';
 import { makePdf } from '../../emulator/sample-pdf';
 import {
 	INVOICE_SCHEMA,
 	LINES_SCHEMA,
-	PNG,
 	UNKNOWN_ID,
 	WORKFLOW_EU,
 	WORKFLOW_PLAIN,
@@ -194,7 +194,7 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		expect(api.emu.getCredits()).toBe(1);
 
 		api.emu.setCredits(10_000);
-		const img = await post({ document: { name: 'scan.PNG', bytes: PNG }, server: 'FR-2' });
+		const img = await post({ document: { name: 'scan.PNG', bytes: TINY_PNG }, server: 'FR-2' });
 		expect(img.status).toBe(201);
 		expect(
 			(await api.poll(`/extract/${img.body.id}/`, api.tok(), isFinalUnversioned)).body.content,
