@@ -12,7 +12,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+} from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import {
 	binaryProperty,
@@ -107,6 +114,73 @@ export interface ScaleResult {
 	endedAt: number;
 	ids: string[];
 	failures: string[];
+}
+
+/**
+ * Measure 6's yardstick (`BENCH_SCALE_NODE=requests-only`): a node that does nothing but the node's
+ * requests — per item, the same number of GETs of one finished extract through n8n's
+ * `httpRequestWithAuthentication`, 2 s then 2.5 s apart as the node's polls, at most 5 in flight —
+ * and outputs the last answer. What n8n's own request path costs, without the node's code.
+ */
+class RequestsOnly implements INodeType {
+	description = {
+		displayName: 'Requests Only',
+		name: 'extractionService',
+		group: ['transform'],
+		version: [1, 2],
+		defaultVersion: 2,
+		description: 'Benchmark yardstick',
+		defaults: { name: NODE_NAME },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'extractionServiceApi', required: true }],
+		properties: [],
+	} as unknown as INodeType['description'];
+
+	constructor(
+		private readonly extractId: string,
+		private readonly requestsPerItem: number,
+	) {}
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const self = RequestsOnly.current!;
+		const { baseUrl } = await this.getCredentials('extractionServiceApi');
+		let active = 0;
+		const queue: Array<() => void> = [];
+		const get = async (): Promise<IDataObject> => {
+			if (active >= 5) await new Promise<void>((resolve) => queue.push(resolve));
+			else active++;
+			try {
+				return (await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					'extractionServiceApi',
+					{
+						method: 'GET',
+						url: `${String(baseUrl)}/v0/extract/${self.extractId}`,
+						json: true,
+					},
+				)) as IDataObject;
+			} finally {
+				const next = queue.shift();
+				if (next) next();
+				else active--;
+			}
+		};
+		const output = await Promise.all(
+			this.getInputData().map(async () => {
+				let job: IDataObject = { status: 'FINISHED', id: self.extractId };
+				for (let n = 0; n < self.requestsPerItem; n++) {
+					if (n > 0) await sleep(1500 + 500 * n);
+					job = await get();
+				}
+				return { json: job };
+			}),
+		);
+		return [output];
+	}
+
+	/** The instance whose settings `execute` reads (n8n calls `execute` with its own `this`). */
+	static current?: RequestsOnly;
 }
 
 /** A 67-byte PNG, the smallest image the service takes: what is measured is the node, not the file. */
@@ -368,7 +442,7 @@ async function cpu(config: CpuConfig): Promise<CpuResult> {
 
 /** Measure 6: one execution of `items` tiny PNGs through Extract → Create with Wait for Completion, RSS sampled every 20 ms. */
 async function scale(config: ScaleConfig): Promise<ScaleResult> {
-	const types = loadTypes('dist');
+	let types = loadTypes('dist');
 	const workflow = singleNodeWorkflow(extractParams);
 	const pngs = async (n: number, prefix: string): Promise<INodeExecutionData[]> => {
 		const items: INodeExecutionData[] = [];
@@ -389,6 +463,26 @@ async function scale(config: ScaleConfig): Promise<ScaleResult> {
 		types,
 	);
 	if (warm.error) throw warm.error;
+	// The yardstick (see RequestsOnly): BENCH_SCALE_NODE=requests-only[:n], n GETs an item (default 3).
+	const yardstick = /^requests-only(?::(\d+))?$/.exec(process.env.BENCH_SCALE_NODE ?? '');
+	if (yardstick) {
+		const node = new RequestsOnly(
+			String(warm.output(NODE_NAME)[0]?.json.id),
+			Number(yardstick[1] ?? 3),
+		);
+		RequestsOnly.current = node;
+		types = { ...types, node };
+		const warmYardstick = await run(
+			{
+				workflow,
+				startNode: NODE_NAME,
+				input: await pngs(20, 'warmup-yardstick'),
+				credentials: credentials(config),
+			},
+			types,
+		);
+		if (warmYardstick.error) throw warmYardstick.error;
+	}
 	const items = await pngs(config.items, 'scale');
 	await gc();
 	const baselineRss = process.memoryUsage.rss();
