@@ -1,14 +1,18 @@
 /**
  * Issue 20, items 2, 3 and 4, what the first fixes left: ids matched in any letter case where the
  * node dedupes a list, a byte-order mark that wins over a declared charset, the job named in a
- * refused answer, `__proto__` kept through the redaction pass, and no body read beyond its cap —
- * error pages of downloads included, and the error saying it was cut. Each case but the `__proto__`
+ * refused answer, `__proto__` kept through the redaction pass, and no answer read whole whatever its
+ * size: an error body is read up to its cap (error pages of downloads included, and the error says it
+ * was cut), a JSON answer beyond 32 MiB is refused while it streams. The emulator makes the large
+ * bodies on the fly and counts what it could send before the node left. Each case but the `__proto__`
  * one was written to fail before its fix (what it got is quoted in its name); that one guards the
  * redaction pass, which already kept such a field.
  */
 import { inspect } from 'node:util';
 
-import { MAX_ERROR_BODY_BYTES } from '../nodes/ExtractionService/v1/transport';
+import type { FaultSpec } from '../emulator/faults';
+import { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES } from '../nodes/ExtractionService/v1/transport';
+import { extractGet, listAll, onDocument, onExtraction } from './helpers/params';
 import { fileItem, runNode, useEmulator } from './helpers/setup';
 
 const TOKEN = 'ANSWERS-TOKEN-5e4d3c2b';
@@ -36,11 +40,7 @@ describe('2. Ids match in any letter case', () => {
 			page([UUID.toUpperCase(), OTHER.toUpperCase()], `${emulator().url}/extract/?page=3`),
 			page([], null),
 		]);
-		const { items, error } = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'getAll',
-			returnAll: true,
-		});
+		const { items, error } = await runNode(emulator(), listAll('extraction'));
 		expect({
 			error: error?.message,
 			ids: items.map((i) => i.json.id),
@@ -60,11 +60,7 @@ describe('3. Answers that are valid but unusual', () => {
 		emulator().injectFaults({ method: 'GET', path: `/v0/extract/${UUID}` }, [
 			{ status: 200, body: `\uFEFF${json}`, contentType: 'application/json; charset=iso-8859-1' },
 		]);
-		const { items, error } = await runNode(emulator(), {
-			resource: 'extract',
-			operation: 'get',
-			extractId: UUID,
-		});
+		const { items, error } = await runNode(emulator(), extractGet(UUID));
 		expect({ error: error?.message, supplier: items[0]?.json.supplier }).toEqual({
 			error: undefined,
 			supplier: 'Müller Straße',
@@ -108,11 +104,7 @@ describe('3. Answers that are valid but unusual', () => {
 				contentType: 'application/json',
 			},
 		]);
-		const result = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'get',
-			extractionId: UUID,
-		});
+		const result = await runNode(emulator(), onExtraction('get', UUID));
 		// Simplify (on by default) puts the extracted fields at the top level.
 		const json = result.items[0]?.json ?? {};
 		expect({
@@ -136,20 +128,49 @@ describe('4. No body is read beyond its cap', () => {
 		emulator()
 			.requests.filter((r) => r.path === path)
 			.map((r) => r.sentBytes ?? 0);
+	const documentPath = `/v0/documents/${UUID}`;
 
-	it(`an error page longer than ${MAX_ERROR_BODY_BYTES / 1024} KiB: the error says it was cut (nothing said so)`, async () => {
-		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${UUID}` }, [
-			{ status: 400, streamBytes: 4 * MiB, contentType: 'application/json' },
-		]);
+	/** Document → Get of UUID (with these Options) answered with `fault`: the run's error. */
+	async function getAnswered(fault: FaultSpec, options: Record<string, unknown> = {}) {
+		emulator().clearLog();
+		emulator().injectFaults({ method: 'GET', path: documentPath }, [fault]);
 		const { error } = await runNode(emulator(), {
 			resource: 'document',
 			operation: 'get',
 			documentId: UUID,
+			options,
+		});
+		return error;
+	}
+
+	it(`an error page longer than ${MAX_ERROR_BODY_BYTES / 1024} KiB: the error says it was cut (nothing said so)`, async () => {
+		const error = await getAnswered({
+			status: 400,
+			streamBytes: 4 * MiB,
+			contentType: 'application/json',
 		});
 		expect(error?.message).toMatch(/^The service rejected the request: /);
 		expect(String(error?.description)).toContain(
 			`The service's answer was longer than ${MAX_ERROR_BODY_BYTES / 1024} KiB: only its start was read.`,
 		);
+	});
+
+	it('a 400 MiB error page: the error comes at once, and the node stopped reading (it read it all, or crashed)', async () => {
+		const error = await getAnswered(
+			{ status: 400, streamBytes: 400 * MiB, contentType: 'text/html' },
+			{ maxRetries: 0 },
+		);
+		expect(error?.message).toMatch(/^The service rejected the request: \[/);
+		// Socket buffers hold some MiB; reading all of it would send all 400.
+		expect(Math.max(...sent(documentPath))).toBeLessThan(64 * MiB);
+	});
+
+	it(`a JSON answer beyond ${MAX_ANSWER_BYTES / MiB} MiB is refused with a clear error while it streams`, async () => {
+		const error = await getAnswered({ status: 200, streamBytes: 400 * MiB });
+		expect(error?.message).toBe(
+			`The service answered HTTP 200 with an answer larger than ${MAX_ANSWER_BYTES / MiB} MiB instead of a JSON object`,
+		);
+		expect(Math.max(...sent(documentPath))).toBeLessThan(MAX_ANSWER_BYTES + 32 * MiB);
 	});
 
 	it('a download answered by a 48 MiB error page: read up to the cap, and the node stopped reading (it read all of it)', async () => {
@@ -162,11 +183,7 @@ describe('4. No body is read beyond its cap', () => {
 		emulator().injectFaults({ method: 'GET', path }, [
 			{ status: 404, streamBytes: 48 * MiB, contentType: 'text/html' },
 		]);
-		const { error } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'download',
-			documentId: id,
-		});
+		const { error } = await runNode(emulator(), onDocument('download', id));
 		expect(error?.message).toBe(`Document ${id} was not found`);
 		expect(String(error?.description)).toContain(
 			`The service's answer was longer than ${MAX_ERROR_BODY_BYTES / 1024} KiB: only its start was read.`,

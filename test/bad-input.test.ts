@@ -1,6 +1,14 @@
 import {
-	INVOICE_SCHEMA,
-	SAMPLE_PDF,
+	attachments,
+	byId,
+	documentUpload,
+	extractCreate,
+	extractionCreate,
+	listAll,
+	onDocument,
+	onExtraction,
+} from './helpers/params';
+import {
 	WORKFLOW_WITH_SCHEMA,
 	credentialsFor,
 	fileItem,
@@ -11,24 +19,6 @@ import {
 const emulator = useEmulator();
 
 const UUID = '11111111-2222-4333-8444-555555555555';
-const extract = (extra: Record<string, unknown>) => ({
-	resource: 'extract',
-	operation: 'create',
-	source: 'binary',
-	schemaId: INVOICE_SCHEMA,
-	...extra,
-});
-const extraction = (extra: Record<string, unknown>) => ({
-	resource: 'extraction',
-	operation: 'create',
-	server: 'EU-1',
-	...extra,
-});
-const upload = (options: Record<string, unknown>) => ({
-	resource: 'document',
-	operation: 'upload',
-	options,
-});
 const schemaCreate = (extra: Record<string, unknown>) => ({
 	resource: 'schema',
 	operation: 'create',
@@ -54,36 +44,36 @@ const cases: Case[] = [
 	// binary input
 	{
 		name: 'missing binary property',
-		parameters: extract({ binaryPropertyName: 'invoice' }),
+		parameters: extractCreate({ binaryPropertyName: 'invoice' }),
 		message: /^Parameter "Input Binary Field": item 0 has no binary property "invoice"$/,
 	},
 	{
 		name: 'no binary data at all',
-		parameters: extract({}),
+		parameters: extractCreate(),
 		input: 'none',
 		message: /^Parameter "Input Binary Field": item 0 has no binary property "data"$/,
 	},
 	{
 		name: 'one missing name in a comma list',
-		parameters: extract({ binaryPropertyName: 'attachment_0, attachment_9' }),
+		parameters: extractCreate({ binaryPropertyName: 'attachment_0, attachment_9' }),
 		input: 'attachments',
 		message: /^Parameter "Input Binary Field": item 0 has no binary property "attachment_9"$/,
 	},
 	{
 		name: 'All Binary Properties on an item without files',
-		parameters: extract({ options: { allBinaryProperties: true } }),
+		parameters: extractCreate({ options: { allBinaryProperties: true } }),
 		input: 'none',
 		message: /^Item 0 has no binary data to upload$/,
 	},
 	{
 		name: 'empty file',
-		parameters: extract({}),
+		parameters: extractCreate(),
 		input: 'empty',
 		message: /^The file "empty\.pdf" in binary property "data" is empty$/,
 	},
 	{
 		name: 'unsupported type for extractions (.docx)',
-		parameters: extraction({}),
+		parameters: extractionCreate(),
 		input: 'docx',
 		message: /^The file "offer\.docx" \(.+\) is not a type the service accepts$/,
 	},
@@ -95,46 +85,46 @@ const cases: Case[] = [
 	},
 	{
 		name: '.png whose MIME type is not an image',
-		parameters: extraction({}),
+		parameters: extractionCreate(),
 		input: 'pngAsText',
 		message: /^The file "scan\.png" \(text\/plain\) is not a type the service accepts$/,
 	},
 	// page range
 	{
 		name: 'page start after page end',
-		parameters: upload({ pdfPageStart: 3, pdfPageEnd: 2 }),
+		parameters: documentUpload({ pdfPageStart: 3, pdfPageEnd: 2 }),
 		message: /^Parameter "First Page" \(3\) is after "Last Page" \(2\)$/,
 	},
 	{
 		name: 'page start zero',
-		parameters: upload({ pdfPageStart: 0 }),
+		parameters: documentUpload({ pdfPageStart: 0 }),
 		message: /^Parameter "First Page" must be a whole number of 1 or more, got 0$/,
 	},
 	{
 		name: 'page end negative',
-		parameters: upload({ pdfPageEnd: -2 }),
+		parameters: documentUpload({ pdfPageEnd: -2 }),
 		message: /^Parameter "Last Page" must be a whole number of 1 or more, got -2$/,
 	},
 	{
 		name: 'page start not an integer',
-		parameters: extraction({ options: { pdfPageStart: 1.5 } }),
+		parameters: extractionCreate({ options: { pdfPageStart: 1.5 } }),
 		message: /^Parameter "First Page" must be a whole number of 1 or more, got 1\.5$/,
 	},
 	// JSON parameters
 	{
 		name: 'malformed metadata JSON',
-		parameters: extract({ options: { metadata: '{"a": 1' } }),
+		parameters: extractCreate({ options: { metadata: '{"a": 1' } }),
 		message: /^Parameter "Metadata" is not valid JSON/,
 	},
 	{
 		name: 'metadata an array',
-		parameters: upload({ metadata: '[1, 2]' }),
+		parameters: documentUpload({ metadata: '[1, 2]' }),
 		message:
 			/^Parameter "Metadata" must be a JSON object such as \{"key": "value"\}, got an array$/,
 	},
 	{
 		name: 'metadata a string',
-		parameters: extraction({ options: { metadata: '"invoice"' } }),
+		parameters: extractionCreate({ options: { metadata: '"invoice"' } }),
 		message: /^Parameter "Metadata" must be a JSON object .*, got a string$/,
 	},
 	{
@@ -158,7 +148,7 @@ const cases: Case[] = [
 		parameters: {
 			resource: 'schema',
 			operation: 'update',
-			schema: { __rl: true, mode: 'id', value: UUID },
+			schema: byId(UUID),
 			updateFields: {},
 		},
 		message: /^Parameter "Update Fields" is empty/,
@@ -166,22 +156,22 @@ const cases: Case[] = [
 	// identifiers
 	{
 		name: 'schema id not a UUID',
-		parameters: extract({ schemaId: 'invoice-schema' }),
+		parameters: extractCreate({ schemaId: 'invoice-schema' }),
 		message: /^Parameter "Schema ID" must be a UUID, got "invoice-schema"$/,
 	},
 	{
 		name: 'schema locator value not a UUID (expression)',
-		parameters: extraction({ schema: { __rl: true, mode: 'id', value: '={{ "abc" }}' } }),
+		parameters: extractionCreate({ schema: byId('={{ "abc" }}') }),
 		message: /^Parameter "Schema" must be a UUID, got "abc"$/,
 	},
 	{
 		name: 'parsing id not a UUID',
-		parameters: extract({ source: 'parsingId', parsingId: '42' }),
+		parameters: extractCreate({ source: 'parsingId', parsingId: '42' }),
 		message: /^Parameter "Parsing ID" must be a UUID, got "42"$/,
 	},
 	{
 		name: 'document id not a UUID',
-		parameters: { resource: 'document', operation: 'get', documentId: 'doc_1' },
+		parameters: onDocument('get', 'doc_1'),
 		message: /^Parameter "Document ID" must be a UUID, got "doc_1"$/,
 	},
 	{
@@ -191,12 +181,7 @@ const cases: Case[] = [
 	},
 	{
 		name: 'extraction id not a UUID',
-		parameters: {
-			resource: 'extraction',
-			operation: 'download',
-			extractionId: '1234',
-			format: 'csv',
-		},
+		parameters: onExtraction('download', '1234', { format: 'csv' }),
 		message: /^Parameter "Extraction ID" must be a UUID, got "1234"$/,
 	},
 	{
@@ -207,7 +192,7 @@ const cases: Case[] = [
 	},
 	{
 		name: 'neither parsing nor document: the chosen source is empty',
-		parameters: extract({ source: 'documentId', documentId: '={{ $json.doc }}' }),
+		parameters: extractCreate({ source: 'documentId', documentId: '={{ $json.doc }}' }),
 		input: 'jsonEmpty',
 		message: /^Parameter "Document ID" is empty$/,
 	},
@@ -230,7 +215,7 @@ const cases: Case[] = [
 	},
 	{
 		name: 'file: URL',
-		parameters: extract({ source: 'url', url: 'file:///etc/passwd' }),
+		parameters: extractCreate({ source: 'url', url: 'file:///etc/passwd' }),
 		message:
 			/^Parameter "URL" must be an http:\/\/ or https:\/\/ URL, got "file:\/\/\/etc\/passwd"$/,
 	},
@@ -257,7 +242,7 @@ const cases: Case[] = [
 	},
 	{
 		name: 'timeout 0',
-		parameters: extract({ options: { timeout: 0 } }),
+		parameters: extractCreate({ options: { timeout: 0 } }),
 		message: /^Parameter "Wait Timeout" must be a number of seconds from 0\.001 to 2147483, got 0$/,
 	},
 	{
@@ -274,7 +259,7 @@ const cases: Case[] = [
 	},
 	{
 		name: 'concurrency 0',
-		parameters: extract({ options: { concurrency: 0 } }),
+		parameters: extractCreate({ options: { concurrency: 0 } }),
 		message: /^Parameter "Concurrency" must be a whole number from 1 to 50, got 0$/,
 	},
 	{
@@ -311,13 +296,13 @@ const cases: Case[] = [
 	// credentials
 	{
 		name: 'Base URL without scheme',
-		parameters: extract({}),
+		parameters: extractCreate(),
 		baseUrl: 'api.example.com',
 		message: /^The credential's Base URL "api\.example\.com" is not a valid http\(s\) URL$/,
 	},
 	{
 		name: 'Base URL with another scheme',
-		parameters: { resource: 'schema', operation: 'getAll', returnAll: true },
+		parameters: listAll('schema'),
 		baseUrl: 'ftp://api.example.com',
 		message: /^The credential's Base URL "ftp:\/\/api\.example\.com" is not a valid http\(s\) URL$/,
 	},
@@ -348,7 +333,7 @@ async function inputFor(kind: Input = 'pdf') {
 				data: { bytes: Buffer.from('hello'), fileName: 'scan.png', mimeType: 'text/plain' },
 			});
 		case 'attachments':
-			return await fileItem({ attachment_0: { bytes: SAMPLE_PDF, fileName: 'a.pdf' } });
+			return await attachments('a.pdf');
 		default:
 			return await fileItem();
 	}

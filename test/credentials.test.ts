@@ -25,115 +25,26 @@ function requestsWithSecret(origin: 'api' | 'files') {
 }
 
 describe('Extraction Service API credential (§v0-5)', () => {
-	const type = new ExtractionServiceApi();
-
 	it('sends the key as X-API-Key to the Base URL origin, trailing slash or not', async () => {
 		for (const baseUrl of ['https://api.example.com', 'https://api.example.com/']) {
 			const out = await authenticate(
-				type,
+				new ExtractionServiceApi(),
 				{ baseUrl, apiKey: 'k-1' },
 				{ url: 'https://api.example.com/v0/extract' },
 			);
 			expect(out.headers).toEqual({ 'X-API-Key': 'k-1' });
 		}
 	});
-
-	it('sends nothing to another origin (pre-signed download URLs)', async () => {
-		const out = await authenticate(
-			type,
-			{ baseUrl: 'https://api.example.com', apiKey: 'k-1' },
-			{ url: 'https://files.example.net/doc.pdf' },
-		);
-		expect(out.headers).toBeUndefined();
-	});
-
-	it('keeps the key secret in the UI (password field)', () => {
-		expect(type.properties.find((p) => p.name === 'apiKey')?.typeOptions?.password).toBe(true);
-	});
-
-	it('tests with GET /v0/documents?page=1&size=1: OK with the key, Error with a wrong one', async () => {
-		expect(
-			await runCredentialTest(type.name, {
-				baseUrl: `${emulator().url}/`,
-				apiKey: emulator().apiKey,
-			}),
-		).toEqual({
-			status: 'OK',
-			message: 'Connection successful!',
-		});
-		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([
-			['api', 'GET', '/v0/documents', 200],
-		]);
-		expect(emulator().requests[0].query).toEqual({ page: '1', size: '1' });
-		expect(emulator().requests[0].headers['x-api-key']).toBe(emulator().apiKey);
-
-		emulator().clearLog();
-		expect(await runCredentialTest(type.name, { baseUrl: emulator().url, apiKey: 'nope' })).toEqual(
-			{ status: 'Error', message: 'Unauthorized' },
-		);
-		// n8n-core's httpRequestWithAuthentication retries a 401 once after preAuthentication: 1 or 2 requests.
-		expect(emulator().requests.length).toBeGreaterThanOrEqual(1);
-		for (const r of emulator().requests)
-			expect([r.origin, r.path, r.status, r.headers['x-api-key']]).toEqual([
-				'api',
-				'/v0/documents',
-				401,
-				'nope',
-			]);
-	});
 });
 
 describe('Extraction Service Token API credential (§unversioned-5)', () => {
-	const type = new ExtractionServiceTokenApi();
-
 	it('sends the raw token as Authorization, without "Bearer"', async () => {
 		const out = await authenticate(
-			type,
+			new ExtractionServiceTokenApi(),
 			{ baseUrl: 'https://api.example.com/', token: 't-1' },
 			{ url: 'https://api.example.com/schema/' },
 		);
 		expect(out.headers).toEqual({ Authorization: 't-1' });
-	});
-
-	it('sends nothing to another origin', async () => {
-		const out = await authenticate(
-			type,
-			{ baseUrl: 'https://api.example.com', token: 't-1' },
-			{ url: 'http://api.example.com/schema/' },
-		);
-		expect(out.headers).toBeUndefined();
-	});
-
-	it('keeps the token secret in the UI (password field)', () => {
-		expect(type.properties.find((p) => p.name === 'token')?.typeOptions?.password).toBe(true);
-	});
-
-	it('tests with GET /schema/?page=1&size=1: OK with the token, Error with a wrong one', async () => {
-		expect(
-			await runCredentialTest(type.name, { baseUrl: emulator().url, token: emulator().token }),
-		).toEqual({
-			status: 'OK',
-			message: 'Connection successful!',
-		});
-		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([
-			['api', 'GET', '/schema/', 200],
-		]);
-		expect(emulator().requests[0].query).toEqual({ page: '1', size: '1' });
-		expect(emulator().requests[0].headers.authorization).toBe(emulator().token);
-
-		emulator().clearLog();
-		expect(
-			await runCredentialTest(type.name, { baseUrl: `${emulator().url}/`, token: 'nope' }),
-		).toEqual({ status: 'Error', message: 'Unauthorized' });
-		// n8n-core's httpRequestWithAuthentication retries a 401 once after preAuthentication: 1 or 2 requests.
-		expect(emulator().requests.length).toBeGreaterThanOrEqual(1);
-		for (const r of emulator().requests)
-			expect([r.origin, r.path, r.status, r.headers.authorization]).toEqual([
-				'api',
-				'/schema/',
-				401,
-				'nope',
-			]);
 	});
 });
 
@@ -142,17 +53,55 @@ describe.each([
 		type: new ExtractionServiceApi(),
 		path: '/v0/documents',
 		header: 'x-api-key',
-		secret: () => ({ apiKey: emulator().apiKey }),
+		secretName: 'apiKey',
+		secret: () => emulator().apiKey,
+		// A pre-signed download URL.
+		elsewhere: 'https://files.example.net/doc.pdf',
 	},
 	{
 		type: new ExtractionServiceTokenApi(),
 		path: '/schema/',
 		header: 'authorization',
-		secret: () => ({ token: emulator().token }),
+		secretName: 'token',
+		secret: () => emulator().token,
+		// The same host over another scheme.
+		elsewhere: 'http://api.example.com/schema/',
 	},
-])(
-	'$type.displayName: the Test button through n8n-core (CredentialsTester path)',
-	({ type, path, header, secret }) => {
+])('$type.displayName', ({ type, path, header, secretName, secret, elsewhere }) => {
+	it('sends nothing to another origin', async () => {
+		const out = await authenticate(
+			type,
+			{ baseUrl: 'https://api.example.com', [secretName]: 'secret-1' },
+			{ url: elsewhere },
+		);
+		expect(out.headers).toBeUndefined();
+	});
+
+	it('keeps the secret in the UI (password field)', () => {
+		expect(type.properties.find((p) => p.name === secretName)?.typeOptions?.password).toBe(true);
+	});
+
+	it('tests with GET ?page=1&size=1 on its list endpoint: OK with the secret, Error with a wrong one', async () => {
+		expect(
+			await runCredentialTest(type.name, { baseUrl: `${emulator().url}/`, [secretName]: secret() }),
+		).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(emulator().requests.map((r) => [r.origin, r.method, r.path, r.status])).toEqual([
+			['api', 'GET', path, 200],
+		]);
+		expect(emulator().requests[0].query).toEqual({ page: '1', size: '1' });
+		expect(emulator().requests[0].headers[header]).toBe(secret());
+
+		emulator().clearLog();
+		expect(
+			await runCredentialTest(type.name, { baseUrl: emulator().url, [secretName]: 'nope' }),
+		).toEqual({ status: 'Error', message: 'Unauthorized' });
+		// n8n-core's httpRequestWithAuthentication retries a 401 once after preAuthentication: 1 or 2 requests.
+		expect(emulator().requests.length).toBeGreaterThanOrEqual(1);
+		for (const r of emulator().requests)
+			expect([r.origin, r.path, r.status, r.headers[header]]).toEqual(['api', path, 401, 'nope']);
+	});
+
+	describe('the Test button through n8n-core (CredentialsTester path)', () => {
 		afterEach(() => emulator().clearFaults());
 
 		it('stops at a Base URL answering 302 to another origin, says so, and sends the secret nowhere but the Base URL', async () => {
@@ -160,7 +109,10 @@ describe.each([
 				{ status: 302, location: `${emulator().filesUrl}/somewhere` },
 			]);
 
-			const result = await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() });
+			const result = await runCredentialTest(type.name, {
+				baseUrl: emulator().url,
+				[secretName]: secret(),
+			});
 
 			expect(requestsWithSecret('files')).toEqual([]);
 			expect(emulator().requests.filter((r) => r.origin === 'files')).toEqual([]);
@@ -174,7 +126,10 @@ describe.each([
 			emulator().injectFaults({ method: 'GET', path }, [
 				{ status, location: `${emulator().filesUrl}/somewhere` },
 			]);
-			const result = await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() });
+			const result = await runCredentialTest(type.name, {
+				baseUrl: emulator().url,
+				[secretName]: secret(),
+			});
 			expect(result).toEqual({ status: 'Error', message: REDIRECT_MESSAGE });
 			expect(emulator().requests.filter((r) => r.origin === 'files')).toEqual([]);
 		});
@@ -182,29 +137,35 @@ describe.each([
 		it('trims whitespace around the Base URL and tolerates a trailing slash', async () => {
 			const result = await runCredentialTest(type.name, {
 				baseUrl: `  ${emulator().url}/  `,
-				...secret(),
+				[secretName]: secret(),
 			});
 
 			expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
 			expect(emulator().requests.map((r) => [r.origin, r.path, r.status])).toEqual([
 				['api', path, 200],
 			]);
-			expect(emulator().requests[0].headers[header]).toBe(Object.values(secret())[0]);
+			expect(emulator().requests[0].headers[header]).toBe(secret());
 		});
 
 		it('is OK with good credentials and an Error with a wrong secret', async () => {
-			expect(await runCredentialTest(type.name, { baseUrl: emulator().url, ...secret() })).toEqual({
+			expect(
+				await runCredentialTest(type.name, { baseUrl: emulator().url, [secretName]: secret() }),
+			).toEqual({
 				status: 'OK',
 				message: 'Connection successful!',
 			});
-			const wrong = Object.fromEntries(Object.keys(secret()).map((k) => [k, 'wrong-secret']));
-			expect(await runCredentialTest(type.name, { baseUrl: emulator().url, ...wrong })).toEqual({
+			expect(
+				await runCredentialTest(type.name, {
+					baseUrl: emulator().url,
+					[secretName]: 'wrong-secret',
+				}),
+			).toEqual({
 				status: 'Error',
 				message: 'Unauthorized',
 			});
 			expect(emulator().requests.every((r) => r.origin === 'api' && r.path === path)).toBe(true);
 			expect(emulator().requests.map((r) => [r.status, r.headers[header]])).toEqual([
-				[200, Object.values(secret())[0]],
+				[200, secret()],
 				// n8n-core retries a 401 once (see above): every further request is the 401 with the wrong secret.
 				...emulator()
 					.requests.slice(1)
@@ -212,5 +173,5 @@ describe.each([
 			]);
 			expect(emulator().requests.length).toBeGreaterThanOrEqual(2);
 		});
-	},
-);
+	});
+});

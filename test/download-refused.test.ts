@@ -3,6 +3,7 @@
  * or expired link (naming the storage origin only), not as credits or a wrong API key. Written to
  * fail before the fix.
  */
+import { onDocument } from './helpers/params';
 import { runNode, useEmulator } from './helpers/setup';
 
 const emulator = useEmulator({ processingMs: 0 });
@@ -44,11 +45,7 @@ describe('A download link the storage host refuses', () => {
 			{ status: 302, location: storage },
 		]);
 		if (fault) emulator().injectFaults({ method: 'GET', path: storagePath }, [{ status: fault }]);
-		const { error } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'download',
-			documentId: id,
-		});
+		const { error } = await runNode(emulator(), onDocument('download', id));
 		expect({
 			message: error?.message,
 			description: String((error as { description?: string } | undefined)?.description ?? ''),

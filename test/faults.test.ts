@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 
-import { extractWithOptions } from './helpers/params';
+import { extractWithOptions, onDocument } from './helpers/params';
 import { apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
 
 const emulator = useEmulator();
@@ -31,11 +31,7 @@ describe('Safe requests (GET, DELETE, polls) are retried', () => {
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${doc.items[0].json.id}` }, [
 			{ drop: true },
 		]);
-		const { items, error } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'get',
-			documentId: doc.items[0].json.id,
-		});
+		const { items, error } = await runNode(emulator(), onDocument('get', doc.items[0].json.id));
 		expect(error).toBeUndefined();
 		expect(items[0].json.id).toBe(doc.items[0].json.id);
 		expect(

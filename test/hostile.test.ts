@@ -9,6 +9,8 @@ import {
 	attachments,
 	extractWithOptions,
 	extractionWithOptions,
+	listAll,
+	onDocument,
 	onExtraction,
 	visible,
 } from './helpers/params';
@@ -96,11 +98,7 @@ describe('2. Redirects and HTML are errors outside Download', () => {
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [
 			{ status: 301, location: 'https://api.example.com/v0/documents?page=1&sig=PRIVATE' },
 		]);
-		const { error, items } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'getAll',
-			returnAll: true,
-		});
+		const { error, items } = await runNode(emulator(), listAll('document'));
 		expect(items).toEqual([]);
 		expect(error?.message).toBe(
 			'The service answered HTTP 301, a redirect to https://api.example.com',
@@ -128,12 +126,7 @@ describe('2. Redirects and HTML are errors outside Download', () => {
 	});
 
 	it.each([
-		[
-			'Get Many (no more "zero items")',
-			{ resource: 'document', operation: 'getAll', returnAll: true },
-			'GET',
-			'/v0/documents',
-		],
+		['Get Many (no more "zero items")', listAll('document'), 'GET', '/v0/documents'],
 		[
 			'Delete (no more "deleted: true")',
 			onExtraction('delete', '11111111-2222-4333-8444-555555555555'),
@@ -172,11 +165,7 @@ describe('2b. Download follows only http(s) redirects', () => {
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}/download` }, [
 			{ status: 302, location: 'file:///etc/passwd' },
 		]);
-		const { error, items } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'download',
-			documentId: id,
-		});
+		const { error, items } = await runNode(emulator(), onDocument('download', id));
 		expect(items).toEqual([]);
 		expect(error?.message).toBe(
 			'The service redirected the download to a file address, which the node does not follow',
@@ -206,11 +195,7 @@ describe('3. Secrets echoed back never reach an error, an item or a log', () => 
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}` }, [
 			{ json: { id, filename: 'a.pdf', note: `seen key ${KEY}` } },
 		]);
-		const result = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'get',
-			documentId: id,
-		});
+		const result = await runNode(emulator(), onDocument('get', id));
 		expect(result.items[0].json.note).toBe('seen key [redacted]');
 		expect(visible(result)).not.toContain(KEY);
 	});
@@ -225,11 +210,7 @@ describe('3. Secrets echoed back never reach an error, an item or a log', () => 
 				contentType: 'application/json',
 			},
 		]);
-		const result = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'get',
-			documentId: id,
-		});
+		const result = await runNode(emulator(), onDocument('get', id));
 		expect(result.items[0].json.note).toBe('seen key [redacted]');
 		expect(visible(result)).not.toContain(KEY);
 	});
@@ -258,11 +239,7 @@ describe('4. Paging ends, whatever next says', () => {
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [
 			{ ...page(['a', 'b'], 'http://x/v0/documents?page=2'), forever: true },
 		]);
-		const { items, error } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'getAll',
-			returnAll: true,
-		});
+		const { items, error } = await runNode(emulator(), listAll('document'));
 		expect(error).toBeUndefined();
 		expect(items.map((i) => i.json.id)).toEqual(['a', 'b']);
 		expect(gets()).toHaveLength(2);
@@ -274,11 +251,7 @@ describe('4. Paging ends, whatever next says', () => {
 			page(['c', 'd'], 'n', 4),
 			page(['e'], 'n', 4),
 		]);
-		const { items } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'getAll',
-			returnAll: true,
-		});
+		const { items } = await runNode(emulator(), listAll('document'));
 		expect(items.map((i) => i.json.id)).toEqual(['a', 'b', 'c', 'd']);
 		expect(gets()).toHaveLength(2);
 	});
@@ -286,11 +259,7 @@ describe('4. Paging ends, whatever next says', () => {
 	it('new items on every page, without end: a clear error at the page cap', async () => {
 		const pages = Array.from({ length: 1001 }, (_, i) => page([`d${i}`], 'n'));
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, pages);
-		const { error } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'getAll',
-			returnAll: true,
-		});
+		const { error } = await runNode(emulator(), listAll('document'));
 		expect(error?.message).toBe(
 			'Stopped reading the list after 1000 pages: the service kept announcing a next page',
 		);
@@ -310,11 +279,7 @@ describe('4. Paging ends, whatever next says', () => {
 		],
 	])('a list answer that is not a page (%s) is an error', async (_name, json, message) => {
 		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{ json }]);
-		const { error, items } = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'getAll',
-			returnAll: true,
-		});
+		const { error, items } = await runNode(emulator(), listAll('extraction'));
 		expect(items).toEqual([]);
 		expect(error?.name).toBe('NodeApiError');
 		expect(error?.message).toBe(message);

@@ -3,6 +3,7 @@
  * retried, gets 404, and that 404 means it is gone: the item outputs `deleted: true`. A 404 on the
  * first attempt still fails (a wrong id). Written to fail before the fix.
  */
+import { byId, extractionCreate, onExtraction } from './helpers/params';
 import { INVOICE_SCHEMA, apiRequests, fileItem, runNode, useEmulator } from './helpers/setup';
 
 const emulator = useEmulator({ processingMs: 0 });
@@ -12,13 +13,7 @@ afterEach(() => emulator().clearFaults());
 async function newExtraction(): Promise<string> {
 	const { items, error } = await runNode(
 		emulator(),
-		{
-			resource: 'extraction',
-			operation: 'create',
-			server: 'EU-1',
-			schema: { __rl: true, mode: 'id', value: INVOICE_SCHEMA },
-			waitForCompletion: false,
-		},
+		extractionCreate({ schema: byId(INVOICE_SCHEMA), waitForCompletion: false }),
 		[await fileItem()],
 	);
 	if (error) throw error;
@@ -35,11 +30,7 @@ describe('Idempotent delete', () => {
 			const id = await newExtraction();
 			emulator().clearLog();
 			emulator().injectFaults({ method: 'DELETE', path: `/extract/${id}/` }, [fault]);
-			const { items, error } = await runNode(emulator(), {
-				resource: 'extraction',
-				operation: 'delete',
-				extractionId: id,
-			});
+			const { items, error } = await runNode(emulator(), onExtraction('delete', id));
 			const deletes = apiRequests(emulator())
 				.filter((r) => r.method === 'DELETE')
 				.map((r) => r.status);
@@ -67,7 +58,7 @@ describe('Idempotent delete', () => {
 		const { items, error } = await runNode(emulator(), {
 			resource: 'schema',
 			operation: 'delete',
-			schema: { __rl: true, mode: 'id', value: id },
+			schema: byId(id),
 		});
 		expect({ error: error?.message, deleted: items[0]?.json.deleted }).toEqual({
 			error: undefined,
@@ -76,11 +67,10 @@ describe('Idempotent delete', () => {
 	});
 
 	it('a 404 on the first attempt still fails: the id was wrong', async () => {
-		const { error } = await runNode(emulator(), {
-			resource: 'extraction',
-			operation: 'delete',
-			extractionId: '0f1e2d3c-4b5a-4697-8899-aabbccddeeff',
-		});
+		const { error } = await runNode(
+			emulator(),
+			onExtraction('delete', '0f1e2d3c-4b5a-4697-8899-aabbccddeeff'),
+		);
 		expect(error?.message).toMatch(/not found/i);
 	});
 });

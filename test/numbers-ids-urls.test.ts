@@ -3,30 +3,26 @@
  * ids in another letter case (UUIDs are case-insensitive), and a Base URL carrying a user and
  * password. Each case was written to fail before its fix.
  */
-import {
-	INVOICE_SCHEMA,
-	apiRequests,
-	credentialsFor,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { extractCreate, extractGet, extractWithOptions, listAll } from './helpers/params';
+import { apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
 
 const emulator = useEmulator({ processingMs: 0 });
 
 afterEach(() => emulator().clearFaults());
 
-const extractCreate = (
-	options: Record<string, unknown> = {},
-	node: Record<string, unknown> = {},
-) => ({
-	resource: 'extract',
-	operation: 'create',
-	source: 'binary',
-	schemaId: INVOICE_SCHEMA,
-	...node,
-	options,
-});
+/** An extract created without waiting, and its JSON as the service itself answers a Get (§v0-4.9). */
+async function createdExtract(): Promise<{ id: string; answer: Record<string, unknown> }> {
+	const created = await runNode(emulator(), extractCreate({ waitForCompletion: false }), [
+		await fileItem(),
+	]);
+	const id = String(created.items[0].json.id);
+	const answer = await (
+		await fetch(`${emulator().url}/v0/extract/${id}`, {
+			headers: { 'X-API-Key': emulator().apiKey },
+		})
+	).json();
+	return { id, answer };
+}
 
 describe('Numbers users type: seconds are whole milliseconds, within what a timer can wait', () => {
 	it.each([16.1, 32.7, 2.01])(
@@ -34,7 +30,7 @@ describe('Numbers users type: seconds are whole milliseconds, within what a time
 		async (requestTimeout) => {
 			const { items, error } = await runNode(
 				emulator(),
-				extractCreate({ requestTimeout, timeout: 30.5 }),
+				extractWithOptions({ requestTimeout, timeout: 30.5 }),
 				[await fileItem()],
 			);
 			expect({ error: error?.message, status: items[0]?.json.status }).toEqual({
@@ -51,7 +47,7 @@ describe('Numbers users type: seconds are whole milliseconds, within what a time
 		'%s beyond about 24.8 days is refused before any request, naming the parameter and the range',
 		async (parameter, options) => {
 			emulator().clearLog();
-			const { error } = await runNode(emulator(), extractCreate(options), [await fileItem()]);
+			const { error } = await runNode(emulator(), extractWithOptions(options), [await fileItem()]);
 			expect(error?.message).toBe(
 				`Parameter "${parameter}" must be a number of seconds from 0.001 to 2147483, got ${JSON.stringify(Object.values(options)[0])}`,
 			);
@@ -62,23 +58,11 @@ describe('Numbers users type: seconds are whole milliseconds, within what a time
 
 describe('Identity: UUIDs are compared without regard to letter case', () => {
 	it('a Get answered with the id in upper case is that job (it was refused as "another Extract")', async () => {
-		const created = await runNode(emulator(), extractCreate({}, { waitForCompletion: false }), [
-			await fileItem(),
-		]);
-		const id = String(created.items[0].json.id);
-		const answer = await (
-			await fetch(`${emulator().url}/v0/extract/${id}`, {
-				headers: { 'X-API-Key': emulator().apiKey },
-			})
-		).json();
+		const { id, answer } = await createdExtract();
 		emulator().injectFaults({ method: 'GET', path: `/v0/extract/${id}` }, [
 			{ json: { ...answer, id: id.toUpperCase() }, contentType: 'application/json' },
 		]);
-		const { items, error } = await runNode(emulator(), {
-			resource: 'extract',
-			operation: 'get',
-			extractId: id,
-		});
+		const { items, error } = await runNode(emulator(), extractGet(id));
 		expect({ error: error?.message, id: items[0]?.json.id }).toEqual({
 			error: undefined,
 			id: id.toUpperCase(),
@@ -86,15 +70,7 @@ describe('Identity: UUIDs are compared without regard to letter case', () => {
 	});
 
 	it('a create answered in upper case, polled and answered in lower case, finishes (it timed out)', async () => {
-		const first = await runNode(emulator(), extractCreate({}, { waitForCompletion: false }), [
-			await fileItem(),
-		]);
-		const id = String(first.items[0].json.id);
-		const answer = await (
-			await fetch(`${emulator().url}/v0/extract/${id}`, {
-				headers: { 'X-API-Key': emulator().apiKey },
-			})
-		).json();
+		const { id, answer } = await createdExtract();
 		// The next create is answered with that job's id in upper case; its polls get the lower-case one.
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
 			{
@@ -103,7 +79,7 @@ describe('Identity: UUIDs are compared without regard to letter case', () => {
 				contentType: 'application/json',
 			},
 		]);
-		const { items, error } = await runNode(emulator(), extractCreate({ timeout: 20 }), [
+		const { items, error } = await runNode(emulator(), extractWithOptions({ timeout: 20 }), [
 			await fileItem(),
 		]);
 		expect({ error: error?.message, status: items[0]?.json.status }).toEqual({
@@ -118,12 +94,9 @@ describe('A Base URL with a user and password (a proxy) is refused, so the passw
 		emulator().clearLog();
 		const url = new URL(emulator().url);
 		const baseUrl = `${url.protocol}//proxyuser:s3cr3t-Pa55@${url.host}/`;
-		const { items, error } = await runNode(
-			emulator(),
-			{ resource: 'document', operation: 'getAll', returnAll: true },
-			[{ json: {} }],
-			{ credentials: credentialsFor(emulator(), { baseUrl }) },
-		);
+		const { items, error } = await runNode(emulator(), listAll('document'), [{ json: {} }], {
+			credentials: credentialsFor(emulator(), { baseUrl }),
+		});
 		expect(error?.message).toBe('The Base URL must not contain a user name or password');
 		expect(
 			JSON.stringify({

@@ -21,15 +21,21 @@ const saved = JSON.parse(
 	readFileSync(path.join(__dirname, 'fixtures', 'saved-v1-workflow.json'), 'utf8'),
 );
 
+/** Runs the saved workflow from `startNode` on the sample invoice; fails the test when the run failed. */
+async function runSaved(startNode: string) {
+	const { output, error } = await runWorkflow({
+		workflow: saved,
+		startNode,
+		input: [await fileItem()],
+		credentials: credentialsFor(emulator()),
+	});
+	expect(error).toBeUndefined();
+	return output;
+}
+
 describe('A workflow saved with node version 1', () => {
 	it('/v0 chain: upload → extract from the document id → get the extract → get its parsing', async () => {
-		const { output, error } = await runWorkflow({
-			workflow: saved,
-			startNode: 'Upload Document',
-			input: [await fileItem()],
-			credentials: credentialsFor(emulator()),
-		});
-		expect(error).toBeUndefined();
+		const output = await runSaved('Upload Document');
 		const [document] = output('Upload Document');
 		expect(document.binary?.data?.fileName).toBe('invoice.pdf'); // options.includeInputBinary
 		const [extract] = output('Extract From Document');
@@ -49,13 +55,7 @@ describe('A workflow saved with node version 1', () => {
 	});
 
 	it('token chain: create an extraction (page range, server) → get it → delete it', async () => {
-		const { output, error } = await runWorkflow({
-			workflow: saved,
-			startNode: 'Create Extraction',
-			input: [await fileItem()],
-			credentials: credentialsFor(emulator()),
-		});
-		expect(error).toBeUndefined();
+		const output = await runSaved('Create Extraction');
 		const [created] = output('Create Extraction');
 		expect(created.json).toMatchObject({
 			status: 'FINISHED',

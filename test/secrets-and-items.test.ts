@@ -1,7 +1,14 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { RunResult } from '../scripts/engine';
-import { extractGet, extractWithOptions, extractionCreate, visible } from './helpers/params';
+import {
+	extractGet,
+	extractWithOptions,
+	extractionCreate,
+	listAll,
+	onDocument,
+	visible,
+} from './helpers/params';
 import {
 	INVOICE_SCHEMA,
 	apiRequests,
@@ -20,12 +27,7 @@ const SECRETS = [KEY, TOKEN, EXPIRED, WRONG];
 const emulator = useEmulator({ apiKey: KEY, token: TOKEN, expiredToken: EXPIRED });
 /** Schema → Get Many, all pages, with these `runNode` options (other credentials). */
 const listSchemas = async (options: Parameters<typeof runNode>[3]) =>
-	await runNode(
-		emulator(),
-		{ resource: 'schema', operation: 'getAll', returnAll: true },
-		undefined,
-		options,
-	);
+	await runNode(emulator(), listAll('schema'), undefined, options);
 
 describe('Secrets never leave the auth header', () => {
 	const scenarios: Array<[string, () => Promise<RunResult & { items: INodeExecutionData[] }>]> = [
@@ -133,11 +135,7 @@ describe('Secrets never leave the auth header', () => {
 				const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
 					await fileItem(),
 				]);
-				return await runNode(emulator(), {
-					resource: 'document',
-					operation: 'download',
-					documentId: doc.items[0].json.id,
-				});
+				return await runNode(emulator(), onDocument('download', doc.items[0].json.id));
 			},
 		],
 	];

@@ -3,6 +3,7 @@
  * than UTF-8, JSON nested very deep, `__proto__` among extracted fields. Each case was written to
  * fail before its fix.
  */
+import { extractGet } from './helpers/params';
 import { useEmulator, runNode } from './helpers/setup';
 
 const emulator = useEmulator({ processingMs: 0 });
@@ -10,7 +11,7 @@ const emulator = useEmulator({ processingMs: 0 });
 afterEach(() => emulator().clearFaults());
 
 const UUID = '0f1e2d3c-4b5a-4697-8899-aabbccddeeff';
-const get = { resource: 'extract', operation: 'get', extractId: UUID };
+const get = extractGet(UUID);
 const extract = (extra: Record<string, unknown> = {}) => ({
 	id: UUID,
 	status: 'FINISHED',

@@ -4,7 +4,7 @@ import { BinaryDataService } from 'n8n-core';
 import type { IBinaryData } from 'n8n-workflow';
 
 import { runListSearch } from '../scripts/engine';
-import { attachments, byId, extractionCreate, onExtraction } from './helpers/params';
+import { attachments, byId, extractionCreate, listAll, onExtraction } from './helpers/params';
 import {
 	INVOICE_SCHEMA,
 	SAMPLE_RESULT,
@@ -236,11 +236,7 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 		const put = apiRequests(emulator()).find((r) => r.method === 'PUT');
 		expect(put?.path).toBe(`/schema/${schema.id}/`);
 
-		const all = await runNode(emulator(), {
-			resource: 'schema',
-			operation: 'getAll',
-			returnAll: true,
-		});
+		const all = await runNode(emulator(), listAll('schema'));
 		expect(all.items.map((i) => i.json.name)).toEqual(
 			expect.arrayContaining(['Invoice', 'Purchase order v2']),
 		);

@@ -6,6 +6,7 @@ import {
 	extractCreate,
 	extractGet,
 	extractWithOptions,
+	onDocument,
 	parsingCreate,
 } from './helpers/params';
 import {
@@ -66,23 +67,17 @@ describe('Document (§v0-4.1–4.4)', () => {
 
 	it('gets a document by id', async () => {
 		const doc = await uploadDocument();
-		const { items } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'get',
-			documentId: doc.id,
-		});
+		const { items } = await runNode(emulator(), onDocument('get', doc.id));
 		expect(items[0].json).toMatchObject({ id: doc.id, filename: 'invoice.pdf' });
 	});
 
 	it("downloads through the 302: the same bytes, the document's name and MIME type, and no key sent to the file host", async () => {
 		const doc = await uploadDocument({}, SAMPLE_PDF, 'original-invoice.pdf');
 		emulator().clearLog();
-		const { items, error } = await runNode(emulator(), {
-			resource: 'document',
-			operation: 'download',
-			documentId: doc.id,
-			binaryPropertyName: 'file',
-		});
+		const { items, error } = await runNode(
+			emulator(),
+			onDocument('download', doc.id, { binaryPropertyName: 'file' }),
+		);
 		expect(error).toBeUndefined();
 		const binary = items[0].binary!.file;
 		expect(binary.fileName).toBe('original-invoice.pdf');

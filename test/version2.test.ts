@@ -9,7 +9,14 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { ExtractionService } from '../nodes/ExtractionService/ExtractionService.node';
 import { runListSearch } from '../scripts/engine';
-import { V2, byId, extractionCreate, extractionWithOptions, onExtraction } from './helpers/params';
+import {
+	V2,
+	byId,
+	extractionCreate,
+	extractionWithOptions,
+	listAll,
+	onExtraction,
+} from './helpers/params';
 import {
 	INVOICE_SCHEMA,
 	apiRequests,
@@ -93,24 +100,15 @@ describe('Execution Settings (version 2)', () => {
 	});
 
 	it('version 2 reads them from Execution Settings: Max Retries 0 fails at the first 503, 1 recovers', async () => {
-		const getAll = { resource: 'document', operation: 'getAll', returnAll: true };
-		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ status: 503 }]);
-		const strict = await runNode(
-			emulator(),
-			{ ...getAll, executionSettings: { maxRetries: 0 } },
-			undefined,
-			V2,
-		);
-		expect(strict.error?.message).toBe('The service failed with HTTP 503');
-		emulator().clearLog();
-		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ status: 503 }]);
-		const patient = await runNode(
-			emulator(),
-			{ ...getAll, executionSettings: { maxRetries: 1 } },
-			undefined,
-			V2,
-		);
-		expect(patient.error).toBeUndefined();
+		/** Document → Get Many on version 2 with this Max Retries, its first answer a 503. */
+		const listAfter503 = async (maxRetries: number) => {
+			emulator().clearLog();
+			emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ status: 503 }]);
+			const parameters = listAll('document', { executionSettings: { maxRetries } });
+			return await runNode(emulator(), parameters, undefined, V2);
+		};
+		expect((await listAfter503(0)).error?.message).toBe('The service failed with HTTP 503');
+		expect((await listAfter503(1)).error).toBeUndefined();
 		expect(apiRequests(emulator()).map((r) => r.status)).toEqual([503, 200]);
 	});
 });

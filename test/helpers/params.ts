@@ -12,60 +12,64 @@ import { INVOICE_SCHEMA, SAMPLE_PDF, fileItem } from './setup';
 
 type Parameters = Record<string, unknown>;
 
+/** Builds the parameters of a Create operation of `resource` with these defaults; `extra` wins. */
+const creating =
+	(resource: string, defaults: Parameters) =>
+	(extra: Parameters = {}) => ({ resource, operation: 'create', ...defaults, ...extra });
+
 /** Extract → Create (§v0-4.8) from the item's binary file `data` with the Invoice schema. */
-export const extractCreate = (extra: Parameters = {}) => ({
-	resource: 'extract',
-	operation: 'create',
-	source: 'binary',
-	schemaId: INVOICE_SCHEMA,
-	...extra,
-});
+export const extractCreate = creating('extract', { source: 'binary', schemaId: INVOICE_SCHEMA });
 
-/** Extract → Create with these Options (and other parameters in `extra`). */
-export const extractWithOptions = (options: Parameters = {}, extra: Parameters = {}) =>
-	extractCreate({ ...extra, options });
-
-/** Extraction → Create (§unversioned-4.1) on server EU-1 from the item's binary file `data`, no schema. */
-export const extractionCreate = (extra: Parameters = {}) => ({
-	resource: 'extraction',
-	operation: 'create',
-	server: 'EU-1',
-	...extra,
-});
-
-/** Extraction → Create with these Options (and other parameters in `extra`). */
-export const extractionWithOptions = (options: Parameters = {}, extra: Parameters = {}) =>
-	extractionCreate({ ...extra, options });
+/** Extraction → Create (§unversioned-4.2) on server EU-1 from the item's binary file `data`, no schema. */
+export const extractionCreate = creating('extraction', { server: 'EU-1' });
 
 /** Parsing → Create (§v0-4.5), from the item's binary file unless `extra` names another source. */
-export const parsingCreate = (extra: Parameters = {}) => ({
-	resource: 'parsing',
-	operation: 'create',
-	source: 'binary',
-	...extra,
-});
+export const parsingCreate = creating('parsing', { source: 'binary' });
+
+/** A builder's twin that takes the Options collection first: `(options, extra) => create({ ...extra, options })`. */
+const withOptions =
+	<T>(create: (extra: Parameters) => T) =>
+	(options: Parameters = {}, extra: Parameters = {}) =>
+		create({ ...extra, options });
+
+/** Extract → Create with these Options (and other parameters in `extra`). */
+export const extractWithOptions = withOptions(extractCreate);
+
+/** Extraction → Create with these Options (and other parameters in `extra`). */
+export const extractionWithOptions = withOptions(extractionCreate);
 
 /** Document → Upload (§v0-4.1) of the item's binary file `data` with these Options. */
-export const documentUpload = (options: Parameters = {}, extra: Parameters = {}) => ({
+export const documentUpload = withOptions((extra) => ({
 	resource: 'document',
 	operation: 'upload',
 	...extra,
-	options,
-});
+}));
 
-/** Extract → Get (§v0-4.9) of one extract id. */
-export const extractGet = (extractId: unknown, extra: Parameters = {}) => ({
-	resource: 'extract',
-	operation: 'get',
-	extractId,
-	...extra,
-});
+/** Builds the parameters of an operation on one item of `resource`, named by its id parameter. */
+const onOne =
+	(resource: string, idName: string) =>
+	(operation: string, id: unknown, extra: Parameters = {}) => ({
+		resource,
+		operation,
+		[idName]: id,
+		...extra,
+	});
+
+/** A Document operation on one document id: get or download (§v0-4.3, §v0-4.4). */
+export const onDocument = onOne('document', 'documentId');
 
 /** An Extraction operation on one extraction id: get, delete or download (§unversioned-4.3–4.4). */
-export const onExtraction = (operation: string, extractionId: unknown, extra: Parameters = {}) => ({
-	resource: 'extraction',
-	operation,
-	extractionId,
+export const onExtraction = onOne('extraction', 'extractionId');
+
+/** Extract → Get (§v0-4.9) of one extract id. */
+export const extractGet = (id: unknown, extra: Parameters = {}) =>
+	onOne('extract', 'extractId')('get', id, extra);
+
+/** Get Many of a resource with Return All: every page. */
+export const listAll = (resource: string, extra: Parameters = {}) => ({
+	resource,
+	operation: 'getAll',
+	returnAll: true,
 	...extra,
 });
 
