@@ -103,11 +103,8 @@ function renderExtraction(e: ExtractionRecord, now: number): Record<string, unkn
 	const finished = state.outcome?.status === 'FINISHED';
 	const pages = finished && state.outcome ? processedPages(e.job, state.outcome) : [];
 	return {
-		id: e.id,
-		document_name: e.documentName,
-		document_url: `/extract/${e.id}/document/`,
+		...extractionFields(e, state),
 		content_images: pageImages(e),
-		server: e.server,
 		content: finished ? pages.map((p) => p.text).join('\n\n') : null,
 		extracted_data:
 			finished && e.schema
@@ -117,18 +114,13 @@ function renderExtraction(e: ExtractionRecord, now: number): Record<string, unkn
 					)
 				: null,
 		schema: e.schema?.id ?? null,
-		classifier: e.classifier,
 		classifier_result: null,
-		workflow: e.workflowId,
-		workflow_session_id: e.workflowSessionId,
-		status: statusLabel(state, 'CREATED'),
 		extraction_step: stepOf(e, state, now),
 		extraction_time:
 			state.finalAt === undefined ? null : Math.round(state.finalAt - e.job.createdAt) / 1000,
 		credit_used: state.phase === 'final' ? e.cost : null,
 		metadata: e.metadata,
 		created_at: isoTimestamp(e.createdAt),
-		error: state.outcome?.error ?? null,
 	};
 }
 
@@ -138,15 +130,21 @@ function renderListItem(
 	e: ExtractionRecord,
 	now: number,
 ): Record<string, unknown> {
-	const state = jobState(e.job, now);
 	const schema = e.schema && app.store.schemas.get(e.schema.id);
+	return {
+		...extractionFields(e, jobState(e.job, now)),
+		schema: schema ? renderSchema(schema) : null,
+	};
+}
+
+/** What an extraction (§unversioned-2.1) and its list item (§unversioned-2.2) both show. */
+function extractionFields(e: ExtractionRecord, state: JobState): Record<string, unknown> {
 	return {
 		id: e.id,
 		document_name: e.documentName,
 		document_url: `/extract/${e.id}/document/`,
 		workflow: e.workflowId,
 		workflow_session_id: e.workflowSessionId,
-		schema: schema ? renderSchema(schema) : null,
 		classifier: e.classifier,
 		server: e.server,
 		status: statusLabel(state, 'CREATED'),
