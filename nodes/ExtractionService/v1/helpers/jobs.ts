@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from '
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import {
-	failureKind,
 	idKey,
-	markFailure,
+	isRetryLater,
+	UnusableAnswerError,
 	servicePath,
 	type ApiFamily,
 	type BodyFactory,
@@ -80,7 +80,7 @@ export interface WaitSettings {
  * @param resourceName "Extract", "Document", … (for messages)
  * @param read for a poll or a Get: the id that was asked for, and whether a `status` is required
  * @returns the answer, with `id` as a string as the service sent it (trimmed)
- * @throws NodeApiError (failure kind `unusable`, so a poll skips it) naming what is missing
+ * @throws NodeApiError (an `UnusableAnswerError`, so a poll skips it) naming what is missing
  */
 export function checkResource(
 	node: INode,
@@ -100,7 +100,7 @@ export function checkResource(
 				: undefined;
 	if (!problem) return { ...answer, id };
 	const sample = JSON.stringify(answer).slice(0, 200);
-	const error = new NodeApiError(
+	throw new UnusableAnswerError(
 		node,
 		{ status: read ? 200 : 201 },
 		{
@@ -111,7 +111,6 @@ export function checkResource(
 			itemIndex,
 		},
 	);
-	throw markFailure(error, 'unusable');
 }
 
 /**
@@ -196,7 +195,7 @@ export async function waitForJob(
 		isFinal: (job) => kind.finalStatuses.includes(String(job.status)),
 		deadline: Date.now() + secondsToMs(settings.timeoutSeconds),
 		signal: client.signal,
-		isSkippable: (error) => failureKind(error) !== undefined,
+		isSkippable: isRetryLater,
 		timing,
 		maxInFlight: 2 * client.settings.concurrency,
 	}).catch((error: unknown) => {

@@ -32,25 +32,27 @@ const MAX_BODY_JSON = 10_000;
 export const REDACTED = '[redacted]';
 
 /**
- * Kinds of failure, for the callers that decide what to do next:
- * - `transient`: 429, 5xx, a connection failure or a timeout — may pass; a poll tries again later.
- * - `unusable`: a 2xx/3xx answer the node cannot use (HTML, not JSON, wrong shape, a redirect) — a
- *   poll tries again later (a proxy glitch), any other request fails at once.
- * Anything else (4xx, bad input) is definitive.
+ * A failure that may pass (`§node`, Retries): 429, 5xx, a connection failure or a timeout. A poll
+ * tries again later. Shown by n8n as the NodeApiError it is (`name` stays `NodeApiError`).
  */
-export type FailureKind = 'transient' | 'unusable';
-
-const failureKinds = new WeakMap<object, FailureKind>();
-
-/** Marks an error with its kind (see `FailureKind`) and returns it. */
-export function markFailure<E extends object>(error: E, kind: FailureKind | undefined): E {
-	if (kind) failureKinds.set(error, kind);
-	return error;
+export class TransientError extends NodeApiError {
+	override name = 'NodeApiError';
 }
 
-/** The kind of a failure, or undefined when it is definitive (or not the transport's). */
-export function failureKind(error: unknown): FailureKind | undefined {
-	return typeof error === 'object' && error !== null ? failureKinds.get(error) : undefined;
+/**
+ * A 2xx/3xx answer the node cannot use (`§node`, Checked answers): HTML, not JSON, the wrong shape,
+ * a redirect. A poll tries again later (a proxy glitch); any other request fails at once.
+ */
+export class UnusableAnswerError extends NodeApiError {
+	override name = 'NodeApiError';
+}
+
+/**
+ * Whether a poll may skip this failure and try again at its next time: a `TransientError` or an
+ * `UnusableAnswerError`. Anything else (4xx, bad input) is definitive.
+ */
+export function isRetryLater(error: unknown): boolean {
+	return error instanceof TransientError || error instanceof UnusableAnswerError;
 }
 
 /**
@@ -239,7 +241,7 @@ const CHECK_BASE_URL =
  * The error for an answer the node cannot use (empty, null, not JSON, HTML, too deep, too large, the
  * wrong shape): names what came back, the resource the request was about (`resourceId`: a job's id,
  * so no error loses it) and, for a create, says the job may exist already. Carries the item index.
- * Marked `unusable`.
+ * An `UnusableAnswerError`.
  *
  * @param what what came back, e.g. `an empty answer`, `null`, `an answer without "id"`
  * @param sample a short, already redacted sample of the answer, shown in the description
@@ -260,25 +262,22 @@ export function unusableAnswerError(
 		sample ? `The answer began: ${capText(sample, 200)}` : undefined,
 		CHECK_BASE_URL,
 	];
-	return markFailure(
-		new NodeApiError(
-			node,
-			{ status: answer.status },
-			{
-				message: `The service answered HTTP ${answer.status} with ${what} instead of ${expected}`,
-				description: parts.filter(Boolean).join(' '),
-				httpCode: String(answer.status),
-				itemIndex: answer.itemIndex,
-			},
-		),
-		'unusable',
+	return new UnusableAnswerError(
+		node,
+		{ status: answer.status },
+		{
+			message: `The service answered HTTP ${answer.status} with ${what} instead of ${expected}`,
+			description: parts.filter(Boolean).join(' '),
+			httpCode: String(answer.status),
+			itemIndex: answer.itemIndex,
+		},
 	);
 }
 
 /**
  * The error for a 3xx answer outside a download: names the status, the origin of `Location` (never
- * its path or query, which may carry a signature) and the resource the request was about. Marked
- * `unusable`.
+ * its path or query, which may carry a signature) and the resource the request was about. An
+ * `UnusableAnswerError`.
  *
  * @param location the Location header, resolved against `requestUrl`
  */
@@ -296,23 +295,20 @@ export function redirectError(
 			target = 'an unreadable address';
 		}
 	}
-	return markFailure(
-		new NodeApiError(
-			node,
-			{ status: answer.status },
-			{
-				message: `The service answered HTTP ${answer.status}, a redirect to ${target}`,
-				description: [
-					aboutResource(answer),
-					`The node follows redirects only for downloads. ${CHECK_BASE_URL} A redirect from http:// to https:// means the Base URL should start with https://.`,
-				]
-					.filter(Boolean)
-					.join(' '),
-				httpCode: String(answer.status),
-				itemIndex: answer.itemIndex,
-			},
-		),
-		'unusable',
+	return new UnusableAnswerError(
+		node,
+		{ status: answer.status },
+		{
+			message: `The service answered HTTP ${answer.status}, a redirect to ${target}`,
+			description: [
+				aboutResource(answer),
+				`The node follows redirects only for downloads. ${CHECK_BASE_URL} A redirect from http:// to https:// means the Base URL should start with https://.`,
+			]
+				.filter(Boolean)
+				.join(' '),
+			httpCode: String(answer.status),
+			itemIndex: answer.itemIndex,
+		},
 	);
 }
 

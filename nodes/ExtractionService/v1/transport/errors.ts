@@ -1,7 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { boundedBody, capText, htmlText, looksLikeHtml } from './answers';
+import { TransientError, boundedBody, capText, htmlText, looksLikeHtml } from './answers';
 import type { ApiFamily } from './families';
 
 /** What the transport knows about a request when it turns a failed answer into an error. */
@@ -63,7 +63,7 @@ function tokenExpired(body: IDataObject): boolean {
  * @param body parsed answer body (object, string or undefined)
  * @param info the request it answered
  * @param retryAfterSeconds for 429, how long the service asked to wait
- * @returns a NodeApiError carrying `httpCode` and `itemIndex`
+ * @returns a NodeApiError carrying `httpCode` and `itemIndex` (a `TransientError` for 429 and 5xx)
  */
 export function errorForStatus(
 	node: INode,
@@ -117,7 +117,9 @@ export function errorForStatus(
 			message = `The service answered HTTP ${status}${details ? `: ${details}` : ''}`;
 	}
 
-	return new NodeApiError(node, boundedBody(body, status), {
+	// 429 and 5xx may pass: a poll tries again later (`TransientError`).
+	const ErrorClass = status === 429 || status >= 500 ? TransientError : NodeApiError;
+	return new ErrorClass(node, boundedBody(body, status), {
 		message,
 		description,
 		httpCode: String(status),

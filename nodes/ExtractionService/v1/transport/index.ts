@@ -15,10 +15,11 @@ import { Semaphore } from './concurrency';
 import { isStreamedMultipart, type StreamedMultipart } from './multipart-stream';
 import { CancelledError, cancellableSleep } from './sleep';
 import {
+	TransientError,
+	UnusableAnswerError,
 	capText,
 	decodeBody,
 	idKey,
-	markFailure,
 	nestedDeeperThan,
 	parseAnswer,
 	redactDeep,
@@ -32,7 +33,7 @@ import { CREDENTIAL_TYPE, type ApiFamily } from './families';
 import { originOf } from '../../../../credentials/shared';
 
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
-export { failureKind, idKey, markFailure, type Expected, type FailureKind } from './answers';
+export { idKey, isRetryLater, TransientError, UnusableAnswerError, type Expected } from './answers';
 
 /**
  * Most bytes of a 2xx answer the node reads where it expects JSON (`§node`, Checked answers), in
@@ -398,7 +399,7 @@ export class ExtractionServiceClient {
 	 * it (`§node`, Retries); a 404 on the first attempt is an error as any other.
 	 *
 	 * @throws NodeApiError for 3xx (outside binary), 4xx/5xx, unusable answers and exhausted
-	 *   retries, each marked with its `failureKind`; NodeOperationError when cancelled
+	 *   retries, a `TransientError` or `UnusableAnswerError` where a poll may try again; NodeOperationError when cancelled
 	 */
 	async send<T = unknown>(req: ServiceRequest): Promise<ServiceResponse<T>> {
 		const family = await this.credential(req.family, req.itemIndex);
@@ -459,11 +460,7 @@ export class ExtractionServiceClient {
 			return {
 				retryable:
 					code !== undefined && (NOT_SENT_CODES.has(code) || (safe && MAYBE_SENT_CODES.has(code))),
-				error: () =>
-					markFailure(
-						this.connectionError(outcome.error, code, req, url, outcome.timedOut),
-						code !== undefined ? 'transient' : undefined,
-					),
+				error: () => this.connectionError(outcome.error, code, req, url, outcome.timedOut),
 			};
 		}
 		const { response } = outcome;
@@ -500,7 +497,7 @@ export class ExtractionServiceClient {
 					]
 						.filter(Boolean)
 						.join(' ');
-				return markFailure(error, status === 429 || status >= 500 ? 'transient' : undefined);
+				return error;
 			},
 		};
 	}
@@ -632,17 +629,14 @@ export class ExtractionServiceClient {
 				(answer.count !== undefined && results.length >= answer.count);
 			if (done) return results;
 		}
-		throw markFailure(
-			new NodeApiError(
-				this.ctx.getNode(),
-				{ pages: MAX_PAGES },
-				{
-					message: `Stopped reading the list after ${MAX_PAGES} pages: the service kept announcing a next page`,
-					description: `${results.length} items were read. Turn Return All off and set a Limit, or narrow the list with Filters.`,
-					itemIndex: req.itemIndex,
-				},
-			),
-			'unusable',
+		throw new UnusableAnswerError(
+			this.ctx.getNode(),
+			{ pages: MAX_PAGES },
+			{
+				message: `Stopped reading the list after ${MAX_PAGES} pages: the service kept announcing a next page`,
+				description: `${results.length} items were read. Turn Return All off and set a Limit, or narrow the list with Filters.`,
+				itemIndex: req.itemIndex,
+			},
 		);
 	}
 
@@ -861,7 +855,8 @@ export class ExtractionServiceClient {
 				? 'The request was not retried because the service may already have acted on it; check before running it again.'
 				: 'Check the Base URL of the credential and that the service is reachable from n8n.';
 		// Not under `code`: NodeApiError would swap our message for its generic text of that code.
-		return new NodeApiError(
+		// A failure with a network code may pass (`TransientError`); anything else is definitive.
+		return new (code !== undefined ? TransientError : NodeApiError)(
 			this.ctx.getNode(),
 			{ connectionError: code ?? 'UNKNOWN' },
 			{ message, description, itemIndex: req.itemIndex },
