@@ -4,6 +4,7 @@
  * which both references' error shapes match (§v0-7, §unversioned-7).
  */
 import type { ParsedBody, UploadedFile } from './body';
+import { queryValue, type Query } from './context';
 import { ErrorBag, HttpError } from './http';
 import type { EmulatorControls, FinalStatus } from './store';
 
@@ -229,34 +230,32 @@ export interface PageRange {
 }
 
 /**
+ * A query parameter that must be a whole number ≥ 1 (pages, sizes, page ranges), else a field error;
+ * absent or '' → undefined.
+ */
+export function readPositiveInt(query: Query, name: string, errors: ErrorBag): number | undefined {
+	const raw = queryValue(query, name);
+	if (raw === undefined || raw === '') return undefined;
+	if (!/^\d+$/.test(raw.trim())) {
+		errors.add(name, 'A valid integer is required.');
+		return undefined;
+	}
+	const n = Number(raw);
+	if (n < 1) errors.add(name, 'Ensure this value is greater than or equal to 1.');
+	return n;
+}
+
+/**
  * `pdf_page_start` / `pdf_page_end` query parameters (§v0-4.1, §unversioned-4.2):
  * positive integers with start ≤ end. The upper bound (≤ page count) is checked by {@link checkPageRange}
  * once the file is known.
  */
-export function readPageRange(
-	query: Record<string, string | string[]>,
-	errors: ErrorBag,
-): PageRange {
-	const range: PageRange = {};
-	for (const [name, key] of [
-		['pdf_page_start', 'start'],
-		['pdf_page_end', 'end'],
-	] as const) {
-		const raw = query[name];
-		if (raw === undefined) continue;
-		const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-		if (!/^\s*\d+\s*$/.test(text)) {
-			errors.add(name, 'A valid integer is required.');
-			continue;
-		}
-		const n = Number(text);
-		if (n < 1) errors.add(name, 'Ensure this value is greater than or equal to 1.');
-		else range[key] = n;
-	}
-	if (range.start !== undefined && range.end !== undefined && range.start > range.end) {
+export function readPageRange(query: Query, errors: ErrorBag): PageRange {
+	const start = readPositiveInt(query, 'pdf_page_start', errors);
+	const end = readPositiveInt(query, 'pdf_page_end', errors);
+	if (start && end && start > end)
 		errors.add('pdf_page_end', 'Ensure this value is greater than or equal to pdf_page_start.');
-	}
-	return range;
+	return { start, end };
 }
 
 /** Resolves a range against the page count: `null` when nothing is to be trimmed. */

@@ -3,7 +3,8 @@
  * §v0-2.5 / §unversioned-2.4, the `search` matcher and the created_at range filter
  * (§v0-4.2, §v0-4.6).
  */
-import { queryValue, type Query, type RequestContext } from './context';
+import { queryValue, type RequestContext } from './context';
+import { readPositiveInt } from './fields';
 import { ErrorBag, HttpError, json, type Reply } from './http';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -15,18 +16,6 @@ export interface Page<T> {
 	next: string | null;
 	previous: string | null;
 	results: T[];
-}
-
-function readPositiveInt(query: Query, name: string, errors: ErrorBag): number | undefined {
-	const raw = queryValue(query, name);
-	if (raw === undefined || raw === '') return undefined;
-	if (!/^\d+$/.test(raw.trim())) {
-		errors.add(name, 'A valid integer is required.');
-		return undefined;
-	}
-	const n = Number(raw);
-	if (n < 1) errors.add(name, 'Ensure this value is greater than or equal to 1.');
-	return n;
 }
 
 /**
