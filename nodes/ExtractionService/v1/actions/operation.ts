@@ -8,6 +8,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getJob, type JobKind } from '../helpers/jobs';
 import { listItems } from '../helpers/lists';
+import type { JobOutcomes } from '../helpers/outcomes';
 import { readItemSettings, type OutputSettings } from '../helpers/settings';
 import { withAbsoluteUrls } from '../helpers/output';
 import { requireUuid } from '../helpers/validation';
@@ -26,13 +27,14 @@ export interface Operation {
 	description: INodeProperties[];
 	/**
 	 * Runs the operation for one item. Returns its output items without `pairedItem` (the router adds
-	 * it); throws for the item's failure (the router applies Continue On Fail).
+	 * it), or, for an operation that makes several jobs, every job's outcome (`JobOutcomes`); throws
+	 * for the item's failure. The router applies Continue On Fail to both.
 	 */
 	execute(
 		this: IExecuteFunctions,
 		itemIndex: number,
 		client: ExtractionServiceClient,
-	): Promise<INodeExecutionData[]>;
+	): Promise<INodeExecutionData[] | JobOutcomes>;
 }
 
 /** Shows `properties` only for one resource and operation. */

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from '
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { admissionOf } from '../helpers/admission';
-import { outcomesOf } from '../helpers/outcomes';
+import { JobOutcomes } from '../helpers/outcomes';
 import { positiveSeconds, secondsToMs, wholeNumber } from '../helpers/validation';
 import {
 	DEFAULT_CLIENT_SETTINGS,
@@ -155,28 +155,33 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const paired = (output: INodeExecutionData[], itemIndex: number) =>
 		output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 	let firstError: NodeApiError | NodeOperationError | undefined;
+	/** Continue On Fail off: the first failure stops every wait and new request (creates in flight finish). */
+	const stop = (error: unknown, itemIndex: number) => {
+		if (firstError) return;
+		firstError = asNodeError(node, error, itemIndex);
+		client.abort();
+	};
+	if (!continueOnFail) client.onJobFailure = stop;
 	const admission = admissionOf(client.signal, client.settings.concurrency);
 	const perItem = await Promise.all(
 		items.map(async (_, itemIndex): Promise<INodeExecutionData[]> => {
 			await admission.enter(itemIndex);
 			try {
-				return paired(await op.execute.call(this, itemIndex, client), itemIndex);
+				const result = await op.execute.call(this, itemIndex, client);
+				if (!(result instanceof JobOutcomes)) return paired(result, itemIndex);
+				const failed = result.list.find((outcome) => outcome.error !== undefined);
+				if (failed && !continueOnFail) {
+					stop(failed.error, itemIndex);
+					return [];
+				}
+				return result.list.flatMap((outcome) =>
+					outcome.error !== undefined
+						? [errorItem(asNodeError(node, outcome.error, itemIndex), itemIndex, outcome.id)]
+						: paired(outcome.items ?? [], itemIndex),
+				);
 			} catch (error) {
-				const outcomes = outcomesOf(error);
-				if (continueOnFail) {
-					if (!outcomes) return [errorItem(asNodeError(node, error, itemIndex), itemIndex)];
-					return (await outcomes).flatMap((outcome) =>
-						outcome.error !== undefined
-							? [errorItem(asNodeError(node, outcome.error, itemIndex), itemIndex, outcome.id)]
-							: paired(outcome.items ?? [], itemIndex),
-					);
-				}
-				if (!firstError) {
-					firstError = asNodeError(node, error, itemIndex);
-					client.abort();
-				}
-				// Let this item's other creates finish, so the jobs they made are named below.
-				await outcomes;
+				if (continueOnFail) return [errorItem(asNodeError(node, error, itemIndex), itemIndex)];
+				stop(error, itemIndex);
 				return [];
 			} finally {
 				admission.leave(itemIndex);

@@ -13,7 +13,7 @@ import {
 import { admissionOf } from './admission';
 import { secondsToMs } from './validation';
 import type { InputFile } from './binary';
-import { failOnFirst, type JobOutcome } from './outcomes';
+import { JobOutcomes, outcomeOf, type JobOutcome } from './outcomes';
 import { pollUntilFinal, type PollTiming } from './polling';
 import type { ReuseKey } from './reuse';
 
@@ -327,14 +327,14 @@ export interface JobRequest {
  * output. Every job the service accepts is recorded in the client's ledger (`created`) at once. With
  * Reuse Existing Job, a request whose key finds a job (`findExistingJob`) waits for that job instead.
  *
- * Nothing is lost when some jobs fail: the first failure is thrown as soon as it happens, and it
- * carries every job's outcome (`outcomes.ts`) — the router outputs the finished jobs beside error
- * items (with their ids) under Continue On Fail, and otherwise stops the execution.
+ * Nothing is lost when some jobs fail: every job's outcome is returned as a value (`outcomes.ts`),
+ * each failure reported to the client's `onJobFailure` as it happens — the router outputs the
+ * finished jobs beside error items (with their ids) under Continue On Fail, and otherwise stops the
+ * execution at the first failure.
  *
  * @param wait the item's Wait for Completion settings
  * @param shape turns one job (final, or as created without waiting) into output items
- * @returns output items in request order, then answer order
- * @throws the first failure (NodeApiError/NodeOperationError), carrying all outcomes
+ * @returns every job's outcome, in request order then answer order
  */
 export async function createAndWait(
 	ctx: IExecuteFunctions,
@@ -344,49 +344,57 @@ export async function createAndWait(
 	requests: JobRequest[],
 	wait: WaitSettings,
 	shape: (job: IDataObject, file?: InputFile) => Promise<INodeExecutionData[]>,
-): Promise<INodeExecutionData[]> {
+): Promise<JobOutcomes> {
 	const node = ctx.getNode();
-	return await failOnFirst(
-		requests.map(
-			async ({ body, qs, path, file, notFound, reuse }): Promise<Array<Promise<JobOutcome>>> => {
-				const existing = reuse
-					? await findExistingJob(client, node, kind, reuse, itemIndex)
-					: undefined;
-				const created =
-					existing ??
-					(await client.request<IDataObject | IDataObject[]>({
-						family: kind.family,
-						method: 'POST',
-						path: path ?? servicePath(kind.family, kind.segment),
-						qs,
-						body: typeof body === 'function' ? body : stripUndefined(body),
-						itemIndex,
-						resourceName: notFound?.resourceName ?? kind.resourceName,
-						resourceId: notFound?.resourceId,
-						expect: 'objects',
-					}));
-				const jobs = (Array.isArray(created) ? created : [created]).map((job) =>
-					checkResource(node, kind.resourceName, job, itemIndex),
-				);
-				if (!existing)
-					for (const job of jobs)
-						client.recordCreated({
-							resourceName: kind.resourceName,
-							id: String(job.id),
+	const create = async ({ body, qs, path, notFound, reuse }: JobRequest) => {
+		const existing = reuse
+			? await findExistingJob(client, node, kind, reuse, itemIndex)
+			: undefined;
+		const created =
+			existing ??
+			(await client.request<IDataObject | IDataObject[]>({
+				family: kind.family,
+				method: 'POST',
+				path: path ?? servicePath(kind.family, kind.segment),
+				qs,
+				body: typeof body === 'function' ? body : stripUndefined(body),
+				itemIndex,
+				resourceName: notFound?.resourceName ?? kind.resourceName,
+				resourceId: notFound?.resourceId,
+				expect: 'objects',
+			}));
+		const jobs = (Array.isArray(created) ? created : [created]).map((job) =>
+			checkResource(node, kind.resourceName, job, itemIndex),
+		);
+		if (!existing)
+			for (const job of jobs)
+				client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
+		return jobs;
+	};
+	const groups = await Promise.all(
+		requests.map(async (request): Promise<JobOutcome[]> => {
+			let jobs: IDataObject[];
+			try {
+				jobs = await create(request);
+			} catch (error) {
+				return [await outcomeOf(client, itemIndex, undefined, Promise.reject(error))];
+			}
+			return await Promise.all(
+				jobs.map(
+					async (job) =>
+						await outcomeOf(
+							client,
 							itemIndex,
-						});
-				return jobs.map(async (job): Promise<JobOutcome> => {
-					const id = String(job.id);
-					return await waitForJob(ctx, client, kind, job, itemIndex, wait)
-						.then(async (final) => await shape(final, file))
-						.then(
-							(items) => ({ id, items }),
-							(error: unknown) => ({ id, error }),
-						);
-				});
-			},
-		),
+							String(job.id),
+							waitForJob(ctx, client, kind, job, itemIndex, wait).then(
+								async (final) => await shape(final, request.file),
+							),
+						),
+				),
+			);
+		}),
 	);
+	return new JobOutcomes(groups.flat());
 }
 
 /** A JSON body without the keys whose value is undefined (optional fields not set). */

@@ -262,6 +262,12 @@ export class ExtractionServiceClient {
 	/** Jobs and documents the service created in this execution, in order (see `recordCreated`). */
 	readonly created: CreatedResource[] = [];
 
+	/**
+	 * Told of a job's failure the moment it happens (`helpers/outcomes.ts`), before the item's other
+	 * jobs settle: the router sets it to stop the execution when Continue On Fail is off.
+	 */
+	onJobFailure?: (error: unknown, itemIndex: number) => void;
+
 	/** Aborted only when the execution is cancelled (by the user, or n8n). */
 	private readonly cancelSignal: AbortSignal;
 

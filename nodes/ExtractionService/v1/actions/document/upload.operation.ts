@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
 import { checkResource } from '../../helpers/jobs';
-import { failOnFirst } from '../../helpers/outcomes';
+import { JobOutcomes, outcomeOf } from '../../helpers/outcomes';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { readItemSettings } from '../../helpers/settings';
 import { pageRange, parseJsonObject } from '../../helpers/validation';
@@ -46,7 +46,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+): Promise<JobOutcomes> {
 	const node = this.getNode();
 	const { options, files: selection, output } = readItemSettings(this, itemIndex);
 	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
@@ -54,30 +54,31 @@ export async function execute(
 	const files = await inputFiles(this, itemIndex, selection);
 	const baseUrl = await client.baseUrl('v0', itemIndex);
 	// Each file is its own upload: one failing never discards the documents already stored.
-	return await failOnFirst(
-		files.map(async (file) => {
-			const answer = await client.request<IDataObject>({
-				family: 'v0',
-				method: 'POST',
-				path: servicePath('v0', 'documents'),
-				qs,
-				body: multipartBody(
-					{
-						filename: String(options.filename ?? '').trim() || undefined,
-						metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
-					},
-					[{ field: 'file', file }],
-				),
-				itemIndex,
-				resourceName: 'Document',
-			});
-			const document = checkResource(node, 'Document', answer, itemIndex);
-			client.recordCreated({ resourceName: 'Document', id: String(document.id), itemIndex });
-			const binary = passThroughBinary(this, itemIndex, file, output.includeInputBinary);
-			const json = withAbsoluteUrls(document, baseUrl);
-			return [
-				Promise.resolve({ id: String(document.id), items: [binary ? { json, binary } : { json }] }),
-			];
-		}),
+	const upload = async (file: (typeof files)[number]): Promise<INodeExecutionData[]> => {
+		const answer = await client.request<IDataObject>({
+			family: 'v0',
+			method: 'POST',
+			path: servicePath('v0', 'documents'),
+			qs,
+			body: multipartBody(
+				{
+					filename: String(options.filename ?? '').trim() || undefined,
+					metadata: metadata && Object.keys(metadata).length ? metadata : undefined,
+				},
+				[{ field: 'file', file }],
+			),
+			itemIndex,
+			resourceName: 'Document',
+		});
+		const document = checkResource(node, 'Document', answer, itemIndex);
+		client.recordCreated({ resourceName: 'Document', id: String(document.id), itemIndex });
+		const binary = passThroughBinary(this, itemIndex, file, output.includeInputBinary);
+		const json = withAbsoluteUrls(document, baseUrl);
+		return [binary ? { json, binary } : { json }];
+	};
+	return new JobOutcomes(
+		await Promise.all(
+			files.map(async (file) => await outcomeOf(client, itemIndex, undefined, upload(file))),
+		),
 	);
 }

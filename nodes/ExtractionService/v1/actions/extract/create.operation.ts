@@ -1,7 +1,8 @@
-import type { INodeProperties, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { INodeProperties, IExecuteFunctions } from 'n8n-workflow';
 
 import { passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait, type JobRequest } from '../../helpers/jobs';
+import type { JobOutcomes } from '../../helpers/outcomes';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
@@ -71,7 +72,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+): Promise<JobOutcomes> {
 	const node = this.getNode();
 	const settings = readItemSettings(this, itemIndex);
 	const source = this.getNodeParameter('source', itemIndex) as Source;

@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { jobKey, readReuseKey, withKey } from '../../helpers/reuse';
+import type { JobOutcomes } from '../../helpers/outcomes';
 import { readItemSettings } from '../../helpers/settings';
 import {
 	UUID_PLACEHOLDER,
@@ -70,7 +71,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+): Promise<JobOutcomes> {
 	const node = this.getNode();
 	const { options, wait, output, files: selection } = readItemSettings(this, itemIndex);
 	const schemaValue = String(

@@ -1,9 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { readReuseKey } from '../../helpers/reuse';
+import type { JobOutcomes } from '../../helpers/outcomes';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import type { ExtractionServiceClient } from '../../transport';
@@ -48,7 +49,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+): Promise<JobOutcomes> {
 	const settings = readItemSettings(this, itemIndex);
 	const source = this.getNodeParameter('source', itemIndex) as string;
 	const fields = parsingOptions(this.getNode(), itemIndex, settings.options);

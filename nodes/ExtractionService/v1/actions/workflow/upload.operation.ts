@@ -1,7 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { inputFiles, multipartBody } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
+import type { JobOutcomes } from '../../helpers/outcomes';
 import { readItemSettings } from '../../helpers/settings';
 import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
 import { servicePath, type ExtractionServiceClient } from '../../transport';
@@ -54,7 +55,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+): Promise<JobOutcomes> {
 	const id = requireUuid(
 		this.getNode(),
 		itemIndex,
