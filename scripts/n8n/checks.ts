@@ -173,6 +173,23 @@ export const checks: Record<string, Check> = {
 			'nodes of type n8n-nodes-extraction-service.extractionServiceTool',
 		);
 	},
+	// The node's tools behind an MCP Server Trigger: `n8n execute` cannot start it, so here it is only
+	// imported and type-checked on both lines; it runs for real, published, with an MCP client
+	// calling a tool, in `npm run test:e2e:mcp` (scripts/e2e/mcp.ts).
+	'mcp-server.json': (run) => {
+		expectTrue(
+			!run.executed,
+			'expected mcp-server.json not to be executable by the CLI (it starts with an MCP Server Trigger), but it was executed',
+		);
+		const tools = run.workflow.nodes
+			.filter((n) => n.type === 'n8n-nodes-extraction-service.extractionServiceTool')
+			.map((n) => n.name);
+		expectEqual(
+			tools,
+			['Find Extractions', 'Get Extraction', 'Get Parsing Markdown'],
+			'nodes of type n8n-nodes-extraction-service.extractionServiceTool',
+		);
+	},
 	// Email Trigger (IMAP) → Postgres: needs a mailbox, a database and queue mode, so here it is only
 	// imported and type-checked on both lines; it runs for real in `npm run test:e2e` (scripts/e2e/run.ts).
 	'e2e-email-to-postgres.json': (run) => {
