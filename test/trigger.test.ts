@@ -14,6 +14,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { heldAnswer, type ListOrder } from '../emulator';
 import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
+import { EmulatorClient, form, isFinalV0 } from './emulator/client';
 import {
 	INVOICE_SCHEMA,
 	SAMPLE_PDF,
@@ -31,39 +32,24 @@ let fileCounter = 0;
 const nextName = (prefix: string) => `${prefix}-${++fileCounter}.pdf`;
 
 type Family = 'v0' | 'unversioned';
+const api = new EmulatorClient(emulator);
+const secret = (family: Family) => (family === 'v0' ? api.v0() : api.tok());
 
 /** One call to the emulator's API with the family's secret; throws on a non-2xx answer. */
-async function call(
-	family: Family,
-	method: string,
-	path: string,
-	body?: FormData,
-): Promise<IDataObject> {
-	const e = emulator();
-	const headers: Record<string, string> =
-		family === 'v0' ? { 'x-api-key': e.apiKey } : { authorization: e.token };
-	const res = await fetch(`${e.url}${path}`, { method, headers, body });
-	const text = await res.text();
-	if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
-	return text ? (JSON.parse(text) as IDataObject) : {};
+async function call(family: Family, method: string, path: string, form?: FormData) {
+	const answer = await api.call(method, path, { headers: secret(family), form });
+	if (answer.status >= 300)
+		throw new Error(`${method} ${path} answered ${answer.status}: ${answer.bytes.toString()}`);
+	return (answer.body || {}) as IDataObject;
 }
 
 /** A multipart form with the sample invoice under `field` and some text fields. */
-function pdfForm(field: string, fileName: string, fields: Record<string, string> = {}): FormData {
-	const form = new FormData();
-	form.append(field, new Blob([new Uint8Array(SAMPLE_PDF)], { type: 'application/pdf' }), fileName);
-	for (const [name, value] of Object.entries(fields)) form.append(name, value);
-	return form;
-}
+const pdfForm = (field: string, name: string, fields: Record<string, string> = {}): FormData =>
+	form({ [field]: { name, bytes: SAMPLE_PDF }, ...fields });
 
 /** Reads a job until its status is final (`§v0-3`, `§unversioned-3`). */
 async function settle(family: Family, path: string): Promise<IDataObject> {
-	for (let attempt = 0; attempt < 600; attempt++) {
-		const job = await call(family, 'GET', path);
-		if (['FINISHED', 'PARTIAL_FINISHED', 'ERROR'].includes(String(job.status))) return job;
-		await sleep(25);
-	}
-	throw new Error(`${path} did not reach a final status`);
+	return (await api.poll(path, secret(family), isFinalV0, 50_000)).body as IDataObject;
 }
 
 /** Options of a job the emulator makes: its outcome, and whether it waits (test controls in `metadata`). */
@@ -83,29 +69,32 @@ const controls = (options: JobOptions): IDataObject => ({
 	...options.metadata,
 });
 
-/** An extraction (`POST /extract/`, `§unversioned-4.2`) with the Invoice schema. */
-async function extraction(options: JobOptions = {}): Promise<IDataObject> {
-	const form = pdfForm('document', nextName('invoice'), {
-		server: 'EU-1',
-		schema: INVOICE_SCHEMA,
-		metadata: JSON.stringify(controls(options)),
-	});
-	const created = await call('unversioned', 'POST', '/extract/', form);
-	return options.settle === false || options.hold
-		? created
-		: await settle('unversioned', `/extract/${String(created.id)}/`);
+/** A job of the sample invoice named `<prefix>-<n>.pdf`, final unless `options` say otherwise. */
+async function createJob(
+	family: Family,
+	prefix: string,
+	options: JobOptions,
+	fields: Record<string, string> = {},
+): Promise<IDataObject> {
+	const metadata = JSON.stringify(controls(options));
+	const path = family === 'v0' ? '/v0/parsing' : '/extract/';
+	const created = await call(
+		family,
+		'POST',
+		path,
+		pdfForm('document', nextName(prefix), { ...fields, metadata }),
+	);
+	if (options.settle === false || options.hold) return created;
+	return await settle(family, family === 'v0' ? `${path}/${created.id}` : `${path}${created.id}/`);
 }
 
+/** An extraction (`POST /extract/`, `§unversioned-4.2`) with the Invoice schema. */
+const extraction = async (options: JobOptions = {}) =>
+	await createJob('unversioned', 'invoice', options, { server: 'EU-1', schema: INVOICE_SCHEMA });
+
 /** A parsing of an uploaded file (`POST /v0/parsing`, `§v0-4.5`). */
-async function parsing(options: JobOptions = {}): Promise<IDataObject> {
-	const form = pdfForm('document', nextName('scan'), {
-		metadata: JSON.stringify(controls(options)),
-	});
-	const created = await call('v0', 'POST', '/v0/parsing', form);
-	return options.settle === false || options.hold
-		? created
-		: await settle('v0', `/v0/parsing/${String(created.id)}`);
-}
+const parsing = async (options: JobOptions = {}, prefix = 'scan') =>
+	await createJob('v0', prefix, options);
 
 /** Makes held jobs final (the emulator decides when a job finishes, not a processing time). */
 function release(jobs: IDataObject[] | string[]): void {
@@ -711,21 +700,8 @@ describe("n8n's durable cursors (each poll on its own copy of the static data, c
 		const made = {
 			extractions: [String((await extraction({ metadata: { batch: 'durable' } })).id)],
 			documents: [String((await documentUpload('upload-durable')).id)],
-			parsings: [] as string[],
+			parsings: [String((await parsing({}, 'parsed-durable')).id)],
 		};
-		const form = pdfForm('document', nextName('parsed-durable'), {
-			metadata: JSON.stringify(controls({})),
-		});
-		made.parsings.push(
-			String(
-				(
-					await settle(
-						'v0',
-						`/v0/parsing/${String((await call('v0', 'POST', '/v0/parsing', form)).id)}`,
-					)
-				).id,
-			),
-		);
 		expect(ids(await ok(extractions.poll()))).toEqual(made.extractions);
 		expect(ids(await ok(documents.poll()))).toEqual(made.documents);
 		expect(ids(await ok(parsings.poll()))).toEqual(made.parsings);
