@@ -290,21 +290,19 @@ describe('5. Timeouts are deadlines', () => {
 	it('polls that hang 60 s: Wait Timeout 3 s ends the wait at 3 s, naming the job', async () => {
 		emulator().setProcessingMs(120_000);
 		emulator().injectFaults({ method: 'GET', path: EXTRACT_POLL }, [
-			{ delayMs: 60_000, forever: true },
+			// Every poll hangs until the client leaves: the run ends only because the deadline does.
+			{ delayMs: 3_600_000, forever: true },
 		]);
-		const started = Date.now();
 		const { error } = await runNode(emulator(), extractWithOptions({ timeout: 3 }), [
 			await fileItem(),
 		]);
-		const elapsed = Date.now() - started;
 		expect(error?.message).toMatch(new RegExp(`^Timed out after 3 s waiting for Extract ${UUID}`));
-		expect(elapsed).toBeLessThan(15_000); // not 60 s
 	});
 
 	it('an answer dripping one byte a second: Request Timeout 2 s aborts it', async () => {
 		const id = await uploadedDocumentId();
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}` }, [{ dripMs: 1000 }]);
-		const started = Date.now();
+		// The body would drip for minutes: the run ends only because Request Timeout does.
 		const { error } = await runNode(emulator(), {
 			resource: 'document',
 			operation: 'get',
@@ -312,9 +310,9 @@ describe('5. Timeouts are deadlines', () => {
 			options: { requestTimeout: 2, maxRetries: 0 },
 		});
 		expect(error?.message).toMatch(/^The request to 127\.0\.0\.1:\d+ timed out after 2 s$/);
-		expect(Date.now() - started).toBeLessThan(15_000); // the body alone would drip for minutes
-		// The attempt was aborted on the wire, not just abandoned: the service saw the client leave.
-		await new Promise((resolve) => setTimeout(resolve, 300));
+		// The attempt was aborted on the wire, not just abandoned: the service sees the client leave
+		// (logged when its socket closes, however long that takes here).
+		while (gets().at(-1)?.status !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
 		expect(gets().at(-1)).toMatchObject({ path: `/v0/documents/${id}`, status: 0 });
 	});
 });

@@ -198,7 +198,7 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 				fileItem(undefined, { schema: i === 1 ? 'bad' : INVOICE_SCHEMA }),
 			),
 		);
-		const started = Date.now();
+		// The other items' jobs are held unfinished: the run ends only because the failure stops them.
 		const { error } = await runNode(
 			emulator(),
 			extractWithOptions(
@@ -208,7 +208,6 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 			inputs,
 		);
 		expect(error?.message).toBe('Parameter "Schema ID" must be a UUID, got "bad"');
-		expect(Date.now() - started).toBeLessThan(10_000);
 		const at = Date.now();
 		await new Promise((resolve) => setTimeout(resolve, 5500));
 		expect(apiRequests(emulator()).filter((r) => r.at > at)).toEqual([]);
