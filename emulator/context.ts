@@ -46,6 +46,8 @@ export interface AppContext {
 	 */
 	readClocks(): { base: number; service: number };
 	staticDir: string;
+	/** The one blank page every seeded file holds (`Emulator.seedJobs`, `seedDocuments`). */
+	blankPdf: Buffer;
 }
 
 /** One request, as the route handlers see it. */

@@ -27,7 +27,7 @@ import { filesRoutes } from './files';
 import { HttpError, methodNotAllowed, notFound, Router, type Reply } from './http';
 import { MAX_PAGE_SIZE } from './listing';
 import { PdfTextExtractor } from './pdf';
-import { releaseJobs, seedDocuments, seedJobs, type SeedJobOptions } from './seeding';
+import { blankPdf, releaseJobs, seedDocuments, seedJobs, type SeedJobOptions } from './seeding';
 import { TempDir } from './storage';
 import { Store, type FinalStatus } from './store';
 import { unversionedRoutes } from './unversioned';
@@ -429,6 +429,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		listOrder: options.listOrder ?? 'newest-first',
 		listQuirks: {},
 		staticDir: path.join(__dirname, 'static'),
+		blankPdf: await blankPdf(),
 	};
 	store.loadSeed(options.seedFile ?? path.join(__dirname, 'seed.json'), app.serviceNow());
 	const requests: LoggedRequest[] = [];

@@ -8,6 +8,7 @@
 import type { AppContext } from './context';
 import { serviceCreatedAt } from './ingest';
 import type { PageContent } from './pdf';
+import { makePdf } from './sample-pdf';
 import { release, SEEDED_FAILURE } from './state';
 import { StoredFile } from './storage';
 import type {
@@ -37,34 +38,18 @@ export interface SeedJobOptions {
 /** Page size of the seeded PDFs (US Letter, PDF points). */
 const PAGE = { width: 612, height: 792 };
 
-/** A minimal valid one-page PDF (blank page), built once: every seeded file shares these bytes. */
-const TINY_PDF: Buffer = (() => {
-	const objects = [
-		'<< /Type /Catalog /Pages 2 0 R >>',
-		'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-		`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${PAGE.width} ${PAGE.height}] >>`,
-	];
-	let text = '%PDF-1.4\n';
-	const offsets: number[] = [];
-	objects.forEach((body, i) => {
-		offsets.push(text.length);
-		text += `${i + 1} 0 obj\n${body}\nendobj\n`;
-	});
-	const xref = text.length;
-	text += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-	for (const offset of offsets) text += `${String(offset).padStart(10, '0')} 00000 n \n`;
-	text += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-	return Buffer.from(text, 'latin1');
-})();
+/** The bytes every seeded file shares: one blank page. */
+export const blankPdf = (): Promise<Buffer> =>
+	makePdf([[]], { pageSize: [PAGE.width, PAGE.height] });
 
 /** The analysed pages of every seeded file (one blank page; shared, never modified). */
 const SEEDED_PAGES: PageContent[] = [{ text: '', ...PAGE }];
 
 /** A seeded file: its own record (deleting one discards only its own), the shared bytes, analysed at `now` (base clock). */
-function seededFile(name: string, now: number): FileRecord {
+function seededFile(app: AppContext, name: string, now: number): FileRecord {
 	return {
 		name,
-		file: StoredFile.fromBuffer(TINY_PDF),
+		file: StoredFile.fromBuffer(app.blankPdf),
 		kind: 'pdf',
 		pageCount: 1,
 		pages: SEEDED_PAGES,
@@ -100,7 +85,7 @@ export function seedJobs(
 		// reading gives each record its own created_at).
 		const { base, service } = app.readClocks();
 		const name = `${prefix}-${i}.pdf`;
-		const source = seededFile(name, base);
+		const source = seededFile(app, name, base);
 		const job: Job = {
 			createdAt: base,
 			shift: service - base,
@@ -162,7 +147,7 @@ export function seedDocuments(
 		const name = `${prefix}-${i}.pdf`;
 		const doc = app.store.add<DocumentRecord>(app.store.documents, {
 			filename: name,
-			source: seededFile(name, base),
+			source: seededFile(app, name, base),
 			metadata: { ...(options.metadata ?? {}) },
 			createdAt: service,
 		});
