@@ -44,12 +44,62 @@ describe('pollUntilFinal: the last poll leaves time to be answered, and none fol
 		);
 		const returned = Date.now();
 		expect(result.timedOut).toBe(true);
-		expect(started.length).toBeGreaterThanOrEqual(5);
+		expect(started.length).toBeGreaterThanOrEqual(2);
 		// Every read began at least the margin before the deadline (give or take a timer tick).
 		for (const at of started)
 			expect(deadline - at).toBeGreaterThanOrEqual(LAST_POLL_MARGIN_MS - 50);
 		await new Promise((resolve) => setTimeout(resolve, 300));
 		expect(started.filter((at) => at > returned)).toEqual([]);
+	});
+});
+
+describe('pollUntilFinal on a busy execution: no poll starts inside the last margin', () => {
+	it('a poll whose slot frees only inside the margin is not started: the wait ends as timed out (one started there)', async () => {
+		const signal = new AbortController().signal;
+		const timing = { firstDelayMs: 100, maxDelayMs: 100, growth: 1, jitter: 0 };
+		const deadline = Date.now() + LAST_POLL_MARGIN_MS + 1_500;
+		const late: number[] = [];
+		let release!: () => void;
+		const held = new Promise<void>((resolve) => (release = resolve));
+		// A: its second poll holds the only slot until the deadline's margin has begun.
+		let polls = 0;
+		const a = pollUntilFinal(
+			{ status: 'IN_PROGRESS' },
+			{
+				fetch: async () => {
+					if (++polls === 2) await held;
+					return { status: 'IN_PROGRESS' };
+				},
+				isFinal: () => false,
+				deadline,
+				signal,
+				timing,
+				maxInFlight: 1,
+			},
+		);
+		// B: due every 100 ms, always waiting for A's slot.
+		const b = pollUntilFinal(
+			{ status: 'IN_PROGRESS' },
+			{
+				fetch: async () => {
+					if (deadline - Date.now() < LAST_POLL_MARGIN_MS) late.push(Date.now());
+					return { status: 'IN_PROGRESS' };
+				},
+				isFinal: () => false,
+				deadline,
+				signal,
+				timing,
+				maxInFlight: 1,
+			},
+		);
+		while (deadline - Date.now() >= LAST_POLL_MARGIN_MS - 200)
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		release();
+		const results = await Promise.all([a, b]);
+		expect({ late, timedOut: results.map((r) => r.timedOut) }).toEqual({
+			late: [],
+			timedOut: [true, true],
+		});
 	});
 });
 

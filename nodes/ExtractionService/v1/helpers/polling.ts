@@ -175,7 +175,11 @@ export class PollScheduler {
 		}
 	}
 
-	/** Starts the polls that are due, as far as `maxInFlight` allows. */
+	/**
+	 * Starts the polls that are due, as far as `maxInFlight` allows. A poll whose time came so late
+	 * (a busy machine, all slots taken) that it would start inside the last `LAST_POLL_MARGIN_MS`
+	 * is not started: the wait ends as timed out, as it would have after that poll.
+	 */
 	private startDue(): void {
 		const now = Date.now();
 		while (
@@ -183,8 +187,12 @@ export class PollScheduler {
 			this.heap[0].due <= now &&
 			this.inFlight < this.maxInFlight &&
 			!this.signal.aborted
-		)
-			void this.poll(this.pop());
+		) {
+			const job = this.pop();
+			if (job.n > 0 && job.options.deadline - now < LAST_POLL_MARGIN_MS)
+				job.resolve({ resource: job.resource, timedOut: true, lastFailure: job.lastFailure });
+			else void this.poll(job);
+		}
 	}
 
 	/** One poll of a job, then its next step (and the next due poll in its slot). */
