@@ -2,9 +2,9 @@
  * End to end, part 4: the node's tools reached over MCP by any agent, in a real n8n 2.x
  * (scripts/n8n/install.sh 2).
  *
- *   npm run test:e2e:mcp                               # a warm run takes about a minute
+ *   npm run test:e2e:mcp                               # about 40 s warm
  *   npx tsx scripts/e2e/mcp.ts --keep --verbose        # keep the throwaway folder, print n8n's output
- *   npx tsx scripts/e2e/mcp.ts --tool Get_Extraction   # call another tool (the run must then say why it fails or passes)
+ *   npx tsx scripts/e2e/mcp.ts --tool Get_Extraction   # the other read tool, called with the extraction's id
  *
  * Options: --no-install (use the n8n cache as it is), --no-build, --keep, --verbose, --tool NAME
  * (the tool to call, default Find_Extractions), --search TEXT (its `search` argument, default
