@@ -6,7 +6,7 @@
  * §unversioned-3) or on its release.
  */
 import type { AppContext } from './context';
-import { serviceCreatedAt } from './ingest';
+import { newJob, serviceCreatedAt } from './ingest';
 import type { PageContent } from './pdf';
 import { makePdf } from './sample-pdf';
 import { release, SEEDED_FAILURE } from './state';
@@ -17,7 +17,6 @@ import type {
 	ExtractionRecord,
 	FileRecord,
 	FinalStatus,
-	Job,
 	ParsingRecord,
 } from './store';
 
@@ -46,7 +45,7 @@ export const blankPdf = (): Promise<Buffer> =>
 const SEEDED_PAGES: PageContent[] = [{ text: '', ...PAGE }];
 
 /** A seeded file: its own record (deleting one discards only its own), the shared bytes, analysed at `now` (base clock). */
-function seededFile(app: AppContext, name: string, now: number): FileRecord {
+function seededFile(app: AppContext, name: string, now?: number): FileRecord {
 	return {
 		name,
 		file: StoredFile.fromBuffer(app.blankPdf),
@@ -75,26 +74,19 @@ export function seedJobs(
 	const controls: EmulatorControls = {
 		outcome: options.outcome ?? 'FINISHED',
 		...(options.outcome === 'ERROR' ? { message: SEEDED_FAILURE } : {}),
+		processingMs: Math.max(0, options.processingMs ?? 0),
+		...(options.hold ? { hold: true } : {}),
 	};
-	const durationMs = Math.max(0, options.processingMs ?? 0);
 	const metadata = options.metadata ?? null;
 	const { store } = app;
 	const ids: string[] = [];
 	for (let i = 0; i < count; i++) {
-		// One clock reading per record, as for uploads one after the other (a clock that ticks on each
-		// reading gives each record its own created_at).
-		const { base, service } = app.readClocks();
+		// One clock reading per record (newJob's), as for uploads one after the other (a clock that ticks
+		// on each reading gives each record its own created_at); the file is analysed at that moment.
 		const name = `${prefix}-${i}.pdf`;
-		const source = seededFile(app, name, base);
-		const job: Job = {
-			createdAt: base,
-			shift: service - base,
-			durationMs,
-			source,
-			controls,
-			allowPartial: kind === 'parsing',
-		};
-		if (options.hold) job.held = true;
+		const source = seededFile(app, name);
+		const job = newJob(app, source, controls, { allowPartial: kind === 'parsing' });
+		source.analyzedAt = job.createdAt;
 		if (kind === 'extraction') {
 			const record = store.add<ExtractionRecord>(store.extractions, {
 				documentName: name,
