@@ -11,15 +11,31 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import {
+	MAX_ANSWER_BYTES,
+	MAX_ERROR_BODY_BYTES,
+	lowerCaseHeaders,
+	readCapped,
+	toBuffer,
+} from './body';
+import { withCancelSignal } from './cancel-signal';
 import { Semaphore } from './concurrency';
+import {
+	CONNECTION_FAILURES,
+	MAYBE_SENT_CODES,
+	NOT_SENT_CODES,
+	connectionErrorCode,
+	errorMessage,
+	parseRetryAfter,
+	safeHost,
+} from './connection';
+import { readAll, readPage, type ListPage } from './pagination';
 import { isStreamedMultipart, type StreamedMultipart } from './multipart-stream';
 import { CancelledError, cancellableSleep } from './sleep';
 import {
 	TransientError,
-	UnusableAnswerError,
 	capText,
 	decodeBody,
-	idKey,
 	nestedDeeperThan,
 	parseAnswer,
 	redactDeep,
@@ -34,57 +50,9 @@ import { originOf } from '../../../../credentials/shared';
 
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
 export { idKey, isRetryLater, TransientError, UnusableAnswerError, type Expected } from './answers';
-
-/**
- * Most bytes of a 2xx answer the node reads where it expects JSON (`§node`, Checked answers), in
- * bytes: 32 MiB. A page of 100 extractions with their data is well under 1 MiB, and the largest
- * extraction results (hundreds of pages of line items) a few MiB; 32 MiB leaves room for those while
- * keeping what one answer costs (its bytes, its text, the parsed JSON: about 4 times its size) far
- * from what an n8n worker has. Beyond it the answer is refused as unusable while it streams, and the
- * rest is not read. Downloads (`binary`) are not limited.
- */
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
-
-/**
- * Most bytes the node reads of an answer it will not use as data (`§node`, Checked answers), in
- * bytes: 64 KiB. That is every 4xx/5xx answer — downloads' too — whose message is in its first lines
- * (a field-error body is a few hundred bytes; the error shows 500 characters of it), and the body of
- * a 3xx, which is never read. The rest is left unread (the connection is closed), and the error says
- * the answer was cut.
- */
-export const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-/**
- * Reads a streamed body up to `cap` bytes, then stops (leaving the loop destroys the stream, which
- * closes the connection: nothing more is received). A body that is not a stream (an n8n line that
- * buffered it) is taken as it is.
- *
- * @param cap most bytes to keep (Infinity: the whole body)
- * @returns the bytes read, and whether the body went on beyond `cap`
- */
-async function readCapped(body: unknown, cap: number): Promise<{ bytes: Buffer; cut: boolean }> {
-	if (!body || typeof body !== 'object' || !(Symbol.asyncIterator in body)) {
-		const bytes = toBuffer(body);
-		return bytes.length > cap
-			? { bytes: bytes.subarray(0, cap), cut: true }
-			: { bytes, cut: false };
-	}
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
-		const part =
-			typeof chunk === 'string'
-				? Buffer.from(chunk)
-				: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-		if (size + part.length > cap) {
-			chunks.push(part.subarray(0, cap - size));
-			return { bytes: Buffer.concat(chunks), cut: true };
-		}
-		chunks.push(part);
-		size += part.length;
-	}
-	return { bytes: Buffer.concat(chunks), cut: false };
-}
+export { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES } from './body';
+export { connectionErrorCode, parseRetryAfter } from './connection';
+export { MAX_PAGES, type ListPage } from './pagination';
 
 /** Longest wait a Node timer takes (2³¹ − 1 ms, about 24.8 days): longer ones fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -163,55 +131,10 @@ export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
 	retryMaxDelayMs: 30_000,
 };
 
-/** Connection error codes that mean the request never reached the service. */
-const NOT_SENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-]);
-/** Connection error codes after which the service may or may not have acted. */
-const MAYBE_SENT_CODES = new Set([
-	'ECONNRESET',
-	'ETIMEDOUT',
-	'ECONNABORTED',
-	'EPIPE',
-	'ESOCKETTIMEDOUT',
-	'UND_ERR_SOCKET',
-	'ERR_STREAM_PREMATURE_CLOSE',
-]);
-
-/**
- * Words for connection error codes. The codes themselves stay out of messages: n8n's NodeError
- * replaces any message containing one with its own generic text.
- */
-const CONNECTION_FAILURES: Record<string, string> = {
-	ECONNREFUSED: 'the connection was refused',
-	ENOTFOUND: 'the host name was not found',
-	EAI_AGAIN: 'the host name could not be resolved',
-	EHOSTUNREACH: 'the host is unreachable',
-	ENETUNREACH: 'the network is unreachable',
-	ECONNRESET: 'the connection was closed by the server',
-	EPIPE: 'the connection was closed by the server',
-	UND_ERR_SOCKET: 'the connection was closed by the server',
-	ERR_STREAM_PREMATURE_CLOSE: 'the connection was closed by the server',
-};
-
 /** The n8n contexts the client runs in: an execution, a list search, a trigger's poll. */
 type Context = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 /** A page of a list (`§v0-2.5`, `§unversioned-2.4`), checked. */
-export interface ListPage {
-	results: IDataObject[];
-	/** URL of the next page, or null/undefined on the last. */
-	next?: unknown;
-	/** Total number of items, when the service says it. */
-	count?: number;
-}
-
-/** The most pages `getAll` reads before it stops with an error (at 100 items a page: 100,000 items). */
-export const MAX_PAGES = 1000;
 
 /** What the client knows of a family's credential: where to send, what never to show, what to sign with. */
 interface FamilyCredential {
@@ -318,7 +241,7 @@ export class ExtractionServiceClient {
 	}
 
 	/** The node, for the errors of answers: one copy per execution. */
-	private get node(): INode {
+	get node(): INode {
 		return (this.nodeCopy ??= this.ctx.getNode());
 	}
 
@@ -573,77 +496,14 @@ export class ExtractionServiceClient {
 		);
 	}
 
-	/**
-	 * Reads one page of a list (`§v0-2.5`, `§unversioned-2.4`) and checks it is one:
-	 * a JSON object with a `results` list of objects.
-	 *
-	 * @param page page number, from 1
-	 * @param size items per page (the service may cap it)
-	 * @throws NodeApiError (unusable) when the answer is not a page of results
-	 */
+	/** One checked page of a list (`readPage`, pagination.ts). */
 	async page(req: ServiceRequest, page: number, size: number): Promise<ListPage> {
-		const envelope = await this.request<IDataObject>({
-			...req,
-			qs: { ...(req.qs ?? {}), page, size },
-		});
-		const results = envelope.results;
-		if (
-			!Array.isArray(results) ||
-			!results.every((r) => !!r && typeof r === 'object' && !Array.isArray(r))
-		) {
-			throw unusableAnswerError(
-				this.ctx.getNode(),
-				{ status: 200, method: 'GET', itemIndex: req.itemIndex },
-				'an object without a "results" list of objects',
-				'a page of results',
-				capText(JSON.stringify(envelope), 200),
-			);
-		}
-		return {
-			results: results as IDataObject[],
-			next: envelope.next,
-			count: typeof envelope.count === 'number' ? envelope.count : undefined,
-		};
+		return await readPage(this, req, page, size);
 	}
 
-	/**
-	 * Reads every item of a paginated list (`§v0-2.5`, `§unversioned-2.4`): pages are
-	 * requested with `page` (from 1) and `size` while the envelope's `next` is set. Whatever `next`
-	 * says, paging ends when `count` items were read, when a page brings no item not seen before
-	 * (a repeated page; items seen twice are output once; ids match in any letter case, `idKey`), or
-	 * after `MAX_PAGES` pages (an error).
-	 *
-	 * @param limit maximum number of items when `returnAll` is false
-	 * @returns the `results` items, in the service's order
-	 * @throws NodeApiError when the list does not end within `MAX_PAGES` pages, or a page is not one
-	 */
+	/** Every item of a list, or up to `limit` (`readAll`, pagination.ts). */
 	async getAll(req: ServiceRequest, returnAll: boolean, limit: number): Promise<IDataObject[]> {
-		const results: IDataObject[] = [];
-		const seen = new Set<string>();
-		const size = returnAll ? 100 : Math.min(Math.max(limit, 1), 100);
-		for (let page = 1; page <= MAX_PAGES; page++) {
-			const answer = await this.page(req, page, size);
-			// Ids match in any letter case (`idKey`): a page repeated in upper case is a repeated page.
-			const fresh = answer.results.filter((item) => !idKey(item.id) || !seen.has(idKey(item.id)));
-			for (const item of fresh) if (idKey(item.id)) seen.add(idKey(item.id));
-			results.push(...fresh);
-			if (!returnAll && results.length >= limit) return results.slice(0, limit);
-			const done =
-				!answer.next ||
-				answer.results.length === 0 ||
-				fresh.length === 0 ||
-				(answer.count !== undefined && results.length >= answer.count);
-			if (done) return results;
-		}
-		throw new UnusableAnswerError(
-			this.ctx.getNode(),
-			{ pages: MAX_PAGES },
-			{
-				message: `Stopped reading the list after ${MAX_PAGES} pages: the service kept announcing a next page`,
-				description: `${results.length} items were read. Turn Return All off and set a Limit, or narrow the list with Filters.`,
-				itemIndex: req.itemIndex,
-			},
-		);
+		return await readAll(this, req, returnAll, limit);
 	}
 
 	/**
@@ -697,11 +557,9 @@ export class ExtractionServiceClient {
 	 * One HTTP attempt, aborted at min(Request Timeout, time left to `req.deadline`) or when the
 	 * execution is cancelled.
 	 *
-	 * n8n-core's `httpRequestWithAuthentication` replaces a request's `abortSignal` with the signal
-	 * `this.getExecutionCancelSignal()` gives, so the attempt's signal reaches it under that name, on
-	 * a context that inherits everything else from the node's; older n8n lines read `abortSignal`
-	 * itself. Should a line honour neither, the wait still ends on time: the attempt also races
-	 * its signal, leaving the request to finish on its own.
+	 * The attempt's own signal reaches n8n-core through `withCancelSignal` (cancel-signal.ts). Should
+	 * an n8n line honour neither that nor `abortSignal`, the wait still ends on time: the attempt
+	 * also races its signal, leaving the request to finish on its own.
 	 *
 	 * Every answer is asked for as a stream (`encoding: 'stream'`, which n8n passes to axios as
 	 * `responseType`, its body then the response stream) and read by `readCapped`: a 3xx or error
@@ -761,16 +619,13 @@ export class ExtractionServiceClient {
 				// Every answer is streamed, so that no more of it is read than needed (`readCapped`).
 				encoding: 'stream',
 			};
-			const attemptContext = Object.create(this.ctx, {
-				getExecutionCancelSignal: { value: () => signal },
-			}) as Context;
 			const aborted = new Promise<never>((_, reject) => {
 				const onAbort = () => reject(new CancelledError());
 				signal.addEventListener('abort', onAbort, { once: true });
 				stopListening = () => signal.removeEventListener('abort', onAbort);
 			});
 			const request = this.ctx.helpers.httpRequestWithAuthentication.call(
-				attemptContext,
+				withCancelSignal(this.ctx, signal),
 				CREDENTIAL_TYPE[req.family],
 				options,
 				{ credentialsDecrypted },
@@ -921,67 +776,4 @@ function parseErrorBody(text: string): unknown {
 	} catch {
 		return text;
 	}
-}
-
-function safeHost(url: string): string {
-	try {
-		return new URL(url).host;
-	} catch {
-		return 'the service';
-	}
-}
-
-function errorMessage(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * Finds a Node.js connection error code (ECONNREFUSED, ECONNRESET, …) on an error thrown by n8n's
- * request helper, which may wrap the original error in `cause` (or `context.cause`, or `reason`).
- */
-export function connectionErrorCode(error: unknown): string | undefined {
-	const seen = new Set<unknown>();
-	const queue: unknown[] = [error];
-	while (queue.length) {
-		const e = queue.shift();
-		if (!e || typeof e !== 'object' || seen.has(e)) continue;
-		seen.add(e);
-		const o = e as IDataObject;
-		for (const key of ['code', 'errno']) {
-			const v = o[key];
-			if (typeof v === 'string' && (NOT_SENT_CODES.has(v) || MAYBE_SENT_CODES.has(v))) return v;
-		}
-		queue.push(o.cause, o.reason, o.error, (o.context as IDataObject | undefined)?.cause);
-	}
-	if (/timeout of \d+ms exceeded/i.test(errorMessage(error))) return 'ECONNABORTED';
-	if (/socket hang up/i.test(errorMessage(error))) return 'ECONNRESET';
-	return undefined;
-}
-
-/**
- * Parses a `Retry-After` header: delay-seconds or an HTTP date (RFC 9110 §10.2.3).
- *
- * @returns the wait in ms (≥ 0), or undefined when absent or unreadable
- */
-export function parseRetryAfter(value: string | undefined): number | undefined {
-	if (!value) return undefined;
-	if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.round(parseFloat(value) * 1000);
-	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function lowerCaseHeaders(headers: IDataObject | undefined): Record<string, string> {
-	const out: Record<string, string> = {};
-	for (const [k, v] of Object.entries(headers ?? {}))
-		out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
-	return out;
-}
-
-function toBuffer(body: unknown): Buffer {
-	if (Buffer.isBuffer(body)) return body;
-	if (body instanceof ArrayBuffer) return Buffer.from(body);
-	if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-	if (typeof body === 'string') return Buffer.from(body, 'utf8');
-	if (body === undefined || body === null) return Buffer.alloc(0);
-	return Buffer.from(JSON.stringify(body), 'utf8');
 }

@@ -1,0 +1,77 @@
+/**
+ * Reading answers as streams, only as far as needed (`§node`, Checked answers): the caps, the
+ * capped reader, and the byte and header helpers the client and its answer checks share.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * Most bytes of a 2xx answer the node reads where it expects JSON (`§node`, Checked answers), in
+ * bytes: 32 MiB. A page of 100 extractions with their data is well under 1 MiB, and the largest
+ * extraction results (hundreds of pages of line items) a few MiB; 32 MiB leaves room for those while
+ * keeping what one answer costs (its bytes, its text, the parsed JSON: about 4 times its size) far
+ * from what an n8n worker has. Beyond it the answer is refused as unusable while it streams, and the
+ * rest is not read. Downloads (`binary`) are not limited.
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Most bytes the node reads of an answer it will not use as data (`§node`, Checked answers), in
+ * bytes: 64 KiB. That is every 4xx/5xx answer — downloads' too — whose message is in its first lines
+ * (a field-error body is a few hundred bytes; the error shows 500 characters of it), and the body of
+ * a 3xx, which is never read. The rest is left unread (the connection is closed), and the error says
+ * the answer was cut.
+ */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads a streamed body up to `cap` bytes, then stops (leaving the loop destroys the stream, which
+ * closes the connection: nothing more is received). A body that is not a stream (an n8n line that
+ * buffered it) is taken as it is.
+ *
+ * @param cap most bytes to keep (Infinity: the whole body)
+ * @returns the bytes read, and whether the body went on beyond `cap`
+ */
+export async function readCapped(
+	body: unknown,
+	cap: number,
+): Promise<{ bytes: Buffer; cut: boolean }> {
+	if (!body || typeof body !== 'object' || !(Symbol.asyncIterator in body)) {
+		const bytes = toBuffer(body);
+		return bytes.length > cap
+			? { bytes: bytes.subarray(0, cap), cut: true }
+			: { bytes, cut: false };
+	}
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+		const part =
+			typeof chunk === 'string'
+				? Buffer.from(chunk)
+				: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+		if (size + part.length > cap) {
+			chunks.push(part.subarray(0, cap - size));
+			return { bytes: Buffer.concat(chunks), cut: true };
+		}
+		chunks.push(part);
+		size += part.length;
+	}
+	return { bytes: Buffer.concat(chunks), cut: false };
+}
+
+/** Any answer body (a Buffer, bytes, text, JSON) as bytes. */
+export function toBuffer(body: unknown): Buffer {
+	if (Buffer.isBuffer(body)) return body;
+	if (body instanceof ArrayBuffer) return Buffer.from(body);
+	if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+	if (typeof body === 'string') return Buffer.from(body, 'utf8');
+	if (body === undefined || body === null) return Buffer.alloc(0);
+	return Buffer.from(JSON.stringify(body), 'utf8');
+}
+
+/** Response headers with lower-case names, several values joined. */
+export function lowerCaseHeaders(headers: IDataObject | undefined): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const [k, v] of Object.entries(headers ?? {}))
+		out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+	return out;
+}
