@@ -8,7 +8,13 @@ import { config as n8nNodeConfig } from '@n8n/node-cli/eslint';
 import tseslint from 'typescript-eslint';
 
 const SHIPPED = ['nodes/**/*.ts', 'credentials/**/*.ts'];
-const TOOLING = ['emulator/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts', '**/*.mjs'];
+const TOOLING = [
+	'emulator/**/*.ts',
+	'scripts/**/*.ts',
+	'bench/**/*.ts',
+	'test/**/*.ts',
+	'**/*.mjs',
+];
 
 export default [
 	{ ignores: ['dist/**', 'node_modules/**', 'examples/**', 'docs/**', '**/*.js'] },
