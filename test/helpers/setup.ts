@@ -48,6 +48,7 @@ export function useEmulator(options: EmulatorOptions = {}): () => Emulator {
 	});
 	afterAll(async () => {
 		await emulator?.close();
+		emulator = undefined; // its records (up to 50,000 seeded jobs) are garbage from here on
 		await shutdownEngine();
 	});
 	beforeEach(() => emulator?.clearLog());
