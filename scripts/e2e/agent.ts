@@ -41,7 +41,8 @@ import path from 'node:path';
 
 import { launchEmulator } from '../../emulator/launch';
 import { makePdf } from '../../emulator/sample-pdf';
-import { numberFlag, readArgs } from '../lib/args';
+import { numberFlag, readArgs, RUNNER_FLAGS, runnerOptions, type RunnerOptions } from '../lib/args';
+import { Checks } from '../lib/checks';
 import {
 	buildAndPack,
 	installLine,
@@ -68,39 +69,26 @@ const OPENAI_CREDENTIAL = {
 const INVOICE_NUMBER = 'INV-AGENT-7731';
 const CHAT_INPUT = `Which extraction holds invoice ${INVOICE_NUMBER}? Give me its id.`;
 
-interface Options {
-	install: boolean;
-	build: boolean;
-	keep: boolean;
-	verbose: boolean;
+interface Options extends RunnerOptions {
 	timeoutS: number;
 	search: string;
 }
 
 function parseArgs(): Options {
 	const { values: v } = readArgs(__filename, {
-		'no-install': { type: 'boolean' },
-		'no-build': { type: 'boolean' },
-		keep: { type: 'boolean' },
-		verbose: { type: 'boolean' },
+		...RUNNER_FLAGS,
 		timeout: { type: 'string' },
 		search: { type: 'string' },
 	});
 	return {
-		install: v['no-install'] !== true,
-		build: v['no-build'] !== true,
-		keep: v.keep === true,
-		verbose: v.verbose === true,
+		...runnerOptions(v),
 		timeoutS: numberFlag('timeout', v.timeout, 300, 10),
 		search: v.search ?? 'invoice',
 	};
 }
 
-const results: Array<{ name: string; ok: boolean }> = [];
-function check(name: string, ok: boolean, detail: string): void {
-	results.push({ name, ok });
-	console.log(`${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`);
-}
+const checks = new Checks();
+const check = checks.check.bind(checks);
 
 type Node = {
 	name: string;
@@ -349,10 +337,8 @@ async function main(): Promise<number> {
 
 	await Promise.all([emulator.stop(), model.stop()]);
 	cleanUpNow();
-	const failed = results.filter((x) => !x.ok);
-	console.log(
-		`\nchecks: ${results.length - failed.length} passed, ${failed.length} failed; whole run ${secs(Date.now() - t0)}`,
-	);
+	const failed = checks.failed;
+	console.log(`\n${checks.summary(`; whole run ${secs(Date.now() - t0)}`)}`);
 	const ok = failed.length === 0;
 	const ran = searches.length;
 	console.log(

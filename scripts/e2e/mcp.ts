@@ -46,7 +46,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { makePdf } from '../../emulator/sample-pdf';
 import { createContext, importFixtures, OWNER, setupOwner, startServer } from '../editor/n8n';
-import { readArgs } from '../lib/args';
+import { readArgs, RUNNER_FLAGS, runnerOptions, type RunnerOptions } from '../lib/args';
+import { Checks } from '../lib/checks';
 import { buildAndPack, installLine, installPackageInto } from '../lib/n8n';
 import {
 	cleanUpNow,
@@ -73,40 +74,26 @@ const DOCUMENT_NAME = 'mcp-invoice.pdf';
 /** n8n 2.41's production path of MCP triggers (N8N_ENDPOINT_MCP, default `mcp`). */
 const MCP_ENDPOINT = 'mcp';
 
-interface Options {
-	install: boolean;
-	build: boolean;
-	keep: boolean;
-	verbose: boolean;
+interface Options extends RunnerOptions {
 	tool: string;
 	search: string;
 }
 
 function parseArgs(): Options {
 	const { values: v } = readArgs(__filename, {
-		'no-install': { type: 'boolean' },
-		'no-build': { type: 'boolean' },
-		keep: { type: 'boolean' },
-		verbose: { type: 'boolean' },
+		...RUNNER_FLAGS,
 		tool: { type: 'string' },
 		search: { type: 'string' },
 	});
 	return {
-		install: v['no-install'] !== true,
-		build: v['no-build'] !== true,
-		keep: v.keep === true,
-		verbose: v.verbose === true,
+		...runnerOptions(v),
 		tool: v.tool ?? 'Find_Extractions',
 		search: v.search ?? 'mcp-invoice',
 	};
 }
 
-const results: Array<{ name: string; ok: boolean }> = [];
-function check(name: string, ok: boolean, detail: string): boolean {
-	results.push({ name, ok });
-	console.log(`${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`);
-	return ok;
-}
+const checks = new Checks();
+const check = checks.check.bind(checks);
 
 /** The tool name n8n gives a node (n8n-workflow's nodeNameToToolName: runs of other characters become `_`). */
 function toolName(nodeName: string): string {
@@ -374,15 +361,13 @@ async function main(): Promise<number> {
 		await client.close();
 	}
 
-	if (opts.verbose || results.some((r) => !r.ok))
+	if (opts.verbose || checks.failed.length > 0)
 		console.log(`n8n's output ends:\n${tail(server.output(), opts.verbose ? 200 : 30)}`);
 	await server.stop();
 	await emulator.stop();
 	cleanUpNow();
-	const failed = results.filter((r) => !r.ok);
-	console.log(
-		`\nchecks: ${results.length - failed.length} passed, ${failed.length} failed; whole run ${secs(Date.now() - t0)}`,
-	);
+	const failed = checks.failed;
+	console.log(`\n${checks.summary(`; whole run ${secs(Date.now() - t0)}`)}`);
 	console.log(
 		failed.length === 0 && called
 			? `mcp: ${listed} tools listed, ${opts.tool} called, result has ${extractionId}`

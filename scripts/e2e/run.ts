@@ -53,7 +53,15 @@ import path from 'node:path';
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { runEditorOnServer } from '../editor/on-server';
 import { mimeMessage, planMails, plannedDocuments, type PlannedMail } from './mail';
-import { numberFlag, readArgs, usageError } from '../lib/args';
+import {
+	numberFlag,
+	readArgs,
+	usageError,
+	RUNNER_FLAGS,
+	runnerOptions,
+	type RunnerOptions,
+} from '../lib/args';
+import { Checks } from '../lib/checks';
 import { buildAndPack, installLine, n8nImport, TOKEN_CREDENTIAL } from '../lib/n8n';
 import { freePort } from '../lib/ports';
 import {
@@ -159,7 +167,7 @@ CREATE TABLE invoices (
 type Phase = 'flow1' | 'flow2' | 'fault1' | 'fault2';
 const PHASES: Phase[] = ['flow1', 'flow2', 'fault1', 'fault2'];
 
-interface Options {
+interface Options extends RunnerOptions {
 	mails: number;
 	/** Mails per flow in the fault round. */
 	faultMails: number;
@@ -171,10 +179,6 @@ interface Options {
 	processingMaxMs: number;
 	seed: number;
 	timeoutS: number;
-	install: boolean;
-	build: boolean;
-	keep: boolean;
-	verbose: boolean;
 	/** The emulator's `--random-faults` spec in the fault round. */
 	faults: string;
 	/** How the killed worker comes back: `same` user folder (its event log and crash journal), or a `fresh` one (a new container). */
@@ -199,10 +203,7 @@ function parseArgs(): Options {
 		'processing-max-ms': { type: 'string' },
 		seed: { type: 'string' },
 		timeout: { type: 'string' },
-		'no-install': { type: 'boolean' },
-		'no-build': { type: 'boolean' },
-		keep: { type: 'boolean' },
-		verbose: { type: 'boolean' },
+		...RUNNER_FLAGS,
 		faults: { type: 'string' },
 		'fault-restart': { type: 'string' },
 		'no-editor': { type: 'boolean' },
@@ -232,10 +233,7 @@ function parseArgs(): Options {
 		),
 		seed: numberFlag('seed', v.seed, 20261122, 0, true),
 		timeoutS: numberFlag('timeout', v.timeout, 1800, 60),
-		install: v['no-install'] !== true,
-		build: v['no-build'] !== true,
-		keep: v.keep === true,
-		verbose: v.verbose === true,
+		...runnerOptions(v),
 		faults: v.faults ?? DEFAULT_FAULTS,
 		faultRestart: v['fault-restart'] === 'fresh' ? 'fresh' : 'same',
 		editor: v['no-editor'] !== true,
@@ -256,17 +254,8 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
 // ---------------------------------------------------------------------------------------------
 // checks: each one named, collected, printed, counted
 
-interface CheckResult {
-	name: string;
-	ok: boolean;
-	detail: string;
-}
-const results: CheckResult[] = [];
-
-function check(name: string, ok: boolean, detail: string): void {
-	results.push({ name, ok, detail });
-	console.log(`${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`);
-}
+const checks = new Checks();
+const check = checks.check.bind(checks);
 
 // ---------------------------------------------------------------------------------------------
 // the deployment
@@ -1510,10 +1499,8 @@ async function main(): Promise<number> {
 				`2 workers ${secs(two.seconds * 1000)}, ${two.docsPerMin.toFixed(0)} docs/min (×${(two.docsPerMin / one.docsPerMin).toFixed(2)})`,
 		);
 	}
-	const failed = results.filter((r) => !r.ok);
-	console.log(
-		`\nchecks: ${results.length - failed.length} passed, ${failed.length} failed${failed.length ? ` (${failed.map((f) => f.name).join('; ')})` : ''}`,
-	);
+	const failed = checks.failed;
+	console.log(`\n${checks.summary('', true)}`);
 
 	// the closing lines, their claims asserted
 	const minimum = opts.mails >= 200 ? { mails: 200, docs: 300 } : { mails: opts.mails, docs: 1 };

@@ -28,7 +28,7 @@ import path from 'node:path';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { editorStepNames, type StepResult } from './steps';
-import { numberFlag, readArgs } from '../lib/args';
+import { numberFlag, readArgs, RUNNER_FLAGS, runnerOptions, type RunnerOptions } from '../lib/args';
 import { buildAndPack, installLine, installPackageInto } from '../lib/n8n';
 import {
 	cleanUpNow,
@@ -46,34 +46,24 @@ const FAILURES_DIR = path.join(ROOT, '.tmp', 'editor');
 /** The n8n line the editor test runs on (n8n 2.x on Node 24; see scripts/n8n/README.md). */
 const LINE = '2';
 
-interface Options {
-	install: boolean;
-	build: boolean;
+interface Options extends RunnerOptions {
 	screenshotsDir?: string;
-	keep: boolean;
-	verbose: boolean;
 	timeoutS: number;
 }
 
 /** Reads the command line (scripts/lib/args.ts). */
 function parseArgs(): Options {
 	const { values: v } = readArgs(__filename, {
-		'no-install': { type: 'boolean' },
-		'no-build': { type: 'boolean' },
+		...RUNNER_FLAGS,
 		'no-screenshots': { type: 'boolean' },
 		screenshots: { type: 'string' },
-		keep: { type: 'boolean' },
-		verbose: { type: 'boolean' },
 		timeout: { type: 'string' },
 	});
 	return {
-		install: !v['no-install'],
-		build: !v['no-build'],
+		...runnerOptions(v),
 		screenshotsDir: v['no-screenshots']
 			? undefined
 			: path.resolve(v.screenshots ?? path.join(ROOT, 'docs', 'images')),
-		keep: v.keep === true,
-		verbose: v.verbose === true,
 		timeoutS: numberFlag('timeout', v.timeout, 600, 1),
 	};
 }

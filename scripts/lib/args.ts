@@ -65,3 +65,34 @@ export function numberFlag(
 		usageError(`--${flag} needs ${integer ? 'a whole number' : 'a number'} ≥ ${min}, got ${value}`);
 	return n;
 }
+
+/** The flags every runner that installs and starts n8n takes. */
+export const RUNNER_FLAGS = {
+	'no-install': { type: 'boolean' },
+	'no-build': { type: 'boolean' },
+	keep: { type: 'boolean' },
+	verbose: { type: 'boolean' },
+} as const;
+
+/** What `RUNNER_FLAGS` ask for: install n8n when missing, build first, keep the folders, print n8n's output. */
+export interface RunnerOptions {
+	install: boolean;
+	build: boolean;
+	keep: boolean;
+	verbose: boolean;
+}
+
+/** The values of `RUNNER_FLAGS` as options. */
+export function runnerOptions(v: {
+	'no-install'?: boolean;
+	'no-build'?: boolean;
+	keep?: boolean;
+	verbose?: boolean;
+}): RunnerOptions {
+	return {
+		install: v['no-install'] !== true,
+		build: v['no-build'] !== true,
+		keep: v.keep === true,
+		verbose: v.verbose === true,
+	};
+}

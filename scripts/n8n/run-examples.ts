@@ -34,7 +34,7 @@ import path from 'node:path';
 
 import type { LoggedRequest } from '../../emulator';
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
-import { numberFlag, readArgs } from '../lib/args';
+import { numberFlag, readArgs, RUNNER_FLAGS, runnerOptions, type RunnerOptions } from '../lib/args';
 import {
 	API_CREDENTIAL,
 	buildAndPack,
@@ -75,15 +75,11 @@ const CLI_START_TYPES = [
 // ---------------------------------------------------------------------------------------------
 // options
 
-interface Options {
+interface Options extends RunnerOptions {
 	lines: string[];
 	workflows: string[];
-	install: boolean;
-	build: boolean;
-	keep: boolean;
 	processingMs: number;
 	timeoutS: number;
-	verbose: boolean;
 	/** The activated trigger run after line 2 (trigger-run.ts). */
 	trigger: boolean;
 	triggerPollS: number;
@@ -100,10 +96,7 @@ function parseArgs(): Options {
 		line: { type: 'string', multiple: true },
 		workflow: { type: 'string', multiple: true },
 		examples: { type: 'string' },
-		'no-install': { type: 'boolean' },
-		'no-build': { type: 'boolean' },
-		keep: { type: 'boolean' },
-		verbose: { type: 'boolean' },
+		...RUNNER_FLAGS,
 		'processing-ms': { type: 'string' },
 		timeout: { type: 'string' },
 		'no-trigger': { type: 'boolean' },
@@ -123,12 +116,9 @@ function parseArgs(): Options {
 	const o: Options = {
 		lines: (v.line ?? []).flatMap((l) => l.split(',')),
 		workflows: (v.workflow ?? []).map((w) => path.basename(w)),
-		install: !v['no-install'],
-		build: !v['no-build'],
-		keep: v.keep === true,
+		...runnerOptions(v),
 		processingMs: numberFlag('processing-ms', v['processing-ms'], 2000),
 		timeoutS: numberFlag('timeout', v.timeout, 300, 1),
-		verbose: v.verbose === true,
 		trigger: !v['no-trigger'],
 		triggerPollS,
 		// the trigger run waits for about six polls (activation, outage, firing, two more) plus setup
