@@ -38,18 +38,19 @@ beforeAll(async () => {
 beforeEach(() => api.emu.setCredits(10_000));
 afterEach(() => (frozenAt = undefined));
 
+/** POST /extract/ with a multipart form of `fields` (and `query`, e.g. `?pdf_page_start=2`). */
+const post = (fields: Parameters<typeof form>[0], query = '') =>
+	api.call('POST', `/extract/${query}`, { headers: api.tok(), form: form(fields) });
+
 /** POST /extract/ with the invoice on EU-1, the Invoice schema and `metadata`; polls it to its final state. */
 async function finishedExtraction(
 	metadata: Record<string, string> = {},
 ): Promise<Record<string, any>> {
-	const a = await api.call('POST', '/extract/', {
-		headers: api.tok(),
-		form: form({
-			document: pdfFile,
-			server: 'EU-1',
-			schema: INVOICE_SCHEMA,
-			metadata: JSON.stringify(metadata),
-		}),
+	const a = await post({
+		document: pdfFile,
+		server: 'EU-1',
+		schema: INVOICE_SCHEMA,
+		metadata: JSON.stringify(metadata),
 	});
 	expect(a.status).toBe(201);
 	return (await api.poll(`/extract/${a.body.id}/`, api.tok(), isFinalUnversioned)).body;
@@ -60,14 +61,11 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		api.emu.setCredits(100);
 		const t0 = Date.now();
 		frozenAt = t0;
-		const a = await api.call('POST', '/extract/', {
-			headers: api.tok(),
-			form: form({
-				document: pdfFile,
-				server: 'EU-1',
-				schema: INVOICE_SCHEMA,
-				metadata: '{"batch":"b-1"}',
-			}),
+		const a = await post({
+			document: pdfFile,
+			server: 'EU-1',
+			schema: INVOICE_SCHEMA,
+			metadata: '{"batch":"b-1"}',
 		});
 		expect(a.status).toBe(201);
 		const id = a.body.id;
@@ -138,23 +136,17 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 			(await api.call('GET', `/extract/${id}/?download=xml`, { headers: api.tok() })).body,
 		).toEqual({ download: ['"xml" is not a valid choice.'] });
 
-		const plain = await api.call('POST', '/extract/', {
-			headers: api.tok(),
-			form: form({ document: { name: 'p.pdf', bytes: small }, server: 'FR-1' }),
-		});
+		const plain = await post({ document: { name: 'p.pdf', bytes: small }, server: 'FR-1' });
 		expect(
 			(await api.call('GET', `/extract/${plain.body.id}/?download=csv`, { headers: api.tok() }))
 				.body,
 		).toEqual({
 			download: ['This extraction has no schema: there is nothing to download.'],
 		});
-		const running = await api.call('POST', '/extract/', {
-			headers: api.tok(),
-			form: form({
-				document: { name: 'p.pdf', bytes: small },
-				server: 'FR-1',
-				schema: INVOICE_SCHEMA,
-			}),
+		const running = await post({
+			document: { name: 'p.pdf', bytes: small },
+			server: 'FR-1',
+			schema: INVOICE_SCHEMA,
 		});
 		expect(
 			(await api.call('GET', `/extract/${running.body.id}/?download=json`, { headers: api.tok() }))
@@ -163,8 +155,6 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 	});
 
 	it('validates the file, the server and the credits; trims the page range; reads images (§unversioned-4.2, §unversioned-8)', async () => {
-		const post = (fields: Parameters<typeof form>[0], query = '') =>
-			api.call('POST', `/extract/${query}`, { headers: api.tok(), form: form(fields) });
 		expect(
 			(await post({ document: { name: 'a.txt', bytes: Buffer.from('hi') }, server: 'EU-1' })).body,
 		).toEqual({
@@ -212,18 +202,12 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		expect(await ids('meta_value=lot-1')).toEqual([id]);
 		expect(await ids('meta_key=lot&meta_value=lot-3')).toEqual([]);
 		expect(await ids('meta_key=lot')).toHaveLength(2);
-		const needle = await api.call('POST', '/extract/', {
-			headers: api.tok(),
-			form: form({ document: { name: 'Needle.pdf', bytes: small }, server: 'EU-1' }),
-		});
+		const needle = await post({ document: { name: 'Needle.pdf', bytes: small }, server: 'EU-1' });
 		expect(await ids('search=needle')).toEqual([needle.body.id]);
-		const lines = await api.call('POST', '/extract/', {
-			headers: api.tok(),
-			form: form({
-				document: { name: 'l.pdf', bytes: small },
-				server: 'EU-1',
-				schema: LINES_SCHEMA,
-			}),
+		const lines = await post({
+			document: { name: 'l.pdf', bytes: small },
+			server: 'EU-1',
+			schema: LINES_SCHEMA,
 		});
 		expect(await ids('search=INVOICE%20LINES')).toEqual([lines.body.id]);
 		expect((await api.call('GET', '/extract/?size=2', { headers: api.tok() })).body.next).toBe(
@@ -240,21 +224,13 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 	it('refuses an extraction when credits are insufficient (403), and takes one credit per page', async () => {
 		const pdf = await makePdf([['One page']]);
 		api.emu.setCredits(0);
-		const refused = await api.call('POST', '/extract/', {
-			headers: api.tok(),
-			form: form({ document: { name: 'x.pdf', bytes: pdf }, server: 'EU-1' }),
-		});
+		const refused = await post({ document: { name: 'x.pdf', bytes: pdf }, server: 'EU-1' });
 		expect(refused.status).toBe(403);
 		expect(refused.body).toEqual({ credits: ['Insufficient credits: 1 needed, 0 available.'] });
 		api.emu.setCredits(100);
-		expect(
-			(
-				await api.call('POST', '/extract/', {
-					headers: api.tok(),
-					form: form({ document: { name: 'x.pdf', bytes: pdf }, server: 'EU-1' }),
-				})
-			).status,
-		).toBe(201);
+		expect((await post({ document: { name: 'x.pdf', bytes: pdf }, server: 'EU-1' })).status).toBe(
+			201,
+		);
 		expect(api.emu.getCredits()).toBe(99);
 	});
 });
