@@ -14,7 +14,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { heldAnswer, type ListOrder } from '../emulator';
 import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
-import { EmulatorClient, form, isFinalV0 } from './emulator/client';
+import { EmulatorClient, form } from './emulator/client';
 import {
 	INVOICE_SCHEMA,
 	SAMPLE_PDF,
@@ -31,13 +31,11 @@ const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 let fileCounter = 0;
 const nextName = (prefix: string) => `${prefix}-${++fileCounter}.pdf`;
 
-type Family = 'v0' | 'unversioned';
 const api = new EmulatorClient(emulator);
-const secret = (family: Family) => (family === 'v0' ? api.v0() : api.tok());
 
-/** One call to the emulator's API with the family's secret; throws on a non-2xx answer. */
-async function call(family: Family, method: string, path: string, form?: FormData) {
-	const answer = await api.call(method, path, { headers: secret(family), form });
+/** One call to the emulator's API with the path family's secret; throws on a non-2xx answer. */
+async function call(method: string, path: string, form?: FormData) {
+	const answer = await api.send(method, path, { form });
 	if (answer.status >= 300)
 		throw new Error(`${method} ${path} answered ${answer.status}: ${answer.bytes.toString()}`);
 	return (answer.body || {}) as IDataObject;
@@ -48,9 +46,7 @@ const pdfForm = (field: string, name: string, fields: Record<string, string> = {
 	form({ [field]: { name, bytes: SAMPLE_PDF }, ...fields });
 
 /** Reads a job until its status is final (`§v0-3`, `§unversioned-3`). */
-async function settle(family: Family, path: string): Promise<IDataObject> {
-	return (await api.poll(path, secret(family), isFinalV0, 50_000)).body as IDataObject;
-}
+const settle = async (path: string) => (await api.poll(path)).body as IDataObject;
 
 /** Options of a job the emulator makes: its outcome, and whether it waits (test controls in `metadata`). */
 interface JobOptions {
@@ -69,32 +65,30 @@ const controls = (options: JobOptions): IDataObject => ({
 	...options.metadata,
 });
 
-/** A job of the sample invoice named `<prefix>-<n>.pdf`, final unless `options` say otherwise. */
+/**
+ * A job of the sample invoice named `<prefix>-<n>.pdf` created at `path` (`/v0/parsing` or
+ * `/extract/`), final unless `options` say otherwise.
+ */
 async function createJob(
-	family: Family,
+	path: string,
 	prefix: string,
 	options: JobOptions,
 	fields: Record<string, string> = {},
 ): Promise<IDataObject> {
 	const metadata = JSON.stringify(controls(options));
-	const path = family === 'v0' ? '/v0/parsing' : '/extract/';
-	const created = await call(
-		family,
-		'POST',
-		path,
-		pdfForm('document', nextName(prefix), { ...fields, metadata }),
-	);
+	const upload = pdfForm('document', nextName(prefix), { ...fields, metadata });
+	const created = await call('POST', path, upload);
 	if (options.settle === false || options.hold) return created;
-	return await settle(family, family === 'v0' ? `${path}/${created.id}` : `${path}${created.id}/`);
+	return await settle(path.endsWith('/') ? `${path}${created.id}/` : `${path}/${created.id}`);
 }
 
 /** An extraction (`POST /extract/`, `§unversioned-4.2`) with the Invoice schema. */
 const extraction = async (options: JobOptions = {}) =>
-	await createJob('unversioned', 'invoice', options, { server: 'EU-1', schema: INVOICE_SCHEMA });
+	await createJob('/extract/', 'invoice', options, { server: 'EU-1', schema: INVOICE_SCHEMA });
 
 /** A parsing of an uploaded file (`POST /v0/parsing`, `§v0-4.5`). */
 const parsing = async (options: JobOptions = {}, prefix = 'scan') =>
-	await createJob('v0', prefix, options);
+	await createJob('/v0/parsing', prefix, options);
 
 /** Makes held jobs final (the emulator decides when a job finishes, not a processing time). */
 function release(jobs: IDataObject[] | string[]): void {
@@ -103,7 +97,7 @@ function release(jobs: IDataObject[] | string[]): void {
 
 /** An uploaded document (`POST /v0/documents`, `§v0-4.1`), named `<prefix>-<n>.pdf`. */
 async function documentUpload(prefix = 'upload'): Promise<IDataObject> {
-	return await call('v0', 'POST', '/v0/documents', pdfForm('file', nextName(prefix)));
+	return await call('POST', '/v0/documents', pdfForm('file', nextName(prefix)));
 }
 
 /** A trigger for `event` with the emulator's credentials (mutable: a test may swap a secret). */
@@ -238,8 +232,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			emulator().clearFaults();
 
 			release([slow]);
-			for (const job of [slow, ...meanwhile])
-				await settle('unversioned', `/extract/${String(job.id)}/`);
+			for (const job of [slow, ...meanwhile]) await settle(`/extract/${String(job.id)}/`);
 			fired.push(
 				...(await pollUntilFired(
 					harness,
@@ -286,7 +279,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			// The poll sees all 60 unfinished and follows them.
 			expect(ids(await ok(harness.poll()))).toEqual([]);
 			release(burstIds);
-			for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
+			for (const id of burstIds) await settle(`/extract/${id}/`);
 
 			emulator().clearLog();
 			const fired = ids(await ok(harness.poll()));
@@ -316,9 +309,9 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			const burstIds = burst.map((job) => String(job.id));
 			const first = ids(await ok(harness.poll()));
 			expect(sorted(first)).toEqual(sorted(older));
-			for (const id of older) await call('unversioned', 'DELETE', `/extract/${id}/`);
+			for (const id of older) await call('DELETE', `/extract/${id}/`);
 			release(burstIds);
-			for (const id of burstIds) await settle('unversioned', `/extract/${id}/`);
+			for (const id of burstIds) await settle(`/extract/${id}/`);
 			expect(sorted(await pollUntilFired(harness, burstIds, 5))).toEqual(sorted(burstIds));
 		});
 
@@ -332,7 +325,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(old));
 			emulator().setMaxPageSize(2);
 
-			for (const id of old.slice(0, 3)) await call('unversioned', 'DELETE', `/extract/${id}/`);
+			for (const id of old.slice(0, 3)) await call('DELETE', `/extract/${id}/`);
 			const fresh: string[] = [];
 			for (let n = 0; n < 3; n++)
 				fresh.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
@@ -350,7 +343,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 			const handled: string[] = [];
 			for (let n = 0; n < 12; n++) handled.push(await make());
 			expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(handled));
-			for (const id of handled.slice(4)) await call('unversioned', 'DELETE', `/extract/${id}/`);
+			for (const id of handled.slice(4)) await call('DELETE', `/extract/${id}/`);
 			const fired: string[] = [];
 			const created: string[] = [];
 			for (let round = 0; round < 3; round++) {
@@ -361,7 +354,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])(
 				const got = ids(run.items);
 				fired.push(...got);
 				// The workflow deletes what it handled.
-				for (const id of got) await call('unversioned', 'DELETE', `/extract/${id}/`);
+				for (const id of got) await call('DELETE', `/extract/${id}/`);
 			}
 			// Nothing new, and every extraction the edge named deleted: nothing fires again.
 			const quiet = await harness.poll();
@@ -567,7 +560,7 @@ describe('Parsing Finished / Failed', () => {
 		expect(failures[0].json.status).toBe('ERROR');
 
 		release([slow]);
-		await settle('v0', `/v0/parsing/${String(slow.id)}`);
+		await settle(`/v0/parsing/${String(slow.id)}`);
 		expect(await pollUntilFired(finished, [String(slow.id)])).toEqual([slow.id]);
 		expect(await ok(failed.poll())).toEqual([]);
 	});
@@ -593,7 +586,7 @@ describe('Parsing Finished / Failed', () => {
 			emulator().setMaxPageSize(100);
 		}
 		release([slow]);
-		await settle('v0', `/v0/parsing/${String(slow.id)}`);
+		await settle(`/v0/parsing/${String(slow.id)}`);
 		expect(await pollUntilFired(harness, [String(slow.id)])).toEqual([slow.id]);
 	});
 

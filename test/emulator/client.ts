@@ -73,10 +73,8 @@ export function form(
 }
 
 /** Whether a v0 job (§v0-3) or an unversioned extraction (§unversioned-3) is in a final state. */
-export const isFinalV0 = (a: Answer): boolean =>
+export const isFinal = (a: Answer): boolean =>
 	['FINISHED', 'PARTIAL_FINISHED', 'ERROR'].includes(a.body.status);
-export const isFinalUnversioned = (a: Answer): boolean =>
-	['FINISHED', 'ERROR'].includes(a.body.status);
 
 /** The emulator of one test file and calls to it; see {@link useEmulatorClient}. */
 export class EmulatorClient {
@@ -134,20 +132,21 @@ export class EmulatorClient {
 		};
 	}
 
+	/** {@link call} with the credential of the path's family (`/v0…` the API key, others the token); `init.headers` win. */
+	async send(method: string, url: string, init: CallInit = {}): Promise<Answer> {
+		const family = /^(https?:\/\/[^/]+)?\/v0\//.test(url) ? this.v0() : this.tok();
+		return await this.call(method, url, { ...init, headers: { ...family, ...init.headers } });
+	}
+
 	/**
-	 * GETs `url` every 50 ms until `done` holds.
+	 * GETs `url` (see {@link send}) every 50 ms until `done` holds (default: a final job status).
 	 *
-	 * @throws after `timeoutMs` (default 15 s) with the last answer
+	 * @throws after `timeoutMs` (default 50 s, under jest's test timeout) with the last answer
 	 */
-	async poll(
-		url: string,
-		headers: Record<string, string>,
-		done: (a: Answer) => boolean,
-		timeoutMs = 15_000,
-	): Promise<Answer> {
+	async poll(url: string, done = isFinal, timeoutMs = 50_000): Promise<Answer> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
-			const a = await this.call('GET', url, { headers });
+			const a = await this.send('GET', url);
 			if (done(a)) return a;
 			if (Date.now() > deadline)
 				throw new Error(

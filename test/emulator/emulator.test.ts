@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { heldAnswer } from '../../emulator';
-import { INVOICE_SCHEMA, form, fourPageInvoice, isFinalV0, useEmulatorClient } from './client';
+import { INVOICE_SCHEMA, form, fourPageInvoice, useEmulatorClient } from './client';
 
 const PROCESSING_MS = 400;
 const api = useEmulatorClient({ processingMs: PROCESSING_MS });
@@ -50,17 +50,15 @@ describe('authentication and routing', () => {
 	});
 
 	it('answers 404 for the wrong trailing slash and unknown paths, 405 with Allow for a wrong method', async () => {
-		expect((await api.call('GET', '/v0/documents/', { headers: api.v0() })).body).toEqual({
+		expect((await api.send('GET', '/v0/documents/')).body).toEqual({
 			detail: 'Not found.',
 		});
-		expect((await api.call('GET', '/extract', { headers: api.tok() })).body).toEqual({
+		expect((await api.send('GET', '/extract')).body).toEqual({
 			detail: 'Not found.',
 		});
-		expect((await api.call('GET', '/schema', { headers: api.tok() })).status).toBe(404);
-		expect((await api.call('GET', '/nope', { headers: api.tok() })).status).toBe(404);
-		const wrongMethod = await api.call('PATCH', `/schema/${INVOICE_SCHEMA}/`, {
-			headers: api.tok(),
-		});
+		expect((await api.send('GET', '/schema')).status).toBe(404);
+		expect((await api.send('GET', '/nope')).status).toBe(404);
+		const wrongMethod = await api.send('PATCH', `/schema/${INVOICE_SCHEMA}/`);
 		expect(wrongMethod.status).toBe(405);
 		expect(wrongMethod.body).toEqual({ detail: 'Method "PATCH" not allowed.' });
 		expect(wrongMethod.headers.get('allow')).toMatch(/PUT/);
@@ -73,38 +71,38 @@ describe('injected faults', () => {
 			{ status: 429, retryAfter: '2' },
 			{ status: 503 },
 		]);
-		const first = await api.call('GET', '/v0/documents', { headers: api.v0() });
+		const first = await api.send('GET', '/v0/documents');
 		expect(first.status).toBe(429);
 		expect(first.headers.get('retry-after')).toBe('2');
 		expect(typeof first.body.detail).toBe('string');
-		expect((await api.call('GET', '/v0/documents', { headers: api.v0() })).status).toBe(503);
-		expect((await api.call('GET', '/v0/documents', { headers: api.v0() })).status).toBe(200);
+		expect((await api.send('GET', '/v0/documents')).status).toBe(503);
+		expect((await api.send('GET', '/v0/documents')).status).toBe(200);
 	});
 
 	it('drops the connection (logged with status 0), delays, and forgets cleared faults', async () => {
 		api.emu.injectFaults({ path: /^\/extract\// }, [{ drop: true }]);
 		api.emu.clearLog();
-		await expect(api.call('GET', '/extract/', { headers: api.tok() })).rejects.toThrow();
+		await expect(api.send('GET', '/extract/')).rejects.toThrow();
 		await new Promise((resolve) => setTimeout(resolve, 50));
 		expect(api.emu.requests.map((r) => [r.path, r.status])).toEqual([['/extract/', 0]]);
 		api.emu.injectFaults({ path: '/schema/' }, [{ delayMs: 300 }]);
 		const t0 = Date.now();
-		expect((await api.call('GET', '/schema/', { headers: api.tok() })).status).toBe(200);
+		expect((await api.send('GET', '/schema/')).status).toBe(200);
 		expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
 		api.emu.injectFaults({ path: '/schema/' }, [{ status: 500 }]);
 		api.emu.clearFaults();
-		expect((await api.call('GET', '/schema/', { headers: api.tok() })).status).toBe(200);
+		expect((await api.send('GET', '/schema/')).status).toBe(200);
 	});
 
 	it('holds an answer until the test lets it go (heldAnswer), other requests go on', async () => {
 		const held = heldAnswer();
 		api.emu.injectFaults({ path: '/schema/' }, [held.fault]);
 		let answered = false;
-		const waiting = api.call('GET', '/schema/', { headers: api.tok() }).finally(() => {
+		const waiting = api.send('GET', '/schema/').finally(() => {
 			answered = true;
 		});
 		await held.arrived;
-		expect((await api.call('GET', '/schema/', { headers: api.tok() })).status).toBe(200);
+		expect((await api.send('GET', '/schema/')).status).toBe(200);
 		expect(answered).toBe(false);
 		held.release();
 		expect((await waiting).status).toBe(200);
@@ -116,18 +114,18 @@ describe('injected faults', () => {
 			{ status: 301, location: 'https://elsewhere.example/schema/' },
 			{ status: 400, echoHeaders: true },
 		]);
-		const html = await api.call('GET', '/schema/', { headers: api.tok() });
+		const html = await api.send('GET', '/schema/');
 		expect([html.status, html.headers.get('content-type'), html.body]).toEqual([
 			200,
 			'text/html; charset=utf-8',
 			'<html>Sign in</html>',
 		]);
-		const moved = await api.call('GET', '/schema/', { headers: api.tok() });
+		const moved = await api.send('GET', '/schema/');
 		expect([moved.status, moved.headers.get('location')]).toEqual([
 			301,
 			'https://elsewhere.example/schema/',
 		]);
-		const echoed = await api.call('GET', '/schema/', { headers: api.tok() });
+		const echoed = await api.send('GET', '/schema/');
 		expect(echoed.status).toBe(400);
 		expect(echoed.body.headers.authorization).toBe(api.emu.token);
 
@@ -135,7 +133,7 @@ describe('injected faults', () => {
 			{ json: { count: 9, next: 'x', results: [] }, forever: true },
 		]);
 		for (let i = 0; i < 3; i++)
-			expect((await api.call('GET', '/v0/documents', { headers: api.v0() })).body).toEqual({
+			expect((await api.send('GET', '/v0/documents')).body).toEqual({
 				count: 9,
 				next: 'x',
 				results: [],
@@ -144,7 +142,7 @@ describe('injected faults', () => {
 
 		api.emu.injectFaults({ method: 'GET', path: '/schema/' }, [{ json: { ok: 1 }, dripMs: 50 }]);
 		const started = Date.now();
-		const dripped = await api.call('GET', '/schema/', { headers: api.tok() });
+		const dripped = await api.send('GET', '/schema/');
 		expect(dripped.body).toEqual({ ok: 1 });
 		expect(Date.now() - started).toBeGreaterThanOrEqual(7 * 45); // 8 bytes, 50 ms apart
 	});
@@ -179,8 +177,7 @@ describe('request log', () => {
 		);
 		fd.append('notes', new Blob(['bytes-of-the-notes-file'], { type: 'text/plain' }), 'notes.txt');
 		api.emu.clearLog();
-		const created = await api.call('POST', '/v0/documents?pdf_page_start=1&pdf_page_end=2', {
-			headers: api.v0(),
+		const created = await api.send('POST', '/v0/documents?pdf_page_start=1&pdf_page_end=2', {
 			form: fd,
 		});
 		expect(created.status).toBe(201);
@@ -204,16 +201,14 @@ describe('request log', () => {
 
 	it('logs a JSON body as its value, and a url-encoded body as its fields', async () => {
 		api.emu.clearLog();
-		await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		await api.send('POST', '/v0/parsing', {
 			json: {
 				document: 'https://example.com/x.pdf',
 				picture_description_enabled: true,
 				metadata: { k: 'v' },
 			},
 		});
-		await api.call('PUT', `/schema/${INVOICE_SCHEMA}/`, {
-			headers: api.tok(),
+		await api.send('PUT', `/schema/${INVOICE_SCHEMA}/`, {
 			text: new URLSearchParams({
 				name: 'Invoice',
 				description: 'Main fields of an invoice',
@@ -238,9 +233,8 @@ describe('request log', () => {
 
 	it('logs no body fields for a request without a body or with an unreadable one', async () => {
 		api.emu.clearLog();
-		await api.call('GET', '/schema/', { headers: api.tok() });
-		await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		await api.send('GET', '/schema/');
+		await api.send('POST', '/v0/parsing', {
 			text: '{"document": ',
 			contentType: 'application/json',
 		});
@@ -253,27 +247,20 @@ describe('request log', () => {
 
 describe('processing time and static files', () => {
 	it('setProcessingMs applies to new jobs; emulator_processing_ms to one job', async () => {
-		const doc = await api.call('POST', '/v0/documents', {
-			headers: api.v0(),
+		const doc = await api.send('POST', '/v0/documents', {
 			form: form({ file: { name: 'invoice.pdf', bytes: invoice } }),
 		});
 		api.emu.setProcessingMs(0);
 		try {
-			const quick = await api.call('POST', '/v0/parsing', {
-				headers: api.v0(),
+			const quick = await api.send('POST', '/v0/parsing', {
 				json: { document: doc.body.id },
 			});
-			expect(
-				(await api.poll(`/v0/parsing/${quick.body.id}`, api.v0(), isFinalV0, 5000)).body.status,
-			).toBe('FINISHED');
-			const slow = await api.call('POST', '/v0/parsing', {
-				headers: api.v0(),
+			expect((await api.poll(`/v0/parsing/${quick.body.id}`)).body.status).toBe('FINISHED');
+			const slow = await api.send('POST', '/v0/parsing', {
 				json: { document: doc.body.id, metadata: { emulator_processing_ms: 60_000 } },
 			});
 			await new Promise((resolve) => setTimeout(resolve, 300));
-			expect(
-				(await api.call('GET', `/v0/parsing/${slow.body.id}`, { headers: api.v0() })).body.status,
-			).toBe('IN_QUEUE');
+			expect((await api.send('GET', `/v0/parsing/${slow.body.id}`)).body.status).toBe('IN_QUEUE');
 		} finally {
 			api.emu.setProcessingMs(PROCESSING_MS);
 		}

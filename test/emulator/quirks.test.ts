@@ -13,7 +13,6 @@ import {
 	INVOICE_SCHEMA,
 	UNKNOWN_ID,
 	form,
-	isFinalV0,
 	useEmulatorClient,
 	type Answer,
 	type EmulatorClient,
@@ -164,33 +163,27 @@ describe('clock offset (setClockOffset)', () => {
 	it('moves created_at / updated_at of new records (uploads, seeds, schemas); older records keep theirs; lists keep creation order', async () => {
 		const t = tag('offset');
 		const [before] = api.emu.seedDocuments(1, { namePrefix: t });
-		const beforeAt = ms(
-			(await api.call('GET', `/v0/documents/${before}`, { headers: api.v0() })).body.created_at,
-		);
+		const beforeAt = ms((await api.send('GET', `/v0/documents/${before}`)).body.created_at);
 		expect(Math.abs(beforeAt - Date.now())).toBeLessThan(5000);
 
 		api.emu.setClockOffset(-15 * 60_000);
-		const upload = await api.call('POST', '/v0/documents', {
-			headers: api.v0(),
+		const upload = await api.send('POST', '/v0/documents', {
 			form: form({ file: { name: `${t}-scan.png`, bytes: TINY_PNG } }),
 		});
 		expect(upload.status).toBe(201);
 		expect(ms(upload.body.created_at)).toBeLessThan(Date.now() - 14 * 60_000);
 		expect(ms(upload.body.created_at)).toBeGreaterThan(Date.now() - 16 * 60_000);
 		const [parsing] = api.emu.seedJobs('parsing', 1, { namePrefix: t });
-		const read = (await api.call('GET', `/v0/parsing/${parsing}`, { headers: api.v0() })).body;
+		const read = (await api.send('GET', `/v0/parsing/${parsing}`)).body;
 		expect(ms(read.created_at)).toBeLessThan(Date.now() - 14 * 60_000);
 		expect(read.updated_at).toBe(read.created_at); // final at once: on the same (service) clock
-		const schema = await api.call('POST', '/schema/', {
-			headers: api.tok(),
+		const schema = await api.send('POST', '/schema/', {
 			json: { name: t, description: 'd', schema: null },
 		});
 		expect(ms(schema.body.created_at)).toBeLessThan(Date.now() - 14 * 60_000);
 
 		// The older record keeps its created_at; the list is by creation: the newer, dated earlier, comes first.
-		expect(
-			ms((await api.call('GET', `/v0/documents/${before}`, { headers: api.v0() })).body.created_at),
-		).toBe(beforeAt);
+		expect(ms((await api.send('GET', `/v0/documents/${before}`)).body.created_at)).toBe(beforeAt);
 		const listed = await list.documents(`search=${t}`);
 		expect(ids(listed)).toEqual([read.document.id, upload.body.id, before]);
 		expect(ms(listed.body.results[0].created_at)).toBeLessThan(
@@ -210,24 +203,24 @@ describe('clock offset (setClockOffset)', () => {
 	it('never moves job progress: a jump back neither finishes jobs early nor reopens final ones; a jump ahead does not stall them', async () => {
 		const t = tag('progress');
 		const [done] = api.emu.seedJobs('extraction', 1, { metadata: { batch: t } });
-		const first = await api.call('GET', `/extract/${done}/`, { headers: api.tok() });
+		const first = await api.send('GET', `/extract/${done}/`);
 		expect(first.body.status).toBe('FINISHED');
 
 		const t0 = Date.now();
 		frozenAt = t0;
 		api.emu.setClockOffset(-DAY);
 		const [late] = api.emu.seedJobs('parsing', 1, { processingMs: 400, namePrefix: t });
-		const again = await api.call('GET', `/extract/${done}/`, { headers: api.tok() });
+		const again = await api.send('GET', `/extract/${done}/`);
 		expect(again.status).toBe(200);
 		expect(again.body).toMatchObject({
 			status: 'FINISHED',
 			created_at: first.body.created_at,
 			extraction_time: first.body.extraction_time,
 		});
-		const running = await api.call('GET', `/v0/parsing/${late}`, { headers: api.v0() });
+		const running = await api.send('GET', `/v0/parsing/${late}`);
 		expect(running.body.status).not.toMatch(/FINISHED/); // created "a day ago" on the service's clock, yet not final at once
 		frozenAt = t0 + 400;
-		const finished = await api.call('GET', `/v0/parsing/${late}`, { headers: api.v0() });
+		const finished = await api.send('GET', `/v0/parsing/${late}`);
 		expect(finished.body.status).toBe('FINISHED');
 		expect(ms(finished.body.updated_at) - ms(finished.body.created_at)).toBe(400);
 		expect(ms(finished.body.updated_at)).toBeLessThan(Date.now() - DAY + 60_000);
@@ -237,9 +230,9 @@ describe('clock offset (setClockOffset)', () => {
 			processingMs: 300,
 			metadata: { batch: t },
 		});
-		expect((await api.call('GET', `/extract/${ahead}/`, { headers: api.tok() })).status).toBe(202);
+		expect((await api.send('GET', `/extract/${ahead}/`)).status).toBe(202);
 		frozenAt = t0 + 700;
-		const aheadDone = await api.call('GET', `/extract/${ahead}/`, { headers: api.tok() });
+		const aheadDone = await api.send('GET', `/extract/${ahead}/`);
 		expect([aheadDone.status, aheadDone.body.status]).toEqual([200, 'FINISHED']);
 		expect(ms(aheadDone.body.created_at)).toBeGreaterThan(Date.now() + DAY - 60_000);
 	});
@@ -269,7 +262,7 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 		expect(ids(await list.extractions(`search=${t}-2`))).toEqual([seeded[2]]);
 		expect(ids(await list.extractions(`meta_value=bulk`))).toEqual(expect.arrayContaining(seeded));
 
-		const one = await api.call('GET', `/extract/${seeded[0]}/`, { headers: api.tok() });
+		const one = await api.send('GET', `/extract/${seeded[0]}/`);
 		expect(one.status).toBe(200);
 		expect(one.body).toMatchObject({
 			id: seeded[0],
@@ -279,23 +272,19 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 			credit_used: 1,
 			metadata: { batch: t, kind: 'bulk' },
 		});
-		const file = await api.call('GET', `/extract/${seeded[0]}/document/`, { headers: api.tok() });
+		const file = await api.send('GET', `/extract/${seeded[0]}/document/`);
 		expect((await PDFDocument.load(file.bytes)).getPageCount()).toBe(1);
 
-		expect(
-			(await api.call('DELETE', `/extract/${seeded[1]}/`, { headers: api.tok() })).status,
-		).toBe(204);
-		expect((await api.call('GET', `/extract/${seeded[1]}/`, { headers: api.tok() })).status).toBe(
-			404,
-		);
-		expect(
-			(await api.call('GET', `/extract/${seeded[2]}/document/`, { headers: api.tok() })).status,
-		).toBe(200); // the others keep their file
+		expect((await api.send('DELETE', `/extract/${seeded[1]}/`)).status).toBe(204);
+		expect((await api.send('GET', `/extract/${seeded[1]}/`)).status).toBe(404);
+		expect((await api.send('GET', `/extract/${seeded[2]}/document/`)).status).toBe(200); // the others keep their file
 
 		const failed = api.emu.seedJobs('extraction', 2, { outcome: 'ERROR', metadata: { batch: t } });
-		expect(
-			(await api.call('GET', `/extract/${failed[0]}/`, { headers: api.tok() })).body,
-		).toMatchObject({ status: 'ERROR', error: 'Seeded failure', content: null });
+		expect((await api.send('GET', `/extract/${failed[0]}/`)).body).toMatchObject({
+			status: 'ERROR',
+			error: 'Seeded failure',
+			content: null,
+		});
 	});
 
 	it('parsings: a document each, status filter, held until released (all, some, with another outcome), extracts from them', async () => {
@@ -306,8 +295,7 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 			metadata: { batch: t },
 		});
 		const done = api.emu.seedJobs('parsing', 2, { namePrefix: t, outcome: 'PARTIAL_FINISHED' });
-		const read = async (id: string) =>
-			(await api.call('GET', `/v0/parsing/${id}`, { headers: api.v0() })).body;
+		const read = async (id: string) => (await api.send('GET', `/v0/parsing/${id}`)).body;
 
 		const first = await read(held[0]);
 		expect(first).toMatchObject({
@@ -315,10 +303,9 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 			metadata: { batch: t },
 			document: { filename: `${t}-0.pdf`, page_count: 1 },
 		});
-		expect(
-			(await api.call('GET', `/v0/documents/${first.document.id}`, { headers: api.v0() })).body
-				.filename,
-		).toBe(`${t}-0.pdf`);
+		expect((await api.send('GET', `/v0/documents/${first.document.id}`)).body.filename).toBe(
+			`${t}-0.pdf`,
+		);
 		expect((await read(done[1])).status).toBe('PARTIAL_FINISHED');
 		expect(ids(await list.parsings(`search=${t}&status=IN_PROGRESS`))).toEqual([...held].reverse());
 		expect(ids(await list.parsings(`search=${t}&status=PARTIAL_FINISHED`))).toEqual(
@@ -341,12 +328,11 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 		expect((await read(held[0])).status).toBe('FINISHED');
 		expect(() => api.emu.releaseJobs([UNKNOWN_ID])).toThrow(/no parsing/);
 
-		const extract = await api.call('POST', '/v0/extract', {
-			headers: api.v0(),
+		const extract = await api.send('POST', '/v0/extract', {
 			json: { parsing: held[2], schema: INVOICE_SCHEMA },
 		});
 		expect(extract.status).toBe(201);
-		const result = await api.poll(`/v0/extract/${extract.body.id}`, api.v0(), isFinalV0);
+		const result = await api.poll(`/v0/extract/${extract.body.id}`);
 		expect(result.body.status).toBe('FINISHED');
 	});
 
@@ -357,7 +343,7 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 			outcome: 'ERROR',
 			metadata: { batch: t },
 		});
-		const pending = await api.call('GET', `/extract/${jobs[0]}/`, { headers: api.tok() });
+		const pending = await api.send('GET', `/extract/${jobs[0]}/`);
 		expect(pending.status).toBe(202);
 		expect(pending.body).toMatchObject({
 			status: 'IN_PROGRESS',
@@ -370,14 +356,13 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 			),
 		).toEqual(['IN_PROGRESS', 'IN_PROGRESS', 'IN_PROGRESS']);
 		api.emu.releaseJobs(jobs.slice(0, 2));
-		expect(
-			(await api.call('GET', `/extract/${jobs[0]}/`, { headers: api.tok() })).body,
-		).toMatchObject({ status: 'ERROR', error: 'Seeded failure' });
-		expect((await api.call('GET', `/extract/${jobs[2]}/`, { headers: api.tok() })).status).toBe(
-			202,
-		);
+		expect((await api.send('GET', `/extract/${jobs[0]}/`)).body).toMatchObject({
+			status: 'ERROR',
+			error: 'Seeded failure',
+		});
+		expect((await api.send('GET', `/extract/${jobs[2]}/`)).status).toBe(202);
 		api.emu.releaseJobs(undefined, 'FINISHED');
-		const last = await api.call('GET', `/extract/${jobs[2]}/`, { headers: api.tok() });
+		const last = await api.send('GET', `/extract/${jobs[2]}/`);
 		expect(last.status).toBe(200);
 		expect(last.body).toMatchObject({ status: 'FINISHED', error: null });
 	});
@@ -392,16 +377,14 @@ describe('bulk jobs (seedJobs, releaseJobs) and documents (seedDocuments)', () =
 			metadata: { source: t },
 			page_count: 1,
 		});
-		const redirect = await api.call('GET', `/v0/documents/${docs[1]}/download`, {
-			headers: api.v0(),
-		});
+		const redirect = await api.send('GET', `/v0/documents/${docs[1]}/download`);
 		expect(redirect.status).toBe(302);
 		const file = await api.call('GET', redirect.headers.get('location') as string);
 		expect(file.bytes.subarray(0, 5).toString()).toBe('%PDF-');
 		expect(api.emu.seedDocuments(0)).toEqual([]);
 		expect(api.emu.seedDocuments(1)).toHaveLength(1);
 		expect(
-			(await api.call('GET', `/v0/documents?search=seed-0.pdf`, { headers: api.v0() })).body.count,
+			(await api.send('GET', `/v0/documents?search=seed-0.pdf`)).body.count,
 		).toBeGreaterThanOrEqual(1);
 	});
 });

@@ -14,8 +14,6 @@ import {
 	WORKFLOW_PLAIN,
 	form,
 	fourPageInvoice,
-	isFinalUnversioned,
-	isFinalV0,
 	useEmulatorClient,
 	type FormFile,
 } from './client';
@@ -40,7 +38,7 @@ afterEach(() => (frozenAt = undefined));
 
 /** POST /extract/ with a multipart form of `fields` (and `query`, e.g. `?pdf_page_start=2`). */
 const post = (fields: Parameters<typeof form>[0], query = '') =>
-	api.call('POST', `/extract/${query}`, { headers: api.tok(), form: form(fields) });
+	api.send('POST', `/extract/${query}`, { form: form(fields) });
 
 /** POST /extract/ with the invoice on EU-1, the Invoice schema and `metadata`; polls it to its final state. */
 async function finishedExtraction(
@@ -53,7 +51,7 @@ async function finishedExtraction(
 		metadata: JSON.stringify(metadata),
 	});
 	expect(a.status).toBe(201);
-	return (await api.poll(`/extract/${a.body.id}/`, api.tok(), isFinalUnversioned)).body;
+	return (await api.poll(`/extract/${a.body.id}/`)).body;
 }
 
 describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () => {
@@ -86,13 +84,13 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		const steps: string[] = [];
 		for (const at of [0, 100, 250, 399]) {
 			frozenAt = t0 + at;
-			const x = await api.call('GET', `/extract/${id}/`, { headers: api.tok() });
+			const x = await api.send('GET', `/extract/${id}/`);
 			expect([x.status, x.body.status]).toEqual([202, at === 0 ? 'CREATED' : 'IN_PROGRESS']);
 			steps.push(x.body.extraction_step);
 		}
 		expect(steps).toEqual(['OCR', 'OCR', 'PARSING', 'LOCATION']);
 		frozenAt = t0 + PROCESSING_MS;
-		const done = await api.poll(`/extract/${id}/`, api.tok(), (x) => x.status === 200);
+		const done = await api.poll(`/extract/${id}/`, (x) => x.status === 200);
 		expect(done.body).toMatchObject({
 			status: 'FINISHED',
 			credit_used: 4,
@@ -100,28 +98,24 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		});
 		expect(done.body.content).toContain('Invoice number: INV-1');
 		expect(done.body.extraction_time).toBe(PROCESSING_MS / 1000);
-		const image = await api.call('GET', done.body.content_images[1].url, { headers: api.tok() });
+		const image = await api.send('GET', done.body.content_images[1].url);
 		expect(image.headers.get('content-type')).toBe('image/png');
-		expect((await api.call('GET', done.body.document_url, { headers: api.tok() })).bytes).toEqual(
-			invoice,
-		);
+		expect((await api.send('GET', done.body.document_url)).bytes).toEqual(invoice);
 	});
 
 	it('downloads csv, json and the page images; refuses without a schema or before the end (§unversioned-4.3)', async () => {
 		const { id } = await finishedExtraction();
-		const csv = await api.call('GET', `/extract/${id}/?download=csv`, { headers: api.tok() });
+		const csv = await api.send('GET', `/extract/${id}/?download=csv`);
 		expect(csv.status).toBe(200);
 		expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
 		expect(csv.headers.get('content-disposition')).toBe('attachment; filename="invoice.csv"');
 		expect(csv.body).toBe(
 			'invoice_number,invoice_date,vendor_name,customer_name,total_amount,currency,due_date\r\nINV-1,2024-03-01,ACME Corporation,,1234.5,EUR,\r\n',
 		);
-		const js = await api.call('GET', `/extract/${id}/?download=json`, { headers: api.tok() });
+		const js = await api.send('GET', `/extract/${id}/?download=json`);
 		expect(js.headers.get('content-disposition')).toBe('attachment; filename="invoice.json"');
-		expect(js.body).toEqual(
-			(await api.call('GET', `/extract/${id}/`, { headers: api.tok() })).body,
-		);
-		const zip = await api.call('GET', `/extract/${id}/?download=images`, { headers: api.tok() });
+		expect(js.body).toEqual((await api.send('GET', `/extract/${id}/`)).body);
+		const zip = await api.send('GET', `/extract/${id}/?download=images`);
 		expect(zip.headers.get('content-type')).toBe('application/zip');
 		expect(zip.headers.get('content-disposition')).toBe(
 			'attachment; filename="invoice-images.zip"',
@@ -132,15 +126,12 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 			'page-3.png',
 			'page-4.png',
 		]);
-		expect(
-			(await api.call('GET', `/extract/${id}/?download=xml`, { headers: api.tok() })).body,
-		).toEqual({ download: ['"xml" is not a valid choice.'] });
+		expect((await api.send('GET', `/extract/${id}/?download=xml`)).body).toEqual({
+			download: ['"xml" is not a valid choice.'],
+		});
 
 		const plain = await post({ document: { name: 'p.pdf', bytes: small }, server: 'FR-1' });
-		expect(
-			(await api.call('GET', `/extract/${plain.body.id}/?download=csv`, { headers: api.tok() }))
-				.body,
-		).toEqual({
+		expect((await api.send('GET', `/extract/${plain.body.id}/?download=csv`)).body).toEqual({
 			download: ['This extraction has no schema: there is nothing to download.'],
 		});
 		const running = await post({
@@ -148,10 +139,9 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 			server: 'FR-1',
 			schema: INVOICE_SCHEMA,
 		});
-		expect(
-			(await api.call('GET', `/extract/${running.body.id}/?download=json`, { headers: api.tok() }))
-				.body,
-		).toEqual({ download: ['Extraction is not finished.'] });
+		expect((await api.send('GET', `/extract/${running.body.id}/?download=json`)).body).toEqual({
+			download: ['Extraction is not finished.'],
+		});
 	});
 
 	it('validates the file, the server and the credits; trims the page range; reads images (§unversioned-4.2, §unversioned-8)', async () => {
@@ -186,18 +176,14 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		api.emu.setCredits(10_000);
 		const img = await post({ document: { name: 'scan.PNG', bytes: TINY_PNG }, server: 'FR-2' });
 		expect(img.status).toBe(201);
-		expect(
-			(await api.poll(`/extract/${img.body.id}/`, api.tok(), isFinalUnversioned)).body.content,
-		).toBe('');
+		expect((await api.poll(`/extract/${img.body.id}/`)).body.content).toBe('');
 	});
 
 	it('GET /extract/ filters by metadata and search (document name, schema name), pages; DELETE removes the extraction and its file (§unversioned-4.1, §unversioned-4.4)', async () => {
 		const { id } = await finishedExtraction({ lot: 'lot-1' });
 		await finishedExtraction({ lot: 'lot-2' });
 		const ids = async (query: string): Promise<string[]> =>
-			(await api.call('GET', `/extract/?${query}`, { headers: api.tok() })).body.results.map(
-				(e: { id: string }) => e.id,
-			);
+			(await api.send('GET', `/extract/?${query}`)).body.results.map((e: { id: string }) => e.id);
 		expect(await ids('meta_key=lot&meta_value=lot-1')).toEqual([id]);
 		expect(await ids('meta_value=lot-1')).toEqual([id]);
 		expect(await ids('meta_key=lot&meta_value=lot-3')).toEqual([]);
@@ -210,14 +196,14 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 			schema: LINES_SCHEMA,
 		});
 		expect(await ids('search=INVOICE%20LINES')).toEqual([lines.body.id]);
-		expect((await api.call('GET', '/extract/?size=2', { headers: api.tok() })).body.next).toBe(
+		expect((await api.send('GET', '/extract/?size=2')).body.next).toBe(
 			`${api.emu.url}/extract/?size=2&page=2`,
 		);
 
-		const del = await api.call('DELETE', `/extract/${id}/`, { headers: api.tok() });
+		const del = await api.send('DELETE', `/extract/${id}/`);
 		expect(del.status).toBe(204);
 		expect(del.bytes).toHaveLength(0);
-		expect((await api.call('GET', `/extract/${id}/`, { headers: api.tok() })).status).toBe(404);
+		expect((await api.send('GET', `/extract/${id}/`)).status).toBe(404);
 		expect(api.emu.getStoredFile(id)).toBeUndefined();
 	});
 
@@ -237,8 +223,7 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 
 describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 	it("two files → an array sharing a session, with the workflow's schema and server; one file → an object", async () => {
-		const two = await api.call('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
-			headers: api.tok(),
+		const two = await api.send('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
 			form: form({
 				'extracts[0]document': pdfFile,
 				'extracts[1]document': { name: 'small.pdf', bytes: small },
@@ -255,16 +240,14 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 			server: 'EU-1',
 		});
 		expect(two.body[0].workflow_session_id).toBe(two.body[1].workflow_session_id);
-		const one = await api.call('POST', `/workflow/${WORKFLOW_PLAIN}/extract/`, {
-			headers: api.tok(),
+		const one = await api.send('POST', `/workflow/${WORKFLOW_PLAIN}/extract/`, {
 			form: form({ 'extracts[0]document': pdfFile }),
 		});
 		expect(one.body.schema).toBeNull();
 		expect(one.body.workflow_session_id).not.toBe(two.body[0].workflow_session_id);
-		const list = await api.call(
+		const list = await api.send(
 			'GET',
 			`/extract/?workflow_id=${WORKFLOW_EU}&workflow_session_id=${two.body[0].workflow_session_id}`,
-			{ headers: api.tok() },
 		);
 		expect(list.body.count).toBe(2);
 		expect(list.body.results[1].schema.name).toBe('Invoice');
@@ -273,16 +256,14 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 	it('needs extracts[i]document fields and a known workflow', async () => {
 		expect(
 			(
-				await api.call('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
-					headers: api.tok(),
+				await api.send('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
 					form: form({ document: pdfFile }),
 				})
 			).body,
 		).toEqual({ extracts: ['This field is required.'] });
 		expect(
 			(
-				await api.call('POST', `/workflow/${UNKNOWN_ID}/extract/`, {
-					headers: api.tok(),
+				await api.send('POST', `/workflow/${UNKNOWN_ID}/extract/`, {
 					form: form({ 'extracts[0]document': pdfFile }),
 				})
 			).body,
@@ -292,8 +273,7 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 	});
 
 	it('serves csv / json / zip downloads of a workflow extraction named after its file', async () => {
-		const created = await api.call('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
-			headers: api.tok(),
+		const created = await api.send('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
 			form: form({
 				'extracts[0]document': { name: 'one.pdf', bytes: small },
 				'extracts[1]document': { name: 'two.pdf', bytes: small },
@@ -301,24 +281,22 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 		});
 		expect(created.body).toHaveLength(2);
 		const id = created.body[0].id;
-		expect((await api.poll(`/extract/${id}/`, api.tok(), isFinalUnversioned)).status).toBe(200);
-		const csv = await api.call('GET', `/extract/${id}/?download=csv`, { headers: api.tok() });
+		expect((await api.poll(`/extract/${id}/`)).status).toBe(200);
+		const csv = await api.send('GET', `/extract/${id}/?download=csv`);
 		expect(csv.headers.get('content-disposition')).toBe('attachment; filename="one.csv"');
 		expect(csv.body).toContain('INV-2');
 		expect(
-			(await api.call('GET', `/extract/${id}/?download=json`, { headers: api.tok() })).body
-				.extracted_data.invoice_number,
+			(await api.send('GET', `/extract/${id}/?download=json`)).body.extracted_data.invoice_number,
 		).toBe('INV-2');
-		const zip = await api.call('GET', `/extract/${id}/?download=images`, { headers: api.tok() });
+		const zip = await api.send('GET', `/extract/${id}/?download=images`);
 		expect(Object.keys((await JSZip.loadAsync(zip.bytes)).files)).toEqual(['page-1.png']);
 	});
 });
 
 describe('unversioned schemas (§unversioned-4.5–§unversioned-4.9)', () => {
 	it('create, validate, update (url-encoded and multipart), use from /v0/extract, delete', async () => {
-		const before = (await api.call('GET', '/schema/', { headers: api.tok() })).body.count;
-		const created = await api.call('POST', '/schema/', {
-			headers: api.tok(),
+		const before = (await api.send('GET', '/schema/')).body.count;
+		const created = await api.send('POST', '/schema/', {
 			json: {
 				name: 'Receipt',
 				description: 'Shop receipts',
@@ -330,16 +308,14 @@ describe('unversioned schemas (§unversioned-4.5–§unversioned-4.9)', () => {
 		const id = created.body.id;
 		expect(
 			(
-				await api.call('POST', '/schema/', {
-					headers: api.tok(),
+				await api.send('POST', '/schema/', {
 					json: { name: 'x', description: 'y' },
 				})
 			).body,
 		).toEqual({ schema: ['This field is required.'] });
 		expect(
 			(
-				await api.call('POST', '/schema/', {
-					headers: api.tok(),
+				await api.send('POST', '/schema/', {
 					json: { name: '', description: 'y', schema: [] },
 				})
 			).body,
@@ -347,15 +323,13 @@ describe('unversioned schemas (§unversioned-4.5–§unversioned-4.9)', () => {
 			name: ['This field may not be blank.'],
 			schema: ['Must be a JSON object or null.'],
 		});
-		const put = await api.call('PUT', `/schema/${id}/`, {
-			headers: api.tok(),
+		const put = await api.send('PUT', `/schema/${id}/`, {
 			text: new URLSearchParams({ name: 'Receipt 2', description: 'd', schema: 'null' }).toString(),
 			contentType: 'application/x-www-form-urlencoded',
 		});
 		expect(put.status).toBe(200);
 		expect(put.body.schema).toBeNull();
-		const putMultipart = await api.call('PUT', `/schema/${id}/`, {
-			headers: api.tok(),
+		const putMultipart = await api.send('PUT', `/schema/${id}/`, {
 			form: form({
 				name: 'Receipt 3',
 				description: 'd',
@@ -363,28 +337,24 @@ describe('unversioned schemas (§unversioned-4.5–§unversioned-4.9)', () => {
 			}),
 		});
 		expect(putMultipart.body.name).toBe('Receipt 3');
-		expect((await api.call('GET', `/schema/${id}/`, { headers: api.tok() })).body.name).toBe(
-			'Receipt 3',
-		);
+		expect((await api.send('GET', `/schema/${id}/`)).body.name).toBe('Receipt 3');
 
-		const parsing = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const parsing = await api.send('POST', '/v0/parsing', {
 			form: form({ document: pdfFile }),
 		});
-		await api.poll(`/v0/parsing/${parsing.body.id}`, api.v0(), isFinalV0);
-		const ex = await api.call('POST', '/v0/extract', {
-			headers: api.v0(),
+		await api.poll(`/v0/parsing/${parsing.body.id}`);
+		const ex = await api.send('POST', '/v0/extract', {
 			json: { schema: id, parsing: parsing.body.id },
 		});
 		expect(ex.status).toBe(201);
-		expect((await api.poll(`/v0/extract/${ex.body.id}`, api.v0(), isFinalV0)).body.result).toEqual({
+		expect((await api.poll(`/v0/extract/${ex.body.id}`)).body.result).toEqual({
 			invoice_number: 'INV-1',
 		});
 
-		expect((await api.call('DELETE', `/schema/${id}/`, { headers: api.tok() })).status).toBe(204);
-		expect((await api.call('GET', `/schema/${id}/`, { headers: api.tok() })).body).toEqual({
+		expect((await api.send('DELETE', `/schema/${id}/`)).status).toBe(204);
+		expect((await api.send('GET', `/schema/${id}/`)).body).toEqual({
 			detail: 'No Schema matches the given query.',
 		});
-		expect((await api.call('GET', '/schema/', { headers: api.tok() })).body.count).toBe(before);
+		expect((await api.send('GET', '/schema/')).body.count).toBe(before);
 	});
 });

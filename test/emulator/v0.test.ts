@@ -11,7 +11,6 @@ import {
 	UNKNOWN_ID,
 	form,
 	fourPageInvoice,
-	isFinalV0,
 	useEmulatorClient,
 	type FormFile,
 } from './client';
@@ -28,23 +27,20 @@ let parsingId: string;
 beforeAll(async () => {
 	invoice = await fourPageInvoice();
 	pdfFile = { name: 'invoice.pdf', bytes: invoice };
-	const doc = await api.call('POST', '/v0/documents', {
-		headers: api.v0(),
+	const doc = await api.send('POST', '/v0/documents', {
 		form: form({ file: pdfFile, metadata: '{"customer":"Globex","n":1}' }),
 	});
 	docId = doc.body.id;
-	const parsing = await api.call('POST', '/v0/parsing', {
-		headers: api.v0(),
+	const parsing = await api.send('POST', '/v0/parsing', {
 		json: { document: docId },
 	});
 	parsingId = parsing.body.id;
-	await api.poll(`/v0/parsing/${parsingId}`, api.v0(), isFinalV0);
+	await api.poll(`/v0/parsing/${parsingId}`);
 });
 
 describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 	it('POST /v0/documents answers 201 with the Document (§v0-2.1) and stores the file as sent', async () => {
-		const a = await api.call('POST', '/v0/documents', {
-			headers: api.v0(),
+		const a = await api.send('POST', '/v0/documents', {
 			form: form({ file: pdfFile, metadata: '{"customer":"Initech","n":2}' }),
 		});
 		expect(a.status).toBe(201);
@@ -59,8 +55,7 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 	});
 
 	it('trims to the page range, takes the file name override, and reports invalid input per field', async () => {
-		const trimmed = await api.call('POST', '/v0/documents?pdf_page_start=2&pdf_page_end=3', {
-			headers: api.v0(),
+		const trimmed = await api.send('POST', '/v0/documents?pdf_page_start=2&pdf_page_end=3', {
 			form: form({ file: pdfFile, filename: 'trimmed.pdf' }),
 		});
 		expect(trimmed.status).toBe(201);
@@ -69,39 +64,33 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 			(await PDFDocument.load(api.emu.getStoredFile(trimmed.body.id) as Buffer)).getPageCount(),
 		).toBe(2);
 
-		const tooFar = await api.call('POST', '/v0/documents?pdf_page_end=9', {
-			headers: api.v0(),
+		const tooFar = await api.send('POST', '/v0/documents?pdf_page_end=9', {
 			form: form({ file: pdfFile }),
 		});
 		expect(tooFar.body).toEqual({
 			pdf_page_end: ['Ensure this value is less than or equal to 4.'],
 		});
-		const bad = await api.call('POST', '/v0/documents?pdf_page_start=0&pdf_page_end=x', {
-			headers: api.v0(),
+		const bad = await api.send('POST', '/v0/documents?pdf_page_start=0&pdf_page_end=x', {
 			form: form({ file: pdfFile }),
 		});
 		expect(bad.status).toBe(400);
 		expect(Object.keys(bad.body).sort()).toEqual(['pdf_page_end', 'pdf_page_start']);
-		const reversed = await api.call('POST', '/v0/documents?pdf_page_start=3&pdf_page_end=2', {
-			headers: api.v0(),
+		const reversed = await api.send('POST', '/v0/documents?pdf_page_start=3&pdf_page_end=2', {
 			form: form({ file: pdfFile }),
 		});
 		expect(reversed.status).toBe(400);
 		expect(
 			(
-				await api.call('POST', '/v0/documents', {
-					headers: api.v0(),
+				await api.send('POST', '/v0/documents', {
 					form: form({ filename: 'x' }),
 				})
 			).body,
 		).toEqual({ file: ['No file was submitted.'] });
-		const empty = await api.call('POST', '/v0/documents', {
-			headers: api.v0(),
+		const empty = await api.send('POST', '/v0/documents', {
 			form: form({ file: { name: 'e.pdf', bytes: Buffer.alloc(0) } }),
 		});
 		expect(empty.body).toEqual({ file: ['The submitted file is empty.'] });
-		const notAnObject = await api.call('POST', '/v0/documents', {
-			headers: api.v0(),
+		const notAnObject = await api.send('POST', '/v0/documents', {
 			form: form({ file: pdfFile, metadata: '[1]' }),
 		});
 		expect(notAnObject.body).toEqual({ metadata: ['Must be a JSON object.'] });
@@ -109,13 +98,10 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 
 	it('GET /v0/documents pages newest first with absolute next / previous links that keep the query (§v0-4.2, §v0-2.5)', async () => {
 		for (const name of ['paging-1.pdf', 'paging-2.pdf'])
-			await api.call('POST', '/v0/documents', {
-				headers: api.v0(),
+			await api.send('POST', '/v0/documents', {
 				form: form({ file: { name, bytes: invoice } }),
 			});
-		const page1 = await api.call('GET', '/v0/documents?size=1&search=paging-', {
-			headers: api.v0(),
-		});
+		const page1 = await api.send('GET', '/v0/documents?size=1&search=paging-');
 		expect(page1.status).toBe(200);
 		expect(page1.body).toMatchObject({
 			count: 2,
@@ -125,65 +111,53 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 		expect(page1.body.results.map((d: { filename: string }) => d.filename)).toEqual([
 			'paging-2.pdf',
 		]);
-		const page2 = await api.call('GET', page1.body.next, { headers: api.v0() });
+		const page2 = await api.send('GET', page1.body.next);
 		expect(page2.body.results.map((d: { filename: string }) => d.filename)).toEqual([
 			'paging-1.pdf',
 		]);
 		expect(page2.body.previous).toBe(`${api.emu.url}/v0/documents?size=1&search=paging-`);
 		expect(page2.body.next).toBeNull();
-		expect(
-			(await api.call('GET', '/v0/documents?page=3&size=1&search=paging-', { headers: api.v0() }))
-				.body,
-		).toEqual({ detail: 'Invalid page.' });
-		expect((await api.call('GET', '/v0/documents?page=abc', { headers: api.v0() })).status).toBe(
-			400,
-		);
+		expect((await api.send('GET', '/v0/documents?page=3&size=1&search=paging-')).body).toEqual({
+			detail: 'Invalid page.',
+		});
+		expect((await api.send('GET', '/v0/documents?page=abc')).status).toBe(400);
 	});
 
 	it('GET /v0/documents filters by search (filename, metadata values) and created_at (§v0-4.2)', async () => {
-		await api.call('POST', '/v0/documents', {
-			headers: api.v0(),
+		await api.send('POST', '/v0/documents', {
 			form: form({ file: { name: 'Needle-Report.pdf', bytes: invoice } }),
 		});
 		const names = async (query: string): Promise<string[]> =>
-			(await api.call('GET', `/v0/documents?${query}`, { headers: api.v0() })).body.results.map(
+			(await api.send('GET', `/v0/documents?${query}`)).body.results.map(
 				(d: { filename: string }) => d.filename,
 			);
 		expect(await names('search=NEEDLE')).toEqual(['Needle-Report.pdf']);
 		expect(
-			(
-				await api.call('GET', '/v0/documents?search=globex', { headers: api.v0() })
-			).body.results.map((d: { id: string }) => d.id),
+			(await api.send('GET', '/v0/documents?search=globex')).body.results.map(
+				(d: { id: string }) => d.id,
+			),
 		).toEqual([docId]);
 		expect(
-			(
-				await api.call('GET', '/v0/documents?created_at_after=2999-01-01T00:00:00Z', {
-					headers: api.v0(),
-				})
-			).body.count,
+			(await api.send('GET', '/v0/documents?created_at_after=2999-01-01T00:00:00Z')).body.count,
 		).toBe(0);
-		const all = (await api.call('GET', '/v0/documents', { headers: api.v0() })).body.count;
-		expect(
-			(await api.call('GET', '/v0/documents?created_at_before=2999-01-01', { headers: api.v0() }))
-				.body.count,
-		).toBe(all);
-		expect(
-			(await api.call('GET', '/v0/documents?created_at_after=yesterday', { headers: api.v0() }))
-				.body,
-		).toEqual({ created_at_after: ['Enter a valid date/time.'] });
+		const all = (await api.send('GET', '/v0/documents')).body.count;
+		expect((await api.send('GET', '/v0/documents?created_at_before=2999-01-01')).body.count).toBe(
+			all,
+		);
+		expect((await api.send('GET', '/v0/documents?created_at_after=yesterday')).body).toEqual({
+			created_at_after: ['Enter a valid date/time.'],
+		});
 	});
 
 	it("GET /v0/documents/{id}: 200 with the Document, 404 in Django's wording (§v0-4.3)", async () => {
-		expect((await api.call('GET', `/v0/documents/${docId}`, { headers: api.v0() })).body.id).toBe(
-			docId,
-		);
-		expect((await api.call('GET', '/v0/documents/not-a-uuid', { headers: api.v0() })).body).toEqual(
-			{ detail: 'No Document matches the given query.' },
-		);
+		expect((await api.send('GET', `/v0/documents/${docId}`)).body.id).toBe(docId);
+		expect((await api.send('GET', '/v0/documents/not-a-uuid')).body).toEqual({
+			detail: 'No Document matches the given query.',
+		});
 	});
 
 	it('download: 302 to the files origin, which serves the same bytes without an API key and refuses a forged signature (§v0-4.4)', async () => {
-		const r = await api.call('GET', `/v0/documents/${docId}/download`, { headers: api.v0() });
+		const r = await api.send('GET', `/v0/documents/${docId}/download`);
 		expect(r.status).toBe(302);
 		expect(r.bytes).toHaveLength(0);
 		const location = r.headers.get('location') as string;
@@ -207,26 +181,23 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 
 	it('stores a large upload (40 MB) on disk, counts its pages and parses it', async () => {
 		const big = Buffer.concat([invoice, Buffer.alloc(40 * 1024 * 1024, 0x20)]);
-		const a = await api.call('POST', '/v0/documents', {
-			headers: api.v0(),
+		const a = await api.send('POST', '/v0/documents', {
 			form: form({ file: { name: 'big.pdf', bytes: big } }),
 		});
 		expect(a.status).toBe(201);
 		expect(a.body.page_count).toBe(4);
 		expect(api.emu.getStoredFile(a.body.id)?.length).toBe(big.length);
-		const p = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const p = await api.send('POST', '/v0/parsing', {
 			json: { document: a.body.id },
 		});
-		const done = await api.poll(`/v0/parsing/${p.body.id}`, api.v0(), isFinalV0);
+		const done = await api.poll(`/v0/parsing/${p.body.id}`);
 		expect(done.body).toMatchObject({ status: 'FINISHED', pages_total: 4 });
 	});
 });
 
 describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
 	it('from a document id: IN_QUEUE → IN_PROGRESS → FINISHED with the text of every page (§v0-4.5, §v0-2.3, §v0-3)', async () => {
-		const a = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const a = await api.send('POST', '/v0/parsing', {
 			json: { document: docId },
 		});
 		expect(a.status).toBe(201);
@@ -236,13 +207,9 @@ describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
 			pages_total: 0,
 			model: 'PIGALLE',
 		});
-		const mid = await api.poll(
-			`/v0/parsing/${a.body.id}`,
-			api.v0(),
-			(x) => x.body.status !== 'IN_QUEUE',
-		);
+		const mid = await api.poll(`/v0/parsing/${a.body.id}`, (x) => x.body.status !== 'IN_QUEUE');
 		expect(['IN_PROGRESS', 'FINISHED']).toContain(mid.body.status);
-		const done = await api.poll(`/v0/parsing/${a.body.id}`, api.v0(), isFinalV0);
+		const done = await api.poll(`/v0/parsing/${a.body.id}`);
 		expect(done.body).toMatchObject({
 			status: 'FINISHED',
 			pages_total: 4,
@@ -261,8 +228,7 @@ describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
 
 	it('from URLs: a JSON list gives an array, a repeated multipart field too, one URL one object; only loopback URLs are fetched (§v0-4.5)', async () => {
 		const { filesUrl } = api.emu;
-		const a = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const a = await api.send('POST', '/v0/parsing', {
 			json: { document: [`${filesUrl}/static/a.pdf`, `${filesUrl}/static/b.pdf`] },
 		});
 		expect(a.status).toBe(201);
@@ -270,54 +236,45 @@ describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
 			'a.pdf',
 			'b.pdf',
 		]);
-		const done = await api.poll(`/v0/parsing/${a.body[1].id}`, api.v0(), isFinalV0);
+		const done = await api.poll(`/v0/parsing/${a.body[1].id}`);
 		expect(done.body.markdown_content).toContain('Static document B');
-		const one = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const one = await api.send('POST', '/v0/parsing', {
 			form: form({ document: `${filesUrl}/static/c.pdf` }),
 		});
 		expect(one.body.document.filename).toBe('c.pdf');
-		const multi = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const multi = await api.send('POST', '/v0/parsing', {
 			form: form({ document: [`${filesUrl}/static/a.pdf`, `${filesUrl}/static/c.pdf`] }),
 		});
 		expect(multi.body.map((p: { document: { filename: string } }) => p.document.filename)).toEqual([
 			'a.pdf',
 			'c.pdf',
 		]);
-		const remote = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const remote = await api.send('POST', '/v0/parsing', {
 			json: { document: 'https://example.com/x.pdf' },
 		});
 		expect(remote.body).toEqual({ document: ['URL could not be fetched.'] });
-		const missing = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const missing = await api.send('POST', '/v0/parsing', {
 			json: { document: `${filesUrl}/static/zzz.pdf` },
 		});
 		expect(missing.body).toEqual({ document: ['URL could not be fetched.'] });
-		expect(
-			(await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: [] } })).status,
-		).toBe(400);
+		expect((await api.send('POST', '/v0/parsing', { json: { document: [] } })).status).toBe(400);
 	});
 
 	it('reports field errors together and malformed JSON (§v0-4.5, §v0-7)', async () => {
-		expect((await api.call('POST', '/v0/parsing', { headers: api.v0(), json: {} })).body).toEqual({
+		expect((await api.send('POST', '/v0/parsing', { json: {} })).body).toEqual({
 			document: ['This field is required.'],
 		});
 		expect(
-			(await api.call('POST', '/v0/parsing', { headers: api.v0(), json: { document: UNKNOWN_ID } }))
-				.body,
+			(await api.send('POST', '/v0/parsing', { json: { document: UNKNOWN_ID } })).body,
 		).toEqual({ document: ['Unknown document id.'] });
-		const bad = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const bad = await api.send('POST', '/v0/parsing', {
 			json: { document: docId, model: 'BIG', picture_description_enabled: 'maybe' },
 		});
 		expect(bad.body).toEqual({
 			model: ['"BIG" is not a valid choice.'],
 			picture_description_enabled: ['Must be a valid boolean.'],
 		});
-		const malformed = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const malformed = await api.send('POST', '/v0/parsing', {
 			text: '{"document": ',
 			contentType: 'application/json',
 		});
@@ -326,8 +283,7 @@ describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
 	});
 
 	it('from a multipart file: pictures, PARTIAL_FINISHED, ERROR and unsupported-file outcomes (§v0-2.2, §v0-3)', async () => {
-		const a = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const a = await api.send('POST', '/v0/parsing', {
 			form: form({
 				document: { name: 'two.pdf', bytes: invoice },
 				picture_description_enabled: 'true',
@@ -337,7 +293,7 @@ describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
 		});
 		expect(a.status).toBe(201);
 		expect(a.body.document.filename).toBe('two.pdf');
-		const done = await api.poll(`/v0/parsing/${a.body.id}`, api.v0(), isFinalV0);
+		const done = await api.poll(`/v0/parsing/${a.body.id}`);
 		expect(done.body).toMatchObject({
 			status: 'PARTIAL_FINISHED',
 			pages_total: 4,
@@ -348,59 +304,51 @@ describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
 		});
 		expect(done.body.pictures).toHaveLength(3);
 		expect(done.body.pictures[0].description).toBe('Emulated picture of page 1');
-		const png = await api.call('GET', done.body.pictures[0].picture, { headers: api.v0() });
+		const png = await api.send('GET', done.body.pictures[0].picture);
 		expect([png.status, png.headers.get('content-type')]).toEqual([200, 'image/png']);
 		expect((await api.call('GET', done.body.pictures[0].picture)).status).toBe(401);
 
-		const err = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const err = await api.send('POST', '/v0/parsing', {
 			json: { document: docId, metadata: { emulator_outcome: 'ERROR', emulator_error: 'boom' } },
 		});
-		const errDone = await api.poll(`/v0/parsing/${err.body.id}`, api.v0(), isFinalV0);
+		const errDone = await api.poll(`/v0/parsing/${err.body.id}`);
 		expect(errDone.body).toMatchObject({
 			status: 'ERROR',
 			error: 'Emulated processing failure: boom',
 		});
 
-		const txt = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const txt = await api.send('POST', '/v0/parsing', {
 			form: form({ document: { name: 'notes.txt', bytes: Buffer.from('plain text') } }),
 		});
 		expect(txt.status).toBe(201);
-		const txtDone = await api.poll(`/v0/parsing/${txt.body.id}`, api.v0(), isFinalV0);
+		const txtDone = await api.poll(`/v0/parsing/${txt.body.id}`);
 		expect(txtDone.body).toMatchObject({ status: 'ERROR', error: 'Unsupported file type' });
 	});
 
 	it('GET /v0/parsing filters by status; an unknown id is a 404 (§v0-4.6, §v0-4.7)', async () => {
 		const create = (metadata: Record<string, string>) =>
-			api.call('POST', '/v0/parsing', {
-				headers: api.v0(),
+			api.send('POST', '/v0/parsing', {
 				json: { document: docId, metadata: { tag: 'status-filter', ...metadata } },
 			});
 		const failed = (await create({ emulator_outcome: 'ERROR' })).body.id;
 		const finished = (await create({})).body.id;
-		for (const id of [failed, finished]) await api.poll(`/v0/parsing/${id}`, api.v0(), isFinalV0);
+		for (const id of [failed, finished]) await api.poll(`/v0/parsing/${id}`);
 		const ids = async (status: string): Promise<string[]> =>
-			(
-				await api.call('GET', `/v0/parsing?status=${status}&search=status-filter`, {
-					headers: api.v0(),
-				})
-			).body.results.map((p: { id: string }) => p.id);
+			(await api.send('GET', `/v0/parsing?status=${status}&search=status-filter`)).body.results.map(
+				(p: { id: string }) => p.id,
+			);
 		expect(await ids('ERROR')).toEqual([failed]);
 		expect(await ids('FINISHED')).toEqual([finished]);
-		expect((await api.call('GET', '/v0/parsing?status=DONE', { headers: api.v0() })).status).toBe(
-			400,
-		);
-		expect(
-			(await api.call('GET', `/v0/parsing/${UNKNOWN_ID}`, { headers: api.v0() })).body,
-		).toEqual({ detail: 'No Parsing matches the given query.' });
+		expect((await api.send('GET', '/v0/parsing?status=DONE')).status).toBe(400);
+		expect((await api.send('GET', `/v0/parsing/${UNKNOWN_ID}`)).body).toEqual({
+			detail: 'No Parsing matches the given query.',
+		});
 	});
 });
 
 describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
 	it('from a parsing: the result read with the schema (§v0-4.8, §v0-2.4)', async () => {
-		const a = await api.call('POST', '/v0/extract', {
-			headers: api.v0(),
+		const a = await api.send('POST', '/v0/extract', {
 			json: { schema: INVOICE_SCHEMA, parsing: parsingId },
 		});
 		expect(a.status).toBe(201);
@@ -411,7 +359,7 @@ describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
 			description: 'Main fields of an invoice',
 			completion_mode: 'CLASSIC',
 		});
-		const done = await api.poll(`/v0/extract/${a.body.id}`, api.v0(), isFinalV0);
+		const done = await api.poll(`/v0/extract/${a.body.id}`);
 		expect(done.body.status).toBe('FINISHED');
 		expect(done.body.result).toEqual({
 			invoice_number: 'INV-1',
@@ -426,13 +374,12 @@ describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
 
 	it('from a multipart document: a new parsing embedded; an array schema gives one object per page with a match (§v0-3, §v0-4.8)', async () => {
 		const t0 = Date.now();
-		const a = await api.call('POST', '/v0/extract', {
-			headers: api.v0(),
+		const a = await api.send('POST', '/v0/extract', {
 			form: form({ schema: LINES_SCHEMA, document: pdfFile }),
 		});
 		expect(a.status).toBe(201);
 		expect(a.body.parsing.status).toBe('IN_QUEUE');
-		const done = await api.poll(`/v0/extract/${a.body.id}`, api.v0(), isFinalV0);
+		const done = await api.poll(`/v0/extract/${a.body.id}`);
 		expect(Date.now() - t0).toBeGreaterThanOrEqual(PROCESSING_MS - 5);
 		expect(done.body.parsing.status).toBe('FINISHED');
 		expect(done.body.result).toEqual([
@@ -445,12 +392,11 @@ describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
 		const pdf = await makePdf([
 			['Hello from the emulator test', 'Invoice number: INV-1', 'Total: 1,234.50 EUR'],
 		]);
-		const extract = await api.call('POST', '/v0/extract', {
-			headers: api.v0(),
+		const extract = await api.send('POST', '/v0/extract', {
 			form: form({ document: { name: 'test.pdf', bytes: pdf }, schema: INVOICE_SCHEMA }),
 		});
 		expect(extract.status).toBe(201);
-		const done = await api.poll(`/v0/extract/${extract.body.id}`, api.v0(), isFinalV0);
+		const done = await api.poll(`/v0/extract/${extract.body.id}`);
 		expect(done.body.result).toMatchObject({
 			invoice_number: 'INV-1',
 			total_amount: 1234.5,
@@ -460,7 +406,7 @@ describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
 
 	it("validates the source, the schema and the parsing's state (§v0-4.8, §v0-7)", async () => {
 		const post = async (json: unknown): Promise<unknown> =>
-			(await api.call('POST', '/v0/extract', { headers: api.v0(), json })).body;
+			(await api.send('POST', '/v0/extract', { json })).body;
 		expect(await post({ parsing: parsingId })).toEqual({ schema: ['This field is required.'] });
 		expect(await post({ schema: INVOICE_SCHEMA, parsing: parsingId, document: docId })).toEqual({
 			non_field_errors: ['Provide either document or parsing, not both.'],
@@ -474,22 +420,20 @@ describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
 		expect(
 			await post({ schema: INVOICE_SCHEMA, document: [`${api.emu.filesUrl}/static/a.pdf`] }),
 		).toEqual({ document: ['A list of URLs is not supported.'] });
-		const fresh = await api.call('POST', '/v0/parsing', {
-			headers: api.v0(),
+		const fresh = await api.send('POST', '/v0/parsing', {
 			json: { document: docId },
 		});
 		expect(await post({ schema: INVOICE_SCHEMA, parsing: fresh.body.id })).toEqual({
 			parsing: ['Parsing is not finished.'],
 		});
-		expect(
-			(await api.call('GET', `/v0/extract/${UNKNOWN_ID}`, { headers: api.v0() })).body,
-		).toEqual({ detail: 'No Extract matches the given query.' });
-		expect((await api.call('GET', '/v0/extract', { headers: api.v0() })).status).toBe(405);
+		expect((await api.send('GET', `/v0/extract/${UNKNOWN_ID}`)).body).toEqual({
+			detail: 'No Extract matches the given query.',
+		});
+		expect((await api.send('GET', '/v0/extract')).status).toBe(405);
 	});
 
 	it('from a URL with emulator_outcome ERROR: the parsing and the extract both fail', async () => {
-		const a = await api.call('POST', '/v0/extract', {
-			headers: api.v0(),
+		const a = await api.send('POST', '/v0/extract', {
 			json: {
 				schema: INVOICE_SCHEMA,
 				document: `${api.emu.filesUrl}/static/a.pdf`,
@@ -497,7 +441,7 @@ describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
 			},
 		});
 		expect(a.status).toBe(201);
-		const done = await api.poll(`/v0/extract/${a.body.id}`, api.v0(), isFinalV0);
+		const done = await api.poll(`/v0/extract/${a.body.id}`);
 		expect(done.body).toMatchObject({ status: 'ERROR', parsing: { status: 'ERROR' } });
 		expect(done.body.error).toMatch(/^Emulated processing failure: /);
 	});
