@@ -63,35 +63,29 @@ describe('pollUntilFinal on a busy execution: no poll starts inside the last mar
 		const held = new Promise<void>((resolve) => (release = resolve));
 		// A: its second poll holds the only slot until the deadline's margin has begun.
 		let polls = 0;
-		const a = pollUntilFinal(
-			{ status: 'IN_PROGRESS' },
-			{
-				fetch: async () => {
-					if (++polls === 2) await held;
-					return { status: 'IN_PROGRESS' };
+		/** A job that never finishes, polled in the one slot the execution has, `before` each read. */
+		const unfinished = (before: () => Promise<void> | void) =>
+			pollUntilFinal(
+				{ status: 'IN_PROGRESS' },
+				{
+					fetch: async () => {
+						await before();
+						return { status: 'IN_PROGRESS' };
+					},
+					isFinal: () => false,
+					deadline,
+					signal,
+					timing,
+					maxInFlight: 1,
 				},
-				isFinal: () => false,
-				deadline,
-				signal,
-				timing,
-				maxInFlight: 1,
-			},
-		);
+			);
+		const a = unfinished(async () => {
+			if (++polls === 2) await held;
+		});
 		// B: due every 100 ms, always waiting for A's slot.
-		const b = pollUntilFinal(
-			{ status: 'IN_PROGRESS' },
-			{
-				fetch: async () => {
-					if (deadline - Date.now() < LAST_POLL_MARGIN_MS) late.push(Date.now());
-					return { status: 'IN_PROGRESS' };
-				},
-				isFinal: () => false,
-				deadline,
-				signal,
-				timing,
-				maxInFlight: 1,
-			},
-		);
+		const b = unfinished(() => {
+			if (deadline - Date.now() < LAST_POLL_MARGIN_MS) late.push(Date.now());
+		});
 		while (deadline - Date.now() >= LAST_POLL_MARGIN_MS - 200)
 			await new Promise((resolve) => setTimeout(resolve, 20));
 		release();
