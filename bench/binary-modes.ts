@@ -97,53 +97,38 @@ async function main(): Promise<number> {
 		await n8nImport(cli, 'credentials', path.join(userFolder, 'bench-credentials.json'), [
 			{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
 		]);
+		// Manual Trigger → Read/Write Files from Disk → Document → Upload, and the same without the upload.
+		const node = (n: number, name: string, type: string, typeVersion: number, extra: object) => ({
+			id: `b${n}`,
+			name,
+			type,
+			typeVersion,
+			position: [200 * (n - 1), 0],
+			...extra,
+		});
 		const nodes = [
-			{
-				id: 'b1',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'b2',
-				name: 'Read',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [200, 0],
+			node(1, 'Start', 'n8n-nodes-base.manualTrigger', 1, { parameters: {} }),
+			node(2, 'Read', 'n8n-nodes-base.readWriteFile', 1, {
 				parameters: { operation: 'read', fileSelector: file, options: {} },
-			},
-			{
-				id: 'b3',
-				name: 'Upload',
-				type: 'n8n-nodes-extraction-service.extractionService',
-				typeVersion: 2,
-				position: [400, 0],
+			}),
+			node(3, 'Upload', 'n8n-nodes-extraction-service.extractionService', 2, {
 				parameters: { resource: 'document', operation: 'upload', binaryPropertyName: 'data' },
 				credentials: {
 					extractionServiceApi: { id: 'esApiCredential1', name: 'Extraction Service API' },
 				},
-			},
+			}),
 		];
+		const to = (next: string) => ({ main: [[{ node: next, type: 'main', index: 0 }]] });
+		const workflow = (id: string, name: string, count: number) => ({
+			id,
+			name,
+			settings: { executionOrder: 'v1' },
+			nodes: nodes.slice(0, count),
+			connections: count === 3 ? { Start: to('Read'), Read: to('Upload') } : { Start: to('Read') },
+		});
 		const workflows = [
-			{
-				id: 'benchUploadLarg',
-				name: 'Read and upload',
-				settings: { executionOrder: 'v1' },
-				nodes,
-				connections: {
-					Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] },
-					Read: { main: [[{ node: 'Upload', type: 'main', index: 0 }]] },
-				},
-			},
-			{
-				id: 'benchReadLarge1',
-				name: 'Read only',
-				settings: { executionOrder: 'v1' },
-				nodes: nodes.slice(0, 2),
-				connections: { Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] } },
-			},
+			workflow('benchUploadLarg', 'Read and upload', 3),
+			workflow('benchReadLarge1', 'Read only', 2),
 		];
 		await n8nImport(cli, 'workflow', path.join(userFolder, 'bench-workflows.json'), workflows);
 

@@ -1,13 +1,9 @@
-/**
- * Request bodies, shared by both families: JSON, application/x-www-form-urlencoded and
- * multipart/form-data (files streamed through {@link storeStream}, so large uploads go to disk).
- * Every byte read is counted for the request log.
- */
+/** Request bodies of both families: JSON, url-encoded and multipart forms (files may spill to disk); every byte read is counted. */
 import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { HttpError } from './http';
-import { storeStream, tooLarge, type StoredFile, type TempDir } from './storage';
+import { storeStream, tooLarge, type StoredFile } from './storage';
 
 export type BodyKind = 'json' | 'form' | 'multipart';
 
@@ -22,30 +18,20 @@ export type ParsedBody =
 	| { kind: 'json'; value: unknown }
 	| { kind: 'form'; fields: Map<string, string[]>; files: Map<string, UploadedFile[]> };
 
-/** A file field of a request as the request log shows it: what arrived, never its bytes. */
+/** A file field as the request log shows it: what arrived, never its bytes (`filename`: the field name when none was sent). */
 export interface LoggedFile {
-	/** Name of the form field that carried the file. */
 	field: string;
-	/** File name the client sent (the field name when it sent none). */
 	filename: string;
-	/** Size of the file as received, in bytes. */
 	size: number;
-	/** Content-Type of the file's part, as received. */
 	contentType: string;
 }
 
-/**
- * The body fields of a request as the emulator parsed them, for the request log: a JSON body's value,
- * or the text fields (one value as a string, a repeated field as an array, as `LoggedRequest.query`)
- * and the files of a url-encoded or multipart body.
- */
+/** A parsed body for the request log; a repeated text field as an array, as `LoggedRequest.query`. */
 export type LoggedBody =
 	| { kind: 'json'; value: unknown }
 	| { kind: 'form'; fields: Record<string, string | string[]>; files: LoggedFile[] };
 
-/**
- * What the request log keeps of a parsed body: see {@link LoggedBody}. `undefined` for an empty body.
- */
+/** What the request log keeps of a parsed body; `undefined` for an empty body. */
 export function loggedBody(parsed: ParsedBody): LoggedBody | undefined {
 	if (parsed.kind === 'none') return undefined;
 	if (parsed.kind === 'json') return { kind: 'json', value: structuredClone(parsed.value) };
@@ -53,14 +39,13 @@ export function loggedBody(parsed: ParsedBody): LoggedBody | undefined {
 	for (const [name, values] of parsed.fields)
 		fields[name] = values.length === 1 ? values[0] : [...values];
 	const files: LoggedFile[] = [];
-	for (const [field, uploads] of parsed.files) {
+	for (const [field, uploads] of parsed.files)
 		for (const u of uploads)
 			files.push({ field, filename: u.filename, size: u.file.size, contentType: u.mimetype });
-	}
 	return { kind: 'form', fields, files };
 }
 
-/** Limit for bodies read into memory (JSON and url-encoded forms); uploads use `maxUploadBytes`. */
+/** Limit of JSON and url-encoded bodies (read into memory); uploads have `maxUploadBytes`. */
 const MAX_TEXT_BODY_BYTES = 16 * 1024 * 1024;
 
 const MEDIA_TYPES: Record<string, BodyKind> = {
@@ -72,25 +57,19 @@ const MEDIA_TYPES: Record<string, BodyKind> = {
 /** The body of one request; read at most once, drained if the handler never reads it. */
 export class IncomingBody {
 	private consumed = false;
-	/** Files written for this request; the ones a handler keeps are marked with {@link retain}. */
+	/** Files written for this request and not (yet) kept by a record. */
 	private readonly uploads = new Set<StoredFile>();
 
-	/**
-	 * @param countBytes called with the size of each chunk read (bytes)
-	 * @param onParsed called once with the parsed body, when a handler read it successfully
-	 */
+	/** `countBytes` gets each chunk's size; `onParsed` the body a handler read successfully. */
 	constructor(
 		private readonly raw: IncomingMessage,
 		private readonly countBytes: (n: number) => void,
-		private readonly tempDir: TempDir,
+		private readonly tempDir: string,
 		private readonly maxUploadBytes: number,
 		private readonly onParsed: (body: ParsedBody) => void = () => undefined,
 	) {}
 
-	/**
-	 * Parses the body if its media type is one of `accept`; a missing body gives `{kind: 'none'}`.
-	 * Other media types → 415 (not shown in the references; Django REST framework's answer).
-	 */
+	/** Parses the body if its media type is one of `accept`, else 415 (DRF's answer; not shown). */
 	async read(accept: BodyKind[]): Promise<ParsedBody> {
 		const parsed = await this.parse(accept);
 		this.onParsed(parsed);
@@ -108,13 +87,15 @@ export class IncomingBody {
 		}
 		const mediaType = (header ?? '').split(';')[0].trim().toLowerCase();
 		const kind = MEDIA_TYPES[mediaType];
-		if (!kind || !accept.includes(kind)) {
+		if (!kind || !accept.includes(kind))
 			throw new HttpError(415, { detail: `Unsupported media type "${header ?? ''}" in request.` });
-		}
 		if (kind === 'multipart') return this.readMultipart();
 		const text = (await this.readText()).toString('utf8');
-		if (kind === 'form')
-			return { kind: 'form', fields: groupPairs(new URLSearchParams(text)), files: new Map() };
+		if (kind === 'form') {
+			const fields = new Map<string, string[]>();
+			for (const [k, v] of new URLSearchParams(text)) push(fields, k, v);
+			return { kind: 'form', fields, files: new Map() };
+		}
 		if (text.trim() === '') return { kind: 'none' };
 		try {
 			return { kind: 'json', value: JSON.parse(text) };
@@ -124,7 +105,7 @@ export class IncomingBody {
 		}
 	}
 
-	/** Marks an uploaded file as kept by the store (it then survives {@link discardUploads}). */
+	/** Marks an uploaded file as kept by a record: it survives {@link discardUploads}. */
 	retain(file: StoredFile): void {
 		this.uploads.delete(file);
 	}
@@ -191,32 +172,19 @@ export class IncomingBody {
 					reject(err instanceof HttpError ? err : multipartError(err)),
 				);
 			};
-			busboy.on('field', (name: string, value: string) => push(fields, name, value));
-			busboy.on(
-				'file',
-				(
-					name: string,
-					stream: NodeJS.ReadableStream,
-					filename: string | undefined,
-					_enc: string,
-					mimetype: string,
-				) => {
-					const task = storeStream(
-						stream as AsyncIterable<Buffer>,
-						this.tempDir,
-						this.maxUploadBytes,
-					).then((file) => {
-						this.uploads.add(file);
-						if (failed) return;
-						push(files, name, { filename: filename ?? name, mimetype, file });
-					});
-					task.catch((err: unknown) => {
-						stream.resume();
-						fail(err);
-					});
-					pending.push(task);
-				},
-			);
+			busboy.on('field', (name, value) => push(fields, name, value));
+			busboy.on('file', (name, stream, filename, _enc, mimetype) => {
+				const task = storeStream(stream, this.tempDir, this.maxUploadBytes).then((file) => {
+					this.uploads.add(file);
+					// A part without a file name (undefined despite the types) is named after its field.
+					if (!failed) push(files, name, { filename: filename ?? name, mimetype, file });
+				});
+				task.catch((err: unknown) => {
+					stream.resume();
+					fail(err);
+				});
+				pending.push(task);
+			});
 			busboy.on('error', fail);
 			busboy.on('finish', () => {
 				Promise.all(pending).then(() => {
@@ -240,10 +208,4 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
 	const list = map.get(key);
 	if (list) list.push(value);
 	else map.set(key, [value]);
-}
-
-function groupPairs(params: URLSearchParams): Map<string, string[]> {
-	const out = new Map<string, string[]>();
-	for (const [k, v] of params) push(out, k, v);
-	return out;
 }

@@ -35,23 +35,19 @@ const USAGE = `Usage: tsx emulator/cli.ts [options]
   --log-requests            print each request as a "REQ {json}" line
   --quiet                   no error output`;
 
-/** Numeric and string flags, by their EmulatorOptions name. */
-const NUMBER_FLAGS: Record<string, keyof EmulatorOptions> = {
-	port: 'port',
-	'files-port': 'filesPort',
-	'processing-ms': 'processingMs',
-	'processing-max-ms': 'processingMaxMs',
-	credits: 'credits',
-	'max-upload-bytes': 'maxUploadBytes',
-};
-const STRING_FLAGS: Record<string, keyof EmulatorOptions> = {
-	host: 'host',
-	'api-key': 'apiKey',
-	token: 'token',
-	'expired-token': 'expiredToken',
-	seed: 'seedFile',
-	'list-order': 'listOrder',
-};
+const NUMBER_FLAGS = [
+	'port',
+	'files-port',
+	'processing-ms',
+	'processing-max-ms',
+	'credits',
+	'max-upload-bytes',
+];
+const STRING_FLAGS = ['host', 'api-key', 'token', 'expired-token', 'seed', 'list-order'];
+
+/** The EmulatorOptions key of a flag: camel case, `--seed` → seedFile. */
+const optionKey = (flag: string): string =>
+	flag === 'seed' ? 'seedFile' : flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
 /** Reads the command line (scripts/lib/args.ts: strict, `--help`, exit code 2 for a wrong one). */
 function readOptions(): { options: EmulatorOptions; logRequests: boolean } {
@@ -60,17 +56,15 @@ function readOptions(): { options: EmulatorOptions; logRequests: boolean } {
 		'random-faults': { type: 'string' },
 		quiet: { type: 'boolean' },
 		...Object.fromEntries(
-			[...Object.keys(NUMBER_FLAGS), ...Object.keys(STRING_FLAGS)].map((flag) => [
-				flag,
-				{ type: 'string' as const },
-			]),
+			[...NUMBER_FLAGS, ...STRING_FLAGS].map((flag) => [flag, { type: 'string' as const }]),
 		),
 	}).values;
 	const options: Record<string, unknown> = { quiet: values.quiet === true ? true : undefined };
-	for (const [flag, key] of Object.entries(NUMBER_FLAGS))
-		if (values[flag] !== undefined) options[key] = numberFlag(flag, values[flag] as string, 0);
-	for (const [flag, key] of Object.entries(STRING_FLAGS))
-		if (values[flag] !== undefined) options[key] = values[flag];
+	for (const flag of NUMBER_FLAGS)
+		if (values[flag] !== undefined)
+			options[optionKey(flag)] = numberFlag(flag, values[flag] as string, 0);
+	for (const flag of STRING_FLAGS)
+		if (values[flag] !== undefined) options[optionKey(flag)] = values[flag];
 	try {
 		if (typeof values['random-faults'] === 'string')
 			options.randomFaults = parseRandomFaults(values['random-faults']);
@@ -89,22 +83,16 @@ async function main(): Promise<void> {
 		options.onRequestLogged = (entry: LoggedRequest) =>
 			console.log(`${REQUEST_PREFIX}${JSON.stringify(redactAuth(entry))}`);
 	const emulator = await startEmulator(options);
-	const ready: EmulatorReady = {
-		url: emulator.url,
-		filesUrl: emulator.filesUrl,
-		apiKey: emulator.apiKey,
-		token: emulator.token,
-	};
+	const { url, filesUrl, apiKey, token } = emulator;
+	const ready: EmulatorReady = { url, filesUrl, apiKey, token };
 	console.log(`${READY_PREFIX}${JSON.stringify(ready)}`);
 	console.log(`Extraction service emulator
   API:          ${emulator.url}   (v0: X-API-Key: ${emulator.apiKey}; unversioned: Authorization: ${emulator.token})
   Files origin: ${emulator.filesUrl}
   Expired token (401 "Token is expired"): ${emulator.expiredToken}
 Press Ctrl+C to stop.`);
-	let stopping = false;
+	// close() answers every call with the same promise: a second signal changes nothing.
 	const stop = (): void => {
-		if (stopping) return;
-		stopping = true;
 		emulator.close().then(
 			() => process.exit(0),
 			(err: unknown) => {

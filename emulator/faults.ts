@@ -1,54 +1,42 @@
-/** Injected faults (a test facility, not part of the references): queued answers for matching API requests. */
+/** Injected faults (a test facility, not in the references; README: *Request flow*, *Hostile answers*). */
+import type { Reply } from './http';
 
 /** One injected answer, consumed by the next matching request. */
 export interface FaultSpec {
-	/** e.g. 429, 500, 502, 503, 504 (JSON body {"detail": "..."}). */
+	/** e.g. 429, 500, 502, 503, 504, answered with {"detail": "..."}. */
 	status?: number;
 	/** Retry-After header value (seconds or HTTP date). */
 	retryAfter?: string;
-	/** Wait this long before answering (then answer normally or with status). */
+	/** Wait this long, then answer normally or with `status`. */
 	delayMs?: number;
-	/**
-	 * Called when a request takes the fault; the answer waits until the promise it returns settles
-	 * (the test lets it go: see `heldAnswer`), then goes on as after `delayMs`.
-	 */
+	/** The answer waits until the promise it returns settles (see {@link heldAnswer}), then as `delayMs`. */
 	until?: () => Promise<unknown>;
 	/** Destroy the socket without any answer. */
 	drop?: boolean;
-	/**
-	 * Handle the request first (the service acts: a delete deletes, a create creates), then answer
-	 * with the fault (`status`, or `drop`): an answer lost after the service acted.
-	 */
+	/** Handle the request first (the service acts), then answer with `status` or `drop`. */
 	afterHandling?: boolean;
-	/**
-	 * Hostile answers (what a misbehaving service or proxy sends). `body` is sent as is with
-	 * `contentType` (default text/html), at `status` (default 200); `json` is serialised instead.
-	 */
+	/** Sent as is with `contentType` (default text/html), at `status` (default 200). */
 	body?: string;
-	/** How `body` is turned into bytes (default utf8): `latin1` for an answer in ISO-8859-1. */
+	/** How `body` becomes bytes (default utf8). */
 	encoding?: 'utf8' | 'latin1';
+	/** Sent as JSON instead of `body`. */
 	json?: unknown;
 	contentType?: string;
-	/** A Location header (redirects: pair with status 301/302/307/308). */
+	/** A Location header (with a 3xx `status`). */
 	location?: string;
-	/** Answer with `{detail, headers}` where headers are the request's own (a proxy that echoes them). */
+	/** Answer `{detail, headers}` with the request's own headers (a proxy that echoes them). */
 	echoHeaders?: boolean;
-	/** Send the answer's bytes one at a time, this many ms apart (a connection that drips). */
+	/** Send the answer's bytes one at a time, this many ms apart. */
 	dripMs?: number;
-	/**
-	 * Answer with a body this many bytes long, made on the fly (`[` then spaces: the start of a JSON
-	 * list that never ends within the bytes), at `status` (default 200) with `contentType` (default
-	 * application/json); the request log's `sentBytes` says how much was sent before the client left.
-	 */
+	/** A body this long made on the fly (`[` then spaces; `contentType` default application/json). */
 	streamBytes?: number;
-	/** Serve this fault to every matching request instead of once (a service stuck in a state). */
+	/** Serve this fault to every matching request instead of once. */
 	forever?: boolean;
 }
 
 /**
  * A fault that holds one answer until the test lets it go: `arrived` resolves when a request takes
- * it, and the answer waits for `release()` (or for the client to leave, or the emulator to close).
- * With it, a test acts while a request is in flight without guessing how long that takes.
+ * it; the answer waits for `release()` (or the client leaving, or the emulator closing).
  */
 export function heldAnswer(): { fault: FaultSpec; arrived: Promise<void>; release: () => void } {
 	let arrive!: () => void;
@@ -64,31 +52,23 @@ export function heldAnswer(): { fault: FaultSpec; arrived: Promise<void>; releas
 
 export interface FaultMatch {
 	method?: string;
-	/** A string matches the exact path (no query); a RegExp is tested against the path. */
+	/** A string matches the exact path (no query); a RegExp is tested against it. */
 	path: string | RegExp;
 }
 
-interface Entry {
-	match: FaultMatch;
-	faults: FaultSpec[];
-}
-
-/**
- * A fault answered at random (a load test's flaky service): each API request whose method matches
- * (any when unset) gets `status` with this probability, after the queued faults (which win).
- */
+/** A status answered at random, after the queued faults (a load test's flaky service). */
 export interface RandomFault {
+	/** Any method when unset. */
 	method?: string;
 	status: number;
 	/** 0–1, drawn per request and rule. */
 	probability: number;
-	/** Retry-After value; default "1" for 429, none otherwise. */
 	retryAfter?: string;
 }
 
 /**
- * Reads `--random-faults`: comma-separated `METHOD:STATUS:PROBABILITY` (METHOD `*` for any), e.g.
- * `*:429:0.03,GET:503:0.05`.
+ * Reads `--random-faults`: comma-separated `METHOD:STATUS:PROBABILITY` (METHOD `*` for any), 429
+ * with Retry-After 1.
  *
  * @throws Error naming the entry that is not of that form
  */
@@ -113,7 +93,7 @@ export function parseRandomFaults(spec: string): RandomFault[] {
 		});
 }
 
-/** Status codes other than 400/401/404 are "not shown" in both references; these texts follow DRF / common gateways. */
+/** Statuses other than 400/401/404 are "not shown"; these texts follow DRF and common gateways. */
 const DETAILS: Record<number, string> = {
 	429: 'Request was throttled.',
 	500: 'A server error occurred.',
@@ -122,14 +102,44 @@ const DETAILS: Record<number, string> = {
 	504: 'Gateway timeout.',
 };
 
-export function faultDetail(status: number): string {
-	return DETAILS[status] ?? `Emulated fault (HTTP ${status}).`;
+/** Whether a fault replaces the answer with a hostile one (custom body, redirect, echo). */
+function isHostileAnswer(fault: FaultSpec): boolean {
+	return (
+		fault.body !== undefined ||
+		fault.json !== undefined ||
+		fault.location !== undefined ||
+		fault.echoHeaders === true
+	);
 }
 
-/** Fault queues, checked in insertion order. */
+/**
+ * The answer of a fault instead of the handler's (`requestHeaders` for `echoHeaders`), or undefined
+ * when the fault only delays or drops the handler's answer.
+ */
+export function faultAnswer(
+	fault: FaultSpec,
+	requestHeaders: Record<string, string>,
+): Reply | undefined {
+	if (!fault.status && !isHostileAnswer(fault)) return undefined;
+	const headers: Record<string, string> = {};
+	if (fault.location !== undefined) headers.location = fault.location;
+	if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
+	const status = fault.status ?? 200;
+	const detail = DETAILS[status] ?? `Emulated fault (HTTP ${status}).`;
+	if (!isHostileAnswer(fault)) return { status, json: { detail }, headers };
+	if (fault.echoHeaders) return { status, json: { detail, headers: requestHeaders }, headers };
+	if (fault.json !== undefined) return { status, json: fault.json, headers };
+	headers['content-type'] = fault.contentType ?? 'text/html; charset=utf-8';
+	return {
+		status,
+		body: fault.encoding ? Buffer.from(fault.body ?? '', fault.encoding) : (fault.body ?? ''),
+		headers,
+	};
+}
+
+/** Queued faults, checked in insertion order, then the random ones. */
 export class FaultQueue {
-	private entries: Entry[] = [];
-	/** Answered at random when no queued fault matches (see RandomFault). */
+	private entries: Array<{ match: FaultMatch; faults: FaultSpec[] }> = [];
 	random: RandomFault[] = [];
 
 	add(match: FaultMatch, faults: FaultSpec[]): void {
@@ -140,7 +150,7 @@ export class FaultQueue {
 		this.entries = [];
 	}
 
-	/** Takes the next fault for this request, if any queue matches. */
+	/** Takes the next fault for this request, if any. */
 	take(method: string, path: string): FaultSpec | undefined {
 		for (const entry of this.entries) {
 			const { match } = entry;

@@ -1,22 +1,22 @@
 /**
- * The files origin: where `GET /v0/documents/{id}/download` redirects (§v0-4.4, "302 redirect to
- * the file URL"), plus static PDFs used as URL inputs (§v0-4.5). A separate origin, like the
- * object storage behind a real service's pre-signed URLs: it needs no credentials, and the request log
- * shows that the API key never reaches it.
+ * The files origin: where `GET /v0/documents/{id}/download` redirects (§v0-4.4), and static PDFs
+ * for URL inputs (§v0-4.5). A separate origin, like the storage behind pre-signed URLs, so the
+ * request log shows that the API key never reaches it.
  */
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
-import { routesOf, type RouteDef } from './context';
-import { HttpError, notFound, Router, type Reply } from './http';
+import { HttpError, notFound, type Reply, type Routes } from './http';
 import type { StoredFile } from './storage';
 
-/** Content-Type by file extension. */
-export function contentTypeFor(name: string): string {
-	const ext = path.extname(name).toLowerCase();
-	if (ext === '.pdf') return 'application/pdf';
-	if (ext === '.png') return 'image/png';
-	if (ext === '.jpg' || ext === '.jpeg') return 'image/jpeg';
-	return 'application/octet-stream';
+const CONTENT_TYPES: Record<string, string> = {
+	'.pdf': 'application/pdf',
+	'.png': 'image/png',
+	'.jpg': 'image/jpeg',
+	'.jpeg': 'image/jpeg',
+};
+
+function contentTypeFor(name: string): string {
+	return CONTENT_TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream';
 }
 
 /** `attachment; filename="..."` (quotes and non-ASCII characters replaced; RFC 5987 form added for the latter). */
@@ -27,7 +27,7 @@ export function attachment(name: string): string {
 		: `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** A file answer with Content-Type by extension and an attachment disposition. */
+/** A file answer: Content-Type by extension, attachment disposition. */
 export function fileReply(name: string, file: StoredFile): Reply {
 	return {
 		status: 200,
@@ -53,29 +53,23 @@ export const PNG_REPLY: Reply = {
 	headers: { 'content-type': 'image/png' },
 };
 
-/** Routes of the files origin (no authentication). */
-export function filesRoutes(): Router<RouteDef> {
-	const router = new Router<RouteDef>();
-	const route = routesOf(router, 'none');
-	// GET /files/{id}/{name}?signature=...: the target of the v0 download redirect.
-	route('GET', '/files/:id/:name', async (app, req, params) => {
+/** The files origin's routes (no authentication). */
+export const filesRoutes: Routes = {
+	// The target of the v0 download redirect.
+	'GET /files/:id/:name': async (app, req, params) => {
 		const doc = app.store.documents.get(params.id);
 		if (!doc || doc.filename !== params.name) throw notFound();
 		const signature = req.query.signature;
 		if (typeof signature !== 'string' || app.store.signatures.get(signature) !== doc.id)
 			throw new HttpError(403, { detail: 'Invalid or missing signature.' });
 		return fileReply(doc.filename, doc.source.file);
-	});
-	// GET /static/{name}: the PDFs of emulator/static/ (a.pdf, b.pdf, c.pdf).
-	route('GET', '/static/:name', async (app, _req, params) => {
+	},
+	// The PDFs of emulator/static/ (make-static.ts).
+	'GET /static/:name': async (app, _req, params) => {
 		const name = path.basename(params.name);
 		const file = path.join(app.staticDir, name);
 		if (name !== params.name || !existsSync(file)) throw notFound();
-		return {
-			status: 200,
-			body: createReadStream(file),
-			headers: { 'content-type': contentTypeFor(name) },
-		};
-	});
-	return router;
-}
+		const headers = { 'content-type': contentTypeFor(name) };
+		return { status: 200, body: createReadStream(file), headers };
+	},
+};

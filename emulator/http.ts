@@ -1,8 +1,12 @@
 /**
- * Transport-neutral pieces shared by both API families: the reply shape, HTTP errors in the
- * reference's body shapes, and a small router that tells 404 from 405.
+ * What both families share on the HTTP side: replies, errors in DRF's shapes (§v0-7, §unversioned-7),
+ * the router and route tables with their authentication, and the contexts handlers see.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { IncomingBody } from './body';
+import type { PdfTextExtractor } from './pdf';
+import type { Store } from './store';
 
 /** What a route handler answers. `json` is serialised; otherwise `body` is sent as is. */
 export interface Reply {
@@ -12,12 +16,11 @@ export interface Reply {
 	headers?: Record<string, string>;
 }
 
-/** A JSON answer. */
-export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
-	return { status, json: body, headers };
+export function json(status: number, body: unknown): Reply {
+	return { status, json: body };
 }
 
-/** An error answer; thrown by handlers and validators, turned into a reply by the dispatcher. */
+/** An error answer; thrown by handlers and validators, turned into a reply by the origin (index.ts). */
 export class HttpError extends Error {
 	constructor(
 		readonly status: number,
@@ -28,17 +31,18 @@ export class HttpError extends Error {
 	}
 }
 
-/** 404 `{"detail": "..."}` (§v0-7, §unversioned-7). */
 export function notFound(detail = 'Not found.'): HttpError {
 	return new HttpError(404, { detail });
 }
 
-/** Field errors, collected in DRF style: `{"field": ["message", ...]}` (§v0-7, §unversioned-7). */
-export type FieldErrors = Record<string, string[]>;
+/** A single field error `{"field": ["message"]}`. */
+export function fieldError(field: string, message: string, status = 400): HttpError {
+	return new HttpError(status, { [field]: [message] });
+}
 
-/** Collects field errors so that one 400 reports every invalid field, as Django REST framework does. */
+/** Collects field errors so that one 400 reports every invalid field, as DRF does. */
 export class ErrorBag {
-	readonly errors: FieldErrors = {};
+	readonly errors: Record<string, string[]> = {};
 
 	add(field: string, message: string): void {
 		(this.errors[field] ??= []).push(message);
@@ -48,58 +52,136 @@ export class ErrorBag {
 		return field === undefined ? Object.keys(this.errors).length > 0 : field in this.errors;
 	}
 
-	/** Throws 400 (or `status`) with the collected errors, if any. */
-	throwIfAny(status = 400): void {
-		if (this.has()) throw new HttpError(status, this.errors);
+	throwIfAny(): void {
+		if (this.has()) throw new HttpError(400, this.errors);
 	}
-}
-
-/** Throws a 400 with a single field error. */
-export function fieldError(field: string, message: string, status = 400): HttpError {
-	return new HttpError(status, { [field]: [message] });
 }
 
 export type Params = Record<string, string>;
 
-interface CompiledRoute<H> {
-	method: string;
-	regex: RegExp;
-	handler: H;
+/** The record with UUID `id` (any letter case), else 404 in Django's wording (§v0-4.3, §unversioned-4.3). */
+export function lookup<T>(map: Map<string, T>, id: string, resource: string): T {
+	const found = isUuid(id) ? (map.get(id) ?? map.get(id.toLowerCase())) : undefined;
+	if (!found) throw notFound(`No ${resource} matches the given query.`);
+	return found;
 }
 
-export type RouteMatch<H> =
-	| { kind: 'found'; handler: H; params: Params }
-	| { kind: 'not-found' }
-	| { kind: 'method-not-allowed'; allow: string[] };
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** §v0-1 rule 2, §unversioned-1 rule 4. */
+export function isUuid(value: unknown): value is string {
+	return typeof value === 'string' && UUID_RE.test(value);
+}
+
+/** ISO 8601 UTC with microseconds and `Z` (§v0-1 rule 2, §unversioned-1 rule 3). */
+export function isoTimestamp(ms: number): string {
+	const whole = Math.floor(ms);
+	const micros = String(Math.round((ms - whole) * 1000)).padStart(3, '0');
+	return new Date(whole).toISOString().replace('Z', `${micros}Z`);
+}
+
+export type Query = Record<string, string | string[]>;
+
+/** Emulator-wide state and settings; the mutable ones are set through the `Emulator` controls. */
+export interface AppContext {
+	store: Store;
+	/** Where large files spill (storage.ts); removed on close. */
+	tempDir: string;
+	pdf: PdfTextExtractor;
+	/** Origins, no trailing slash. */
+	url: string;
+	filesUrl: string;
+	apiKey: string;
+	token: string;
+	expiredToken: string;
+	maxUploadBytes: number;
+	maxPageSize: number;
+	listOrder: ListOrder;
+	listQuirks: ListQuirks;
+	/** The base clock (epoch ms): the latest reading of `EmulatorOptions.clock`, so it never goes back; job timelines use it. */
+	clock(): number;
+	/** The service's clock (epoch ms): base clock reading + {@link clockOffset}; records' created_at/updated_at use it. */
+	serviceNow(): number;
+	clockOffset: number;
+	/** Both clocks from one reading: a new record's job starts at `base`, its created_at is `service`. */
+	readClocks(): { base: number; service: number };
+	staticDir: string;
+	/** The one blank page every seeded file holds. */
+	blankPdf: Buffer;
+}
+
+/** One request, as the route handlers see it. */
+export interface RequestContext {
+	method: string;
+	/** Without query, still percent-encoded. */
+	path: string;
+	query: Query;
+	headers: IncomingHttpHeaders;
+	body: IncomingBody;
+	/** The origin the client used (Host header), for `next` / `previous` links. */
+	baseUrl: string;
+	/** The base clock when the request arrived: one reading, so a response is consistent. */
+	now: number;
+	/** The list settings at the time of the request. */
+	maxPageSize: number;
+	listOrder: ListOrder;
+	listQuirks: ListQuirks;
+}
+
+export type ListOrder = 'newest-first' | 'oldest-first';
+
+/** List behaviours the references leave "not shown", off unless set (README: *Test controls for lists*). */
+export interface ListQuirks {
+	/** `count` is at most this; pages, `next` and `previous` follow the real list. */
+	countCap?: number;
+	/** Every page holds this many items whatever `size` asks. */
+	pageSize?: number;
+	/** `created_at_after` / `created_at_before` are validated but ignored. */
+	ignoreDateFilter?: boolean;
+}
+
+export type Handler = (app: AppContext, req: RequestContext, params: Params) => Promise<Reply>;
+
+/** A family's route table: `'METHOD /path/:param'` → handler. */
+export type Routes = Record<string, Handler>;
+
+/** The credential a family requires: X-API-Key (§v0-5), the raw token (§unversioned-5), or none (files origin). */
+export type AuthScheme = 'api-key' | 'token' | 'none';
+
+type Route = { method: string; regex: RegExp; auth: AuthScheme; handler: Handler };
 
 /**
- * Exact-path router. Patterns are literal paths with `:name` parameters (one path segment each, which
- * may be followed by a literal such as `.png`). A trailing slash is significant: `/v0/documents` and
- * `/v0/documents/` are different paths (§v0-1 rule 1, §unversioned-1 rule 1).
+ * Exact-path router over route tables, each with its family's credential: `:name` matches one path
+ * segment (possibly followed by a literal such as `.png`). The trailing slash is significant (§v0-1
+ * rule 1, §unversioned-1 rule 1).
  */
-export class Router<H> {
-	private readonly routes: CompiledRoute<H>[] = [];
+export class Router {
+	private readonly routes: Route[] = [];
 
-	add(method: string, pattern: string, handler: H): this {
-		const source = pattern
-			.split(/(:[A-Za-z]\w*)/)
-			.map((part) =>
-				part.startsWith(':')
-					? `(?<${part.slice(1)}>[^/]+)`
-					: part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-			)
-			.join('');
-		this.routes.push({ method, regex: new RegExp(`^${source}$`), handler });
-		return this;
+	constructor(tables: Array<[AuthScheme, Routes]>) {
+		for (const [auth, routes] of tables)
+			for (const [route, handler] of Object.entries(routes)) {
+				const [method, pattern] = route.split(' ');
+				const source = pattern
+					.split(/(:[A-Za-z]\w*)/)
+					.map((part) =>
+						part.startsWith(':')
+							? `(?<${part.slice(1)}>[^/]+)`
+							: part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+					)
+					.join('');
+				this.routes.push({ method, regex: new RegExp(`^${source}$`), auth, handler });
+			}
 	}
 
-	match(method: string, path: string): RouteMatch<H> {
+	/** Routing (404, or 405 as DRF words it), then the route's authentication (401), then its handler. */
+	async handle(app: AppContext, req: RequestContext): Promise<Reply> {
 		const allow: string[] = [];
-		for (const route of this.routes) {
-			const m = route.regex.exec(path);
+		for (const { method, regex, auth, handler } of this.routes) {
+			const m = regex.exec(req.path);
 			if (!m) continue;
-			if (route.method !== method) {
-				allow.push(route.method);
+			if (method !== req.method) {
+				allow.push(method);
 				continue;
 			}
 			const params: Params = {};
@@ -107,44 +189,44 @@ export class Router<H> {
 				try {
 					params[k] = decodeURIComponent(v);
 				} catch {
-					return { kind: 'not-found' };
+					throw notFound();
 				}
 			}
-			return { kind: 'found', handler: route.handler, params };
+			authenticate(app, auth, req.headers);
+			return handler(app, req, params);
 		}
-		return allow.length > 0 ? { kind: 'method-not-allowed', allow } : { kind: 'not-found' };
+		if (allow.length === 0) throw notFound();
+		const detail = `Method "${req.method}" not allowed.`;
+		throw new HttpError(405, { detail }, { allow: allow.join(', ') });
 	}
 }
 
-/** The record with UUID `id`, else 404 `{"detail": "No <resource> matches the given query."}` (Django's wording; §v0-4.3, §unversioned-4.3). */
-export function lookup<T>(map: Map<string, T>, id: string, resource: string): T {
-	// UUIDs in any letter case (a UUID field parses both); the stores key them in lower case.
-	const found = isUuid(id) ? (map.get(id) ?? map.get(id.toLowerCase())) : undefined;
-	if (!found) throw notFound(`No ${resource} matches the given query.`);
-	return found;
+/** Single value of a query parameter (the last one when repeated). */
+export function queryValue(query: Query, name: string): string | undefined {
+	const v = query[name];
+	return Array.isArray(v) ? v[v.length - 1] : v;
 }
 
-/** 405 body as Django REST framework words it (status not listed in the references; both families are DRF services). */
-export function methodNotAllowed(method: string, allow: string[]): HttpError {
-	return new HttpError(
-		405,
-		{ detail: `Method "${method}" not allowed.` },
-		{ allow: allow.join(', ') },
-	);
-}
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Identifiers are UUID strings (§v0-1 rule 2, §unversioned-1 rule 4). */
-export function isUuid(value: unknown): value is string {
-	return typeof value === 'string' && UUID_RE.test(value);
-}
-
-/** ISO 8601 UTC with microseconds and a trailing `Z` (§v0-1 rule 2, §unversioned-1 rule 3). */
-export function isoTimestamp(ms: number): string {
-	const whole = Math.floor(ms);
-	const micros = Math.round((ms - whole) * 1000)
-		.toString()
-		.padStart(3, '0');
-	return new Date(whole).toISOString().replace('Z', `${micros}Z`);
+/** Throws the 401 for a route's scheme (§v0-7; §unversioned-7's simplejwt shape) unless authenticated. */
+function authenticate(app: AppContext, scheme: AuthScheme, headers: IncomingHttpHeaders): void {
+	const name = scheme === 'api-key' ? 'x-api-key' : 'authorization';
+	const raw = headers[name];
+	const value = Array.isArray(raw) ? raw.join(', ') : raw;
+	if (scheme === 'none' || (value && value === (scheme === 'api-key' ? app.apiKey : app.token)))
+		return;
+	if (scheme === 'api-key')
+		throw new HttpError(401, { detail: value ? 'Invalid API key.' : 'API key missing.' });
+	// §unversioned-5: the header value is the token itself, so "Bearer <token>" is invalid.
+	if (!value)
+		throw new HttpError(401, {
+			detail: 'Authentication credentials were not provided.',
+			code: 'not_authenticated',
+			messages: [],
+		});
+	const message = value === app.expiredToken ? 'Token is expired' : 'Token is invalid';
+	throw new HttpError(401, {
+		detail: 'Given token not valid for any token type',
+		code: 'token_not_valid',
+		messages: [{ token_class: 'AccessToken', token_type: 'access', message }],
+	});
 }

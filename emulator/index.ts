@@ -1,195 +1,219 @@
 /**
- * Extraction-service emulator: a local HTTP server implementing both API families of the service,
- * `/v0` (§v0 of docs/service-api.md) and the unversioned one (§unversioned),
- * plus a second "files" origin for download redirects. A development tool for tests, the demo and
- * benchmarks; it listens on loopback only and never fetches a non-loopback address.
+ * Extraction-service emulator: one loopback HTTP origin for both API families (§v0 and §unversioned
+ * of docs/service-api.md) and a second "files" origin for download redirects. A development tool for
+ * tests, the demo and benchmarks; README.md in this folder describes it.
  *
  * Request flow on each origin: log entry → (api origin) injected fault → routing (404 / 405) →
- * authentication of the route's family (401) → handler. See README.md in this folder.
+ * authentication of the route's family (401) → handler.
  */
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { authenticate } from './auth';
+import { aborted } from 'node:util';
 import { IncomingBody, loggedBody, type LoggedBody } from './body';
-import type { AppContext, ListOrder, ListQuirks, RequestContext, RouteDef } from './context';
 import {
-	faultDetail,
+	faultAnswer,
 	FaultQueue,
 	type FaultMatch,
 	type FaultSpec,
 	type RandomFault,
 } from './faults';
 import { filesRoutes } from './files';
-import { HttpError, methodNotAllowed, notFound, Router, type Reply } from './http';
+import {
+	HttpError,
+	Router,
+	type AppContext,
+	type ListOrder,
+	type ListQuirks,
+	type Reply,
+	type RequestContext,
+} from './http';
 import { MAX_PAGE_SIZE } from './listing';
 import { PdfTextExtractor } from './pdf';
 import { blankPdf, releaseJobs, seedDocuments, seedJobs, type SeedJobOptions } from './seeding';
-import { TempDir } from './storage';
 import { Store, type FinalStatus } from './store';
 import { unversionedRoutes } from './unversioned';
 import { v0Routes } from './v0';
 
 export type { LoggedBody, LoggedFile } from './body';
 export { heldAnswer, type FaultSpec, type RandomFault } from './faults';
-export type { ListOrder, ListQuirks } from './context';
+export type { ListOrder, ListQuirks } from './http';
 export type { SeedJobOptions } from './seeding';
 export type { FinalStatus } from './store';
 
+/** Options of {@link startEmulator}; the defaults are in README.md's table. */
 export interface EmulatorOptions {
-	/** Default '127.0.0.1'. */
 	host?: string;
-	/** Default 0 = a free port. */
 	port?: number;
-	/** Second origin for file downloads; default 0 = a free port. */
 	filesPort?: number;
-	/** v0 key (X-API-Key); default 'emulator-api-key'. */
+	/** v0 key (X-API-Key). */
 	apiKey?: string;
-	/** Unversioned token (Authorization: <token>); default 'emulator-token'. */
+	/** Unversioned token (Authorization: <token>). */
 	token?: string;
-	/** Token that gets the "expired" 401 variant; default 'emulator-expired-token'. */
+	/** Token answered with the "Token is expired" 401. */
 	expiredToken?: string;
-	/** Wall time from creation to final state for every job; default 3000. */
+	/** ms from creation to final state for every job. */
 	processingMs?: number;
-	/**
-	 * With a value above `processingMs`: each job's time is drawn uniformly from [processingMs,
-	 * processingMaxMs] instead (jobs of a load overlap and finish out of order). Default: unset.
-	 */
+	/** Above `processingMs`: each job's time is drawn uniformly from [processingMs, processingMaxMs]. */
 	processingMaxMs?: number;
-	/** Unversioned credit balance; default 10000. */
 	credits?: number;
-	/** Faults answered at random to API requests (after the queued ones); default none. */
+	/** Faults answered at random to API requests (after the queued ones). */
 	randomFaults?: RandomFault[];
 	/** JSON seed (schemas, workflows); default emulator/seed.json. */
 	seedFile?: string;
-	/** Default 512 MiB. */
 	maxUploadBytes?: number;
-	/** Largest page a list returns, whatever `size` asks (DRF's max_page_size); default 100. */
+	/** Largest page a list returns, whatever `size` asks (DRF's max_page_size). */
 	maxPageSize?: number;
-	/** Order of every list endpoint: `newest-first` (default) or `oldest-first` (the reference does not show it). */
 	listOrder?: ListOrder;
-	/** The emulator's base clock in epoch ms (default Date.now): every time the emulator reads — records' created_at/updated_at, job progress, a request's `now` — comes from it. A simulated clock for benchmarks. */
+	/** The base clock (epoch ms) of everything the emulator times; a simulated clock for benchmarks. */
 	clock?: () => number;
 	/** No error output on stderr. */
 	quiet?: boolean;
-	/** Called with each log entry once its request is answered (or dropped). Used by `cli.ts --log-requests`. */
+	/** Called with each log entry once its request is answered (or dropped). */
 	onRequestLogged?: (entry: LoggedRequest) => void;
 }
 
 export interface LoggedRequest {
-	/** Which server got it. */
 	origin: 'api' | 'files';
 	method: string;
-	/** Path without query. */
+	/** Without query. */
 	path: string;
-	/** Query parameters, decoded; a repeated one as an array. */
+	/** Decoded; a repeated parameter as an array. */
 	query: Record<string, string | string[]>;
-	/** Lower-case names, as received. */
+	/** Lower-case names. */
 	headers: Record<string, string>;
 	contentType?: string;
-	/** Bytes of the request body. */
 	bodyBytes: number;
-	/**
-	 * The body's fields as the route handler parsed them: a JSON value, or the text fields and the
-	 * files (name, size, content type; never their bytes) of a form. Absent when the body was empty or
-	 * never parsed (no route, failed authentication, an injected fault, a route without a body, a
-	 * body that could not be parsed).
-	 */
+	/** The fields the handler parsed, never file bytes; absent when no handler read a body. */
 	body?: LoggedBody;
-	/** Status sent (0 if the connection was dropped). */
+	/** 0 if the connection was dropped. */
 	status: number;
 	/** Bytes of a `streamBytes` fault's body written before the answer ended or the client left. */
 	sentBytes?: number;
-	/** The emulator's base clock (`EmulatorOptions.clock`, default Date.now; epoch ms) when received. */
+	/** The base clock when received. */
 	at: number;
 }
 
-export interface Emulator {
-	/** 'http://127.0.0.1:PORT' (no trailing slash). */
-	url: string;
-	/** The second origin, e.g. 'http://127.0.0.1:PORT2'. */
-	filesUrl: string;
-	apiKey: string;
-	token: string;
-	expiredToken: string;
-	/** The request log, both origins, in arrival order. */
-	requests: LoggedRequest[];
-	clearLog(): void;
-	/** Queue faults for requests whose method matches and whose path matches (string = exact path, RegExp = test). */
-	injectFaults(match: { method?: string; path: string | RegExp }, faults: FaultSpec[]): void;
-	clearFaults(): void;
-	/** Replaces the random faults (`--random-faults`); an empty list stops them. */
-	setRandomFaults(list: RandomFault[]): void;
-	setProcessingMs(ms: number): void;
-	setCredits(n: number): void;
-	getCredits(): number;
-	/** Caps list pages at `n` items (tests of pagination), whatever `size` the client asks. */
-	setMaxPageSize(n: number): void;
-	/** Sets the order of every list endpoint (tests of clients that must not depend on it). */
-	setListOrder(order: ListOrder): void;
+/** A running emulator and its test controls (README: *Test API*). */
+export class Emulator {
+	/** 'http://127.0.0.1:PORT', no trailing slash. */
+	readonly url: string;
+	readonly filesUrl: string;
+	readonly apiKey: string;
+	readonly token: string;
+	readonly expiredToken: string;
+	private closing?: Promise<void>;
+
+	constructor(
+		private readonly app: AppContext,
+		/** Both origins, in arrival order. */
+		readonly requests: LoggedRequest[],
+		private readonly faults: FaultQueue,
+		private readonly servers: Server[],
+	) {
+		this.url = app.url;
+		this.filesUrl = app.filesUrl;
+		this.apiKey = app.apiKey;
+		this.token = app.token;
+		this.expiredToken = app.expiredToken;
+	}
+
+	clearLog(): void {
+		this.requests.splice(0);
+	}
+
+	/** Queues faults for matching requests (path: a string is the exact path, a RegExp is tested). */
+	injectFaults(match: FaultMatch, faults: FaultSpec[]): void {
+		this.faults.add(match, faults);
+	}
+
+	clearFaults(): void {
+		this.faults.clear();
+	}
+
+	/** Replaces the random faults; an empty list stops them. */
+	setRandomFaults(list: RandomFault[]): void {
+		this.faults.random = list;
+	}
+
+	/** For jobs created afterwards. */
+	setProcessingMs(ms: number): void {
+		this.app.store.processingMs = ms;
+	}
+
+	setCredits(n: number): void {
+		this.app.store.credits = n;
+	}
+
+	getCredits(): number {
+		return this.app.store.credits;
+	}
+
+	setMaxPageSize(n: number): void {
+		this.app.maxPageSize = n;
+	}
+
+	setListOrder(order: ListOrder): void {
+		this.app.listOrder = order;
+	}
+
+	/** Moves a record's created_at `ms` back (clock skew); its processing and list position stay. */
+	backdate(id: string, ms: number): void {
+		const record = this.app.store.documents.get(id) ?? this.app.store.job(id);
+		if (!record)
+			throw new Error(`The emulator has no document, parsing, extract or extraction ${id}`);
+		record.createdAt -= ms;
+	}
+
+	/** Replaces the list quirks of every list endpoint ({} turns all off). */
+	setListQuirks(quirks: ListQuirks): void {
+		const { countCap, pageSize } = quirks;
+		if (countCap !== undefined && !(Number.isInteger(countCap) && countCap >= 0))
+			throw new Error(`countCap must be a whole number ≥ 0, not ${countCap}`);
+		if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1))
+			throw new Error(`pageSize must be a whole number ≥ 1, not ${pageSize}`);
+		this.app.listQuirks = { ...quirks };
+	}
+
 	/**
-	 * Moves the `created_at` of a document, parsing, extract or extraction `ms` back, as a service
-	 * whose clock is behind the client's, or that lists an item after its `created_at`, would show
-	 * it (tests of clock skew). The record's processing and its list position are not changed.
+	 * Moves the service's clock by `ms` from now on (created_at/updated_at of new records, "now" of
+	 * the date filters). Job progress never goes back: it follows the latest base-clock time seen.
 	 */
-	backdate(id: string, ms: number): void;
-	/** List behaviours a service may have where the reference says "not shown"; replaces the previous set ({} turns all off). Applies to every list endpoint of both families (GET /extract/, /schema/, /v0/documents, /v0/parsing). */
-	setListQuirks(quirks: ListQuirks): void;
-	/** Moves the service's clock by `ms` (negative: back) from now on: the created_at/updated_at of records created from now on, and "now" for the date filters, are base clock + ms. Job progress never goes back: a job's phase is computed at the latest base-clock time seen, so a final job stays final and a clock jump does not stall jobs. Records created before keep their created_at. */
-	setClockOffset(ms: number): void;
-	/** Creates `n` jobs at once without uploads (bulk, for scale tests and benchmarks): real records of the family (listed in creation order after everything before, readable by id, deletable, filterable by metadata/search/status/date like uploaded ones), each with a tiny already-analysed one-page source so no PDF work is done. `hold: true`: the jobs stay unfinished (status IN_PROGRESS) until `releaseJobs`; otherwise they finish after `processingMs` (default 0: final at once) with `outcome` (default FINISHED; ERROR gives error text "Seeded failure"). For parsings a document record is created for each (named `${namePrefix}-${i}.pdf`, default prefix 'seed'). Returns the ids, oldest first. Must handle n = 50,000 in well under a few seconds. */
-	seedJobs(kind: 'extraction' | 'parsing', n: number, options?: SeedJobOptions): string[];
-	/** Creates `n` documents at once (v0, as POST /v0/documents would), named `${namePrefix}-${i}.pdf`; returns ids oldest first. */
-	seedDocuments(
-		n: number,
-		options?: { namePrefix?: string; metadata?: Record<string, unknown> },
-	): string[];
-	/** Makes held jobs final now (all held ones when `ids` is omitted) with `outcome` (default: the seed's outcome, else FINISHED). */
-	releaseJobs(ids?: string[], outcome?: FinalStatus): void;
-	/** Bytes of the stored file of a v0 document or an unversioned extraction (as stored, after trimming). */
-	getStoredFile(id: string): Buffer | undefined;
-	close(): Promise<void>;
-}
+	setClockOffset(ms: number): void {
+		if (!Number.isFinite(ms))
+			throw new Error(`The clock offset must be a finite number of ms, not ${ms}`);
+		this.app.clockOffset = ms;
+	}
 
-interface OriginDeps {
-	app: AppContext;
-	origin: 'api' | 'files';
-	router: Router<RouteDef>;
-	requests: LoggedRequest[];
-	faults: FaultQueue;
-	quiet: boolean;
-	onRequestLogged?: (entry: LoggedRequest) => void;
-}
+	/** Creates `n` jobs at once without uploads (see seeding.ts); ids oldest first. */
+	seedJobs(kind: 'extraction' | 'parsing', n: number, options?: SeedJobOptions): string[] {
+		return seedJobs(this.app, kind, n, options);
+	}
 
-/** Whether a fault replaces the answer with a hostile one (custom body, redirect, echo). */
-function isHostileAnswer(fault: FaultSpec): boolean {
-	return (
-		fault.body !== undefined ||
-		fault.json !== undefined ||
-		fault.location !== undefined ||
-		fault.echoHeaders === true
-	);
-}
+	/** Creates `n` documents at once, named `${namePrefix}-${i}.pdf`; ids oldest first. */
+	seedDocuments(n: number, options?: Pick<SeedJobOptions, 'namePrefix' | 'metadata'>): string[] {
+		return seedDocuments(this.app, n, options);
+	}
 
-/** The answer of a fault instead of the handler's: see `FaultSpec`. */
-function faultAnswer(fault: FaultSpec, entry: LoggedRequest): Reply {
-	const headers: Record<string, string> = {};
-	if (fault.location !== undefined) headers.location = fault.location;
-	if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
-	const status = fault.status ?? 200;
-	if (!isHostileAnswer(fault)) return { status, json: { detail: faultDetail(status) }, headers };
-	if (fault.echoHeaders)
-		return { status, json: { detail: faultDetail(status), headers: entry.headers }, headers };
-	if (fault.json !== undefined) return { status, json: fault.json, headers };
-	headers['content-type'] = fault.contentType ?? 'text/html; charset=utf-8';
-	return {
-		status,
-		body: fault.encoding ? Buffer.from(fault.body ?? '', fault.encoding) : (fault.body ?? ''),
-		headers,
-	};
+	/** Makes held jobs final now (all when `ids` is omitted), with `outcome` instead of their own. */
+	releaseJobs(ids?: string[], outcome?: FinalStatus): void {
+		releaseJobs(this.app, ids, outcome);
+	}
+
+	/** The stored (trimmed) bytes of a v0 document or an unversioned extraction. */
+	getStoredFile(id: string): Buffer | undefined {
+		const { documents, extractions } = this.app.store;
+		return (documents.get(id) ?? extractions.get(id))?.source.file.readAll();
+	}
+
+	close(): Promise<void> {
+		return (this.closing ??= shutDown(this.app, this.servers));
+	}
 }
 
 /** A `streamBytes` body made on the fly: `[` then spaces, in 64 KiB chunks. */
@@ -201,7 +225,7 @@ function* filler(total: number): Generator<Buffer> {
 	}
 }
 
-/** The bytes of `body` one at a time, `intervalMs` apart (a connection that drips). */
+/** The bytes of `body` one at a time, `intervalMs` apart. */
 async function* drip(
 	body: Buffer,
 	intervalMs: number,
@@ -213,28 +237,7 @@ async function* drip(
 	}
 }
 
-/** Writes `chunks` with back-pressure, stopping when the client leaves; `onWrite` counts bytes. */
-async function writeChunks(
-	res: ServerResponse,
-	chunks: Iterable<Buffer> | AsyncIterable<Buffer>,
-	onWrite: (n: number) => void = () => undefined,
-): Promise<void> {
-	for await (const chunk of chunks) {
-		if (res.destroyed) return;
-		onWrite(chunk.length);
-		if (!res.write(chunk))
-			await new Promise<void>((resolve) => {
-				const done = (): void => {
-					res.off('drain', done).off('close', done);
-					resolve();
-				};
-				res.on('drain', done).on('close', done);
-			});
-	}
-	res.end();
-}
-
-/** Sends `r`, or the body of a `dripMs` / `streamBytes` fault. */
+/** Sends `r`, or the body of a `dripMs` / `streamBytes` fault, with back-pressure until the client leaves. */
 async function send(
 	res: ServerResponse,
 	r: Reply,
@@ -243,12 +246,12 @@ async function send(
 	signal: AbortSignal,
 ): Promise<void> {
 	const streamed = fault?.streamBytes;
-	if (streamed !== undefined)
-		r = {
-			status: fault?.status ?? 200,
-			body: Readable.from(filler(streamed)),
-			headers: { 'content-type': fault?.contentType ?? 'application/json' },
-		};
+	if (streamed !== undefined) {
+		const contentType = fault?.contentType ?? 'application/json';
+		const headers = { 'content-type': contentType, 'content-length': String(streamed) };
+		r = { status: fault?.status ?? 200, body: Readable.from(filler(streamed)), headers };
+		entry.sentBytes = 0;
+	}
 	let body = r.json !== undefined ? JSON.stringify(r.json) : r.body;
 	res.statusCode = r.status;
 	if (r.json !== undefined) res.setHeader('content-type', 'application/json; charset=utf-8');
@@ -259,18 +262,27 @@ async function send(
 		body = Readable.from(drip(bytes, fault.dripMs, signal));
 	}
 	if (!(body instanceof Readable)) return void res.end(body);
-	if (streamed !== undefined) {
-		res.setHeader('content-length', streamed);
-		entry.sentBytes = 0;
+	for await (const chunk of body as AsyncIterable<Buffer>) {
+		if (res.destroyed) return;
+		if (entry.sentBytes !== undefined) entry.sentBytes += chunk.length;
+		// `signal` aborts when the client leaves.
+		if (!res.write(chunk)) await once(res, 'drain', { signal }).catch(() => undefined);
 	}
-	await writeChunks(res, body, (n) => {
-		if (entry.sentBytes !== undefined) entry.sentBytes += n;
-	});
+	res.end();
 }
 
-/** One origin (api or files): each request logged, then a queued fault or the route's answer. */
-function buildOrigin(deps: OriginDeps): Server {
-	const { app, origin, router, requests, faults, quiet, onRequestLogged } = deps;
+/** An error of a request whose client left (or whose emulator closed). */
+const isAbort = (err: unknown): boolean => err instanceof Error && err.name === 'AbortError';
+
+/** One origin: each request logged, then a queued fault (api origin) or the route's answer. */
+function buildOrigin(
+	origin: 'api' | 'files',
+	router: Router,
+	app: AppContext,
+	requests: LoggedRequest[],
+	faults: FaultQueue,
+	options: EmulatorOptions,
+): Server {
 	const handle = async (raw: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const url = new URL(raw.url ?? '/', 'http://emulator.invalid');
 		const entry: LoggedRequest = {
@@ -291,13 +303,12 @@ function buildOrigin(deps: OriginDeps): Server {
 		for (const [k, v] of Object.entries(raw.headers))
 			if (v !== undefined) entry.headers[k] = Array.isArray(v) ? v.join(', ') : v;
 		requests.push(entry);
-		// Aborted when the answer ends or the client leaves (also when the emulator closes): stops a
-		// fault's delay or drip.
+		// Aborted when the answer ends or the client leaves: stops a fault's delay or drip.
 		const gone = new AbortController();
 		res.on('close', () => {
 			gone.abort();
 			entry.status = res.writableFinished ? res.statusCode : 0;
-			onRequestLogged?.(entry);
+			options.onRequestLogged?.(entry);
 		});
 		const body = new IncomingBody(
 			raw,
@@ -306,17 +317,12 @@ function buildOrigin(deps: OriginDeps): Server {
 			app.maxUploadBytes,
 			(parsed) => (entry.body = loggedBody(parsed)),
 		);
+		const origins = { api: app.url, files: app.filesUrl };
 		const req: RequestContext = {
-			method: entry.method,
-			path: entry.path,
-			query: entry.query,
+			...entry,
 			headers: raw.headers,
 			body,
-			baseUrl: raw.headers.host
-				? `http://${raw.headers.host}`
-				: origin === 'api'
-					? app.url
-					: app.filesUrl,
+			baseUrl: raw.headers.host ? `http://${raw.headers.host}` : origins[origin],
 			now: entry.at,
 			maxPageSize: app.maxPageSize,
 			listOrder: app.listOrder,
@@ -326,18 +332,19 @@ function buildOrigin(deps: OriginDeps): Server {
 		let answer: Reply;
 		try {
 			if (fault?.delayMs) await sleep(fault.delayMs, undefined, { signal: gone.signal });
-			if (fault?.until) await untilOrGone(fault.until(), gone.signal);
+			if (fault?.until) {
+				await Promise.race([fault.until(), aborted(gone.signal, res)]);
+				gone.signal.throwIfAborted();
+			}
 			if (fault?.delayMs || fault?.until) req.now = app.clock();
 			// Acted, then the answer is lost or replaced.
-			if (fault?.afterHandling) await dispatch(app, router, req).catch(() => undefined);
+			if (fault?.afterHandling) await router.handle(app, req).catch(() => undefined);
 			if (fault?.drop) return void raw.socket.destroy();
-			answer =
-				fault && (fault.status || isHostileAnswer(fault))
-					? faultAnswer(fault, entry)
-					: await dispatch(app, router, req);
+			answer = (fault && faultAnswer(fault, entry.headers)) ?? (await router.handle(app, req));
 		} catch (err) {
 			if (gone.signal.aborted) return;
-			if (!(err instanceof HttpError) && !quiet) console.error('[emulator] unexpected error:', err);
+			if (!(err instanceof HttpError) && !options.quiet)
+				console.error('[emulator] unexpected error:', err);
 			answer =
 				err instanceof HttpError
 					? { status: err.status, json: err.body, headers: err.headers }
@@ -349,41 +356,10 @@ function buildOrigin(deps: OriginDeps): Server {
 	};
 	return createServer((raw, res) => {
 		handle(raw, res).catch((err: unknown) => {
-			if (!isAbort(err) && !quiet) console.error('[emulator] unexpected error:', err);
+			if (!isAbort(err) && !options.quiet) console.error('[emulator] unexpected error:', err);
 			res.destroy();
 		});
 	});
-}
-
-/** Waits for `held`; rejects with an AbortError when `signal` aborts (the client left, the emulator closed). */
-async function untilOrGone(held: Promise<unknown>, signal: AbortSignal): Promise<void> {
-	signal.throwIfAborted();
-	let stop = (): void => undefined;
-	const gone = new Promise<never>((_, reject) => {
-		stop = () => reject(signal.reason);
-		signal.addEventListener('abort', stop, { once: true });
-	});
-	try {
-		await Promise.race([held, gone]);
-	} finally {
-		signal.removeEventListener('abort', stop);
-	}
-}
-
-/** An error of a request whose client left (or whose emulator closed). */
-const isAbort = (err: unknown): boolean => err instanceof Error && err.name === 'AbortError';
-
-async function dispatch(
-	app: AppContext,
-	router: Router<RouteDef>,
-	req: RequestContext,
-): Promise<Reply> {
-	const match = router.match(req.method, req.path);
-	if (match.kind === 'not-found') throw notFound();
-	if (match.kind === 'method-not-allowed') throw methodNotAllowed(req.method, match.allow);
-	const authError = authenticate(app, match.handler.auth, req.headers);
-	if (authError) throw authError;
-	return match.handler.handler(app, req, match.params);
 }
 
 async function listen(server: Server, host: string, port: number): Promise<string> {
@@ -393,11 +369,18 @@ async function listen(server: Server, host: string, port: number): Promise<strin
 	return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
-/** Stops accepting, and ends every open connection (keep-alive ones and answers still running). */
-function closeServer(server: Server): Promise<void> {
-	const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-	server.closeAllConnections();
-	return closed;
+/** Closes both origins (open connections too), the PDF worker and the stored files. */
+async function shutDown(app: AppContext, servers: Server[]): Promise<void> {
+	await Promise.all(
+		servers.map((server) => {
+			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+			server.closeAllConnections();
+			return closed;
+		}),
+	);
+	await app.pdf.close();
+	app.store.discardFiles();
+	rmSync(app.tempDir, { recursive: true, force: true });
 }
 
 /** Starts the emulator: the API origin (both families) and the files origin. */
@@ -417,7 +400,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			return { base: latest, service: raw + app.clockOffset };
 		},
 		store,
-		tempDir: new TempDir(),
+		tempDir: mkdtempSync(path.join(tmpdir(), 'extraction-emulator-')),
 		pdf: new PdfTextExtractor(),
 		url: '',
 		filesUrl: '',
@@ -435,81 +418,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	const requests: LoggedRequest[] = [];
 	const faults = new FaultQueue();
 	faults.random = options.randomFaults ?? [];
-	const common = {
-		app,
-		requests,
-		faults,
-		quiet: options.quiet ?? false,
-		onRequestLogged: options.onRequestLogged,
-	};
-	const apiRouter = new Router<RouteDef>();
-	v0Routes(apiRouter);
-	unversionedRoutes(apiRouter);
-	const api = buildOrigin({ ...common, origin: 'api', router: apiRouter });
-	const files = buildOrigin({ ...common, origin: 'files', router: filesRoutes() });
-
-	let closed: Promise<void> | undefined;
-	const close = (): Promise<void> =>
-		(closed ??= (async () => {
-			await Promise.all([closeServer(api), closeServer(files)]);
-			await app.pdf.close();
-			store.discardFiles();
-			app.tempDir.remove();
-		})());
-
+	const apiRouter = new Router([
+		['api-key', v0Routes],
+		['token', unversionedRoutes],
+	]);
+	const filesRouter = new Router([['none', filesRoutes]]);
+	const api = buildOrigin('api', apiRouter, app, requests, faults, options);
+	const files = buildOrigin('files', filesRouter, app, requests, faults, options);
 	try {
 		app.filesUrl = await listen(files, host, options.filesPort ?? 0);
 		app.url = await listen(api, host, options.port ?? 0);
 		app.pdf.start();
 	} catch (err) {
-		await close();
+		await shutDown(app, [api, files]);
 		throw err;
 	}
-
-	return {
-		url: app.url,
-		filesUrl: app.filesUrl,
-		apiKey: app.apiKey,
-		token: app.token,
-		expiredToken: app.expiredToken,
-		requests,
-		clearLog: () => void requests.splice(0),
-		injectFaults: (match: FaultMatch, list: FaultSpec[]) => faults.add(match, list),
-		clearFaults: () => faults.clear(),
-		setRandomFaults: (list: RandomFault[]) => void (faults.random = list),
-		setProcessingMs: (ms: number) => void (store.processingMs = ms),
-		setCredits: (n: number) => void (store.credits = n),
-		getCredits: () => store.credits,
-		setMaxPageSize: (n: number) => void (app.maxPageSize = n),
-		setListOrder: (order: ListOrder) => void (app.listOrder = order),
-		backdate: (id: string, ms: number) => {
-			const record = store.documents.get(id) ?? store.job(id);
-			if (!record)
-				throw new Error(`The emulator has no document, parsing, extract or extraction ${id}`);
-			record.createdAt -= ms;
-		},
-		setListQuirks: (quirks: ListQuirks) => {
-			const { countCap, pageSize } = quirks;
-			if (countCap !== undefined && !(Number.isInteger(countCap) && countCap >= 0))
-				throw new Error(`countCap must be a whole number ≥ 0, not ${countCap}`);
-			if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1))
-				throw new Error(`pageSize must be a whole number ≥ 1, not ${pageSize}`);
-			app.listQuirks = { ...quirks };
-		},
-		setClockOffset: (ms: number) => {
-			if (!Number.isFinite(ms))
-				throw new Error(`The clock offset must be a finite number of ms, not ${ms}`);
-			app.clockOffset = ms;
-		},
-		seedJobs: (kind: 'extraction' | 'parsing', n: number, seedOptions?: SeedJobOptions) =>
-			seedJobs(app, kind, n, seedOptions),
-		seedDocuments: (
-			n: number,
-			seedOptions?: { namePrefix?: string; metadata?: Record<string, unknown> },
-		) => seedDocuments(app, n, seedOptions),
-		releaseJobs: (ids?: string[], outcome?: FinalStatus) => releaseJobs(app, ids, outcome),
-		getStoredFile: (id: string) =>
-			(store.documents.get(id) ?? store.extractions.get(id))?.source.file.readAll(),
-		close,
-	};
+	return new Emulator(app, requests, faults, [api, files]);
 }

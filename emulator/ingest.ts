@@ -1,27 +1,19 @@
 /**
- * Turning an upload (or a fetched URL) into a {@link FileRecord}, and creating jobs. Shared by
- * `POST /v0/documents`, `/v0/parsing`, `/v0/extract` (§v0-4.1, §v0-4.5, §v0-4.8) and
- * `POST /extract/`, `/workflow/{id}/extract/` (§unversioned-4.2, §unversioned-4.10).
+ * An upload or a fetched URL turned into a {@link FileRecord}, and new jobs; for the create
+ * endpoints of both families (§v0-4.1, §v0-4.5, §v0-4.8, §unversioned-4.2, §unversioned-4.10).
  */
 import { Readable } from 'node:stream';
 import { isIP } from 'node:net';
-import type { AppContext } from './context';
 import { checkPageRange, type PageRange } from './fields';
-import { ErrorBag, fieldError } from './http';
+import { ErrorBag, fieldError, type AppContext } from './http';
 import { countPdfPages, imageSize, sniffKind, trimPdf, type PageContent } from './pdf';
 import { SPILL_BYTES, storeBuffer, storeStream, type StoredFile } from './storage';
 import type { EmulatorControls, FileRecord, Job } from './store';
 
 /**
- * Analyses a file: type by magic bytes, page count, optional trimming to a page range (PDF only, as
- * §v0-4.1 and §unversioned-4.2 say), then page text in the background.
- *
- * PDFs larger than 32 MB ({@link SPILL_BYTES}) skip the pdfjs text extraction (their pages have empty
- * text) so that a 200 MB upload is not loaded into memory; their page count comes from pdf-lib when
- * the file fits in memory, else from a streaming scan (see countPdfPages). Trimming such a file loads
- * it into memory (only when a page range is requested).
- *
- * Throws 400 with `pdf_page_start` / `pdf_page_end` errors when the range exceeds the page count.
+ * Sniffs the type, counts pages, trims a PDF to `range` (400 on `pdf_page_start` / `pdf_page_end`
+ * beyond the page count), then extracts page text in the background. PDFs above {@link SPILL_BYTES}
+ * skip the text extraction (empty text), so a 200 MB upload is not loaded into memory.
  */
 export async function ingestFile(
 	app: AppContext,
@@ -43,36 +35,22 @@ export async function ingestFile(
 		}
 	}
 	const record: FileRecord = { name, file, kind, pageCount };
-	if (kind === 'pdf' && file.size <= SPILL_BYTES) {
-		app.pdf.extract(file.readAll()).then(
-			(pages) => finishAnalysis(app, record, pages),
-			(err: unknown) =>
-				finishAnalysis(app, record, undefined, err instanceof Error ? err.message : String(err)),
-		);
-	} else if (kind === 'pdf') {
-		finishAnalysis(
-			app,
-			record,
-			Array.from({ length: pageCount }, () => ({ text: '', width: null, height: null })),
-		);
-	} else if (kind === 'png' || kind === 'jpeg') {
-		finishAnalysis(app, record, [{ text: '', ...imageSize(await file.head(64 * 1024), kind) }]);
-	} else {
-		finishAnalysis(app, record, []);
-	}
+	const analysed = (pages: PageContent[], error?: string): void => {
+		record.pages = pages;
+		record.analysisError = error;
+		record.analyzedAt = app.clock();
+	};
+	if (kind === 'pdf' && file.size <= SPILL_BYTES)
+		app.pdf
+			.extract(file.readAll())
+			.then(analysed, (err: unknown) =>
+				analysed([], err instanceof Error ? err.message : String(err)),
+			);
+	else if (kind === 'pdf')
+		analysed(Array.from({ length: pageCount }, () => ({ text: '', width: null, height: null })));
+	else if (kind === 'other') analysed([]);
+	else analysed([{ text: '', ...imageSize(await file.head(64 * 1024), kind) }]);
 	return record;
-}
-
-/** Records the analysis result; `analyzedAt` is the base clock (epoch ms) at that moment. */
-function finishAnalysis(
-	app: AppContext,
-	record: FileRecord,
-	pages: PageContent[] | undefined,
-	error?: string,
-): void {
-	record.pages = pages ?? [];
-	record.analysisError = error;
-	record.analyzedAt = app.clock();
 }
 
 /**
@@ -111,68 +89,50 @@ export function serviceCreatedAt(job: Job): number {
 
 /** http(s) URL check for the `document` field (§v0-4.5: "public or pre-signed URL"). */
 export function isHttpUrl(value: string): boolean {
-	if (!/^https?:\/\//i.test(value)) return false;
-	try {
-		new URL(value);
-		return true;
-	} catch {
-		return false;
-	}
+	return /^https?:\/\//i.test(value) && URL.canParse(value);
 }
 
 /** The emulator never leaves the machine: only loopback hosts may be fetched. */
-function isLoopback(hostname: string): boolean {
-	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+function isLoopback(url: URL): boolean {
+	// WHATWG URLs give the host lower-cased and an IPv6 address compressed, in brackets.
+	const host = url.hostname;
+	if (!/^https?:$/.test(url.protocol)) return false;
 	if (host === 'localhost' || host.endsWith('.localhost')) return true;
-	if (isIP(host) === 4) return host.startsWith('127.');
-	return host === '::1' || host === '0:0:0:0:0:0:0:1';
+	return isIP(host) === 4 ? host.startsWith('127.') : host === '[::1]';
 }
 
 const MAX_REDIRECTS = 5;
 
 /**
- * Downloads a URL input (§v0-4.5 / §v0-4.8). Only loopback hosts are fetched (redirects are
- * followed by hand so that they cannot leave loopback either); any failure, including a non-2xx answer,
- * → 400 `{"document": ["URL could not be fetched."]}`. The file name is the URL's last path segment.
+ * Downloads a URL input (§v0-4.5, §v0-4.8), following redirects by hand so that they cannot leave
+ * loopback either. Any failure, a non-2xx answer included, → 400 "URL could not be fetched.".
  */
 export async function fetchUrl(
 	app: AppContext,
 	url: string,
 ): Promise<{ name: string; file: StoredFile }> {
-	const failure = fieldError('document', 'URL could not be fetched.');
 	let current = new URL(url);
-	for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-		if (!isLoopback(current.hostname) || !/^https?:$/.test(current.protocol)) throw failure;
-		let res: Response;
-		try {
-			res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-		} catch {
-			throw failure;
-		}
-		const location = res.headers.get('location');
-		if (res.status >= 300 && res.status < 400 && location) {
-			await res.body?.cancel();
-			current = new URL(location, current);
-			continue;
-		}
-		if (!res.ok || !res.body) {
-			await res.body?.cancel();
-			throw failure;
-		}
-		try {
-			const file = await storeStream(
-				Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>),
-				app.tempDir,
-				app.maxUploadBytes,
-			);
+	try {
+		for (let hop = 0; hop <= MAX_REDIRECTS && isLoopback(current); hop++) {
+			const res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+			const redirect = res.status >= 300 && res.status < 400 && res.headers.get('location');
+			if (redirect || !res.ok || !res.body) {
+				await res.body?.cancel();
+				if (!redirect) break;
+				current = new URL(redirect, current);
+				continue;
+			}
+			const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
+			const file = await storeStream(body, app.tempDir, app.maxUploadBytes);
 			return { name: lastSegment(current), file };
-		} catch {
-			throw failure;
 		}
+	} catch {
+		// reported below, as every other failure
 	}
-	throw failure;
+	throw fieldError('document', 'URL could not be fetched.');
 }
 
+/** The URL's last path segment, decoded. */
 function lastSegment(url: URL): string {
 	const segment = url.pathname.split('/').filter(Boolean).pop() ?? '';
 	try {

@@ -1,12 +1,7 @@
-// PDF text extraction worker (plain JavaScript ES module on purpose).
-//
-// pdfjs-dist 5 ships only as ES modules, which the in-process jest runs (ts-jest, CommonJS, jest VM)
-// cannot import. This file runs in a worker_threads Worker, i.e. natively in Node, outside the jest
-// VM. Protocol (see pdf.ts, PdfTextExtractor): the parent posts { id, data: ArrayBuffer }; the worker
-// answers { id, pages: [{ text, width, height }] } or { id, error: string }.
-//
-// Page text: the text items of the page joined with spaces, with a line break after every item that
-// pdfjs marks `hasEOL`; each line trimmed, runs of spaces collapsed, blank lines dropped.
+// PDF text extraction in a worker thread, plain JavaScript on purpose: pdfjs-dist is ESM only and the
+// jest VM cannot import it (pdf.ts, PdfTextExtractor). In: { id, data: ArrayBuffer }; out: { id, pages:
+// [{ text, width, height }] } or { id, error }. A page's text: its items joined with spaces, a line
+// break after each `hasEOL` item; lines trimmed, spaces collapsed, blank lines dropped.
 import { parentPort } from 'node:worker_threads';
 import { getDocument, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
 

@@ -1,8 +1,4 @@
-/**
- * File analysis: type sniffing, page counting, page trimming (pdf-lib) and page text (pdfjs-dist in a
- * worker thread). This is the "real work" behind a parsing (§v0-2.3) and an extraction
- * (§unversioned-2.1).
- */
+/** The real work behind a parsing (§v0-2.3) and an extraction (§unversioned-2.1): type, page count, trimming (pdf-lib), text (pdfjs-dist). */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PDFDocument } from 'pdf-lib';
@@ -10,7 +6,7 @@ import type { StoredFile } from './storage';
 
 export type FileKind = 'pdf' | 'png' | 'jpeg' | 'other';
 
-/** Text and size (PDF points for PDFs, pixels for images; null when unknown) of one page. */
+/** Text and size (PDF points, image pixels; null when unknown) of one page. */
 export interface PageContent {
 	text: string;
 	width: number | null;
@@ -19,7 +15,8 @@ export interface PageContent {
 
 /** Identifies PDF, PNG and JPEG by their magic bytes. */
 export function sniffKind(head: Buffer): FileKind {
-	if (head.subarray(0, 1024).includes('%PDF-')) return 'pdf'; // readers accept the header within the first 1 KiB
+	// Readers accept the PDF header anywhere in the first 1 KiB.
+	if (head.subarray(0, 1024).includes('%PDF-')) return 'pdf';
 	if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
 		return 'png';
 	if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpeg';
@@ -48,12 +45,11 @@ export function imageSize(
 }
 
 /** PDFs up to this size are loaded with pdf-lib to count pages; larger ones are scanned as a stream. */
-export const PDF_LIB_MAX_BYTES = 96 * 1024 * 1024;
+const PDF_LIB_MAX_BYTES = 96 * 1024 * 1024;
 
 /**
- * Page count of a PDF. Up to {@link PDF_LIB_MAX_BYTES} pdf-lib loads the document; beyond that the
- * file is not loaded into memory: a streaming scan counts `/Type /Page` objects (not `/Pages`). The scan
- * cannot see pages inside compressed object streams; it reports at least 1.
+ * Page count of a PDF: pdf-lib's, else (too large, or not loadable) a streaming count of `/Type /Page`
+ * objects, which cannot see pages inside compressed object streams; at least 1.
  */
 export async function countPdfPages(file: StoredFile): Promise<number> {
 	if (file.size <= PDF_LIB_MAX_BYTES) {
@@ -64,7 +60,7 @@ export async function countPdfPages(file: StoredFile): Promise<number> {
 			});
 			return doc.getPageCount();
 		} catch {
-			// Not loadable by pdf-lib: fall back to the scan below.
+			// counted by the scan below
 		}
 	}
 	return Math.max(1, await scanPageObjects(file));
@@ -98,16 +94,9 @@ export async function trimPdf(bytes: Buffer, start: number, end: number): Promis
 	return Buffer.from(await out.save());
 }
 
-interface WorkerAnswer {
-	id: number;
-	pages?: PageContent[];
-	error?: string;
-}
-
 /**
- * Page text extraction with pdfjs-dist, run in one long-lived worker thread (pdf-text-worker.mjs):
- * pdfjs-dist is ESM only and cannot be imported from the CommonJS jest VM the tests use.
- * Requests and answers are matched by a message id. {@link close} terminates the worker.
+ * Page text with pdfjs-dist in one long-lived worker thread (pdf-text-worker.mjs): pdfjs-dist is ESM
+ * only and cannot be imported from the CommonJS jest VM. Answers are matched by a message id.
  */
 export class PdfTextExtractor {
 	private worker: Worker | undefined;
@@ -117,19 +106,11 @@ export class PdfTextExtractor {
 		{ resolve: (p: PageContent[]) => void; reject: (e: Error) => void }
 	>();
 
-	/** Starts the worker now, so that pdfjs is loaded before the first upload. */
-	start(): void {
-		this.ensureWorker();
-	}
-
 	extract(bytes: Buffer): Promise<PageContent[]> {
-		const worker = this.ensureWorker();
+		const worker = this.start();
 		const id = this.nextId++;
 		// A private copy is transferred, so the caller's buffer stays usable.
-		const data = bytes.buffer.slice(
-			bytes.byteOffset,
-			bytes.byteOffset + bytes.byteLength,
-		) as ArrayBuffer;
+		const data = new Uint8Array(bytes).buffer;
 		return new Promise<PageContent[]>((resolve, reject) => {
 			this.pending.set(id, { resolve, reject });
 			worker.postMessage({ id, data }, [data]);
@@ -143,10 +124,11 @@ export class PdfTextExtractor {
 		if (worker) await worker.terminate();
 	}
 
-	private ensureWorker(): Worker {
+	/** The worker, started unless running (index.ts starts it at once, so pdfjs loads before the first upload). */
+	start(): Worker {
 		if (this.worker) return this.worker;
 		const worker = new Worker(path.join(__dirname, 'pdf-text-worker.mjs'));
-		worker.on('message', (answer: WorkerAnswer) => {
+		worker.on('message', (answer: { id: number; pages?: PageContent[]; error?: string }) => {
 			const waiter = this.pending.get(answer.id);
 			if (!waiter) return;
 			this.pending.delete(answer.id);

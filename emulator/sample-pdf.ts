@@ -1,34 +1,29 @@
 /**
  * The one builder of small text PDFs (pdf-lib), for the emulator's static files, the sample invoices
- * (scripts/make-sample-pdf.ts) and the tests: one page per entry of `pages`, one text line per entry
- * of a page. Text lines of the form `Label: value` are what the emulator's schema results read (see
- * schema-result.ts). The output is byte-stable: the same arguments give the same bytes.
+ * and the tests. `Label: value` lines are what the emulator's schema results read. The same
+ * arguments give the same bytes.
  */
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 
-/** One text line: its text, or its text with a style. An empty text leaves a blank line. */
+/** One text line, plain or styled; an empty text leaves a blank line. */
 export type PdfLine = string | { text: string; bold?: boolean; size?: number };
 
-/** Layout and document information of {@link makePdf}; lengths in PDF points (1/72 inch). */
+/**
+ * Layout in PDF points (defaults: A4 `[595, 842]`, `x` 50, baseline of the first line `top` 780,
+ * `lineHeight` 24, `fontSize` 14, black) and document information (unset unless given, except
+ * `date`: 2024-01-01T00:00:00Z, so the bytes are stable).
+ */
 export interface PdfOptions {
-	/** Page width and height; default A4 portrait, `[595, 842]`. */
 	pageSize?: [number, number];
-	/** Left edge of the text; default 50. */
 	x?: number;
-	/** Baseline of the first line; default 780. */
 	top?: number;
-	/** Distance between baselines; default 24. */
 	lineHeight?: number;
-	/** Font size of a line without its own `size`; default 14. */
 	fontSize?: number;
-	/** Text colour as red, green, blue from 0 to 1; default pdf-lib's black. */
+	/** Red, green, blue from 0 to 1. */
 	color?: [number, number, number];
-	/** Document title and author; not set by default. */
 	title?: string;
 	author?: string;
-	/** Producer; default pdf-lib's own. */
 	producer?: string;
-	/** Creation and modification date (fixed, so the bytes are stable); default 2024-01-01T00:00:00Z. */
 	date?: Date;
 }
 

@@ -1,17 +1,8 @@
 /**
- * The structured result of an extract (§v0-2.4 `result`) and of an extraction
- * (§unversioned-2.1 `extracted_data`), computed from the document text and a schema definition.
- *
- * The structure of a schema definition is "not shown" (§v0-2.5, §unversioned-2.3); the
- * emulator reads an OpenAPI-style object `{"type": "object", "properties": {...}}`. For each property
- * it looks for a line `Label: value` (label compared case-insensitively), where Label is the property
- * name with `_` read as a space, its `title`, or its `description`; the value is the rest of the line.
- * number/integer values are parsed (currency symbols and thousands separators dropped), booleans read
- * yes/no/true/false; nested object properties are filled the same way; anything not found is null.
- * A top-level `{"type": "array", "items": {object}}` gives one object per page that has at least one
- * match.
+ * `result` of an extract (§v0-2.4) and `extracted_data` of an extraction (§unversioned-2.1) from the
+ * page texts and an OpenAPI-style schema definition (its structure is "not shown"): each property is
+ * read from a `Label: value` line (README: *Schema results*).
  */
-
 type JsonSchema = Record<string, unknown>;
 
 function asSchema(value: unknown): JsonSchema | undefined {

@@ -1,36 +1,28 @@
 /**
- * Bulk creation of records for scale tests and benchmarks (`Emulator.seedJobs`, `seedDocuments`,
- * `releaseJobs`): real records of each family — listed, read by id, filtered and (extractions)
- * deleted like uploaded ones — made without uploads or PDF work. Each has its own tiny one-page PDF,
- * already analysed (empty text), so a seeded job's state depends only on the clock (§v0-3,
- * §unversioned-3) or on its release.
+ * Bulk records for scale tests and benchmarks (`Emulator.seedJobs`, `seedDocuments`, `releaseJobs`):
+ * real records of each family made without uploads or PDF work. Each has its own record of one shared
+ * blank page, already analysed, so a seeded job's state depends only on the clock or its release.
  */
-import type { AppContext } from './context';
+import { type AppContext } from './http';
 import { newJob, serviceCreatedAt } from './ingest';
-import type { PageContent } from './pdf';
 import { makePdf } from './sample-pdf';
 import { release, SEEDED_FAILURE } from './state';
 import { StoredFile } from './storage';
-import type {
-	DocumentRecord,
-	EmulatorControls,
-	ExtractionRecord,
-	FileRecord,
-	FinalStatus,
-	ParsingRecord,
-} from './store';
+import type { EmulatorControls, FileRecord, FinalStatus } from './store';
+import { addExtraction } from './unversioned';
+import { addDocument, addParsing } from './v0';
 
 /** Options of `Emulator.seedJobs`. */
 export interface SeedJobOptions {
-	/** The jobs stay unfinished (`IN_PROGRESS`) until `Emulator.releaseJobs`. Default false. */
+	/** The jobs stay IN_PROGRESS until `Emulator.releaseJobs`. Default false. */
 	hold?: boolean;
-	/** Final status (default FINISHED; ERROR gives the error text "Seeded failure"; PARTIAL_FINISHED: parsings only, else FINISHED). */
+	/** Default FINISHED; ERROR gives "Seeded failure"; PARTIAL_FINISHED for parsings only. */
 	outcome?: FinalStatus;
-	/** ms from creation (base clock) to the final state when not held; default 0: final at once. */
+	/** ms from creation to the final state when not held; default 0. */
 	processingMs?: number;
-	/** `metadata` of each parsing / extraction (default null, as a create request without it). */
+	/** `metadata` of each parsing / extraction; default null. */
 	metadata?: Record<string, unknown>;
-	/** File names are `${namePrefix}-${i}.pdf`, i from 0 (the index in the returned ids); default 'seed'. */
+	/** File names are `${namePrefix}-${i}.pdf`, i from 0; default 'seed'. */
 	namePrefix?: string;
 }
 
@@ -41,27 +33,18 @@ const PAGE = { width: 612, height: 792 };
 export const blankPdf = (): Promise<Buffer> =>
 	makePdf([[]], { pageSize: [PAGE.width, PAGE.height] });
 
-/** The analysed pages of every seeded file (one blank page; shared, never modified). */
-const SEEDED_PAGES: PageContent[] = [{ text: '', ...PAGE }];
+/** The analysed pages of every seeded file (shared, never modified). */
+const SEEDED_PAGES = [{ text: '', ...PAGE }];
 
-/** A seeded file: its own record (deleting one discards only its own), the shared bytes, analysed at `now` (base clock). */
-function seededFile(app: AppContext, name: string, now?: number): FileRecord {
-	return {
-		name,
-		file: StoredFile.fromBuffer(app.blankPdf),
-		kind: 'pdf',
-		pageCount: 1,
-		pages: SEEDED_PAGES,
-		analyzedAt: now,
-	};
+function seededFile(app: AppContext, name: string, analyzedAt?: number): FileRecord {
+	const file = StoredFile.fromBuffer(app.blankPdf);
+	return { name, file, kind: 'pdf', pageCount: 1, pages: SEEDED_PAGES, analyzedAt };
 }
 
 /**
- * Creates `n` parsings (each with its own document) or extractions at once; returns their ids, oldest
- * first. Each is created at the current clocks, read once per record (base clock for its timeline,
- * service clock for its `created_at`), and listed after every record made before it. Seeded
- * extractions report `credit_used` 1 once final but take nothing from the credit balance
- * (§unversioned-8.3 is about uploads; bulk seeds must not run out of credits).
+ * Creates `n` parsings (each with its own document) or extractions; ids oldest first. Each reads the
+ * clocks once, as uploads one after the other would. Seeded extractions report `credit_used` 1 but
+ * take nothing from the balance (bulk seeds must not run out of credits).
  */
 export function seedJobs(
 	app: AppContext,
@@ -69,8 +52,6 @@ export function seedJobs(
 	n: number,
 	options: SeedJobOptions = {},
 ): string[] {
-	const count = wholeCount(n);
-	const prefix = options.namePrefix ?? 'seed';
 	const controls: EmulatorControls = {
 		outcome: options.outcome ?? 'FINISHED',
 		...(options.outcome === 'ERROR' ? { message: SEEDED_FAILURE } : {}),
@@ -78,81 +59,49 @@ export function seedJobs(
 		...(options.hold ? { hold: true } : {}),
 	};
 	const metadata = options.metadata ?? null;
-	const { store } = app;
-	const ids: string[] = [];
-	for (let i = 0; i < count; i++) {
-		// One clock reading per record (newJob's), as for uploads one after the other (a clock that ticks
-		// on each reading gives each record its own created_at); the file is analysed at that moment.
-		const name = `${prefix}-${i}.pdf`;
+	return names(n, options.namePrefix).map((name) => {
 		const source = seededFile(app, name);
 		const job = newJob(app, source, controls, { allowPartial: kind === 'parsing' });
 		source.analyzedAt = job.createdAt;
+		const own = metadata && { ...metadata };
 		if (kind === 'extraction') {
-			const record = store.add<ExtractionRecord>(store.extractions, {
-				documentName: name,
-				source,
+			const settings = {
 				server: 'EU-1',
 				schema: null,
 				classifier: null,
 				workflowId: null,
 				workflowSessionId: null,
-				metadata: metadata && { ...metadata },
-				job,
-				cost: 1,
-				createdAt: serviceCreatedAt(job),
-			});
-			ids.push(record.id);
-		} else {
-			const doc = store.add<DocumentRecord>(store.documents, {
-				filename: name,
-				source,
-				metadata: {},
-				createdAt: serviceCreatedAt(job),
-			});
-			const parsing = store.add<ParsingRecord>(store.parsings, {
-				documentId: doc.id,
-				pictureDescriptionEnabled: false,
-				tableVerificationEnabled: false,
-				model: 'PIGALLE',
-				metadata: metadata && { ...metadata },
-				job,
-				pictureIds: [],
-				createdAt: serviceCreatedAt(job),
-			});
-			ids.push(parsing.id);
+				metadata: own,
+			} as const;
+			return addExtraction(app, source, settings, job).id;
 		}
-	}
-	return ids;
+		const doc = addDocument(app, name, source, {}, undefined, serviceCreatedAt(job));
+		const parsing = {
+			pictureDescriptionEnabled: false,
+			tableVerificationEnabled: false,
+			model: 'PIGALLE',
+			metadata: own,
+		};
+		return addParsing(app, doc, parsing, job).id;
+	});
 }
 
-/** Creates `n` documents at once, as `POST /v0/documents` would (§v0-4.1), named `${namePrefix}-${i}.pdf` (i from 0); ids oldest first. */
+/** Creates `n` documents, as `POST /v0/documents` would (§v0-4.1); ids oldest first. */
 export function seedDocuments(
 	app: AppContext,
 	n: number,
 	options: { namePrefix?: string; metadata?: Record<string, unknown> } = {},
 ): string[] {
-	const count = wholeCount(n);
-	const prefix = options.namePrefix ?? 'seed';
-	const ids: string[] = [];
-	for (let i = 0; i < count; i++) {
+	return names(n, options.namePrefix).map((name) => {
 		const { base, service } = app.readClocks();
-		const name = `${prefix}-${i}.pdf`;
-		const doc = app.store.add<DocumentRecord>(app.store.documents, {
-			filename: name,
-			source: seededFile(app, name, base),
-			metadata: { ...(options.metadata ?? {}) },
-			createdAt: service,
-		});
-		ids.push(doc.id);
-	}
-	return ids;
+		const metadata = { ...(options.metadata ?? {}) };
+		return addDocument(app, name, seededFile(app, name, base), metadata, undefined, service).id;
+	});
 }
 
 /**
- * Makes held jobs (seeded with `hold`, or created with `emulator_hold`) final now (base clock): those
- * of `ids` (parsing, extract or extraction ids), or all held ones when `ids` is omitted, with
- * `outcome` (default: the job's own). An id of a job that
- * is not held (any more) is left as it is; an id the emulator does not know throws.
+ * Makes held jobs final now: those of `ids` (parsing, extract or extraction ids; throws for an
+ * unknown one), or all, with `outcome` (default: the job's own). A job not held is left as it is.
  */
 export function releaseJobs(app: AppContext, ids?: string[], outcome?: FinalStatus): void {
 	const { parsings, extracts, extractions } = app.store;
@@ -167,8 +116,9 @@ export function releaseJobs(app: AppContext, ids?: string[], outcome?: FinalStat
 	for (const job of jobs) release(job, now, outcome);
 }
 
-function wholeCount(n: number): number {
+/** `${prefix}-${i}.pdf` for i from 0 to n - 1. */
+function names(n: number, prefix = 'seed'): string[] {
 	if (!Number.isInteger(n) || n < 0)
 		throw new Error(`The number of records to seed must be a whole number ≥ 0, not ${n}`);
-	return n;
+	return Array.from({ length: n }, (_, i) => `${prefix}-${i}.pdf`);
 }

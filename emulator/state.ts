@@ -1,25 +1,15 @@
 /**
- * Time-based job states, shared by v0 parsings and extracts (§v0-3) and unversioned
- * extractions (§unversioned-3). No timers: the state is computed from the clock whenever a
- * resource is read.
- *
- * Transitions are "not shown" in both references; the emulator's rule: a job created at t0 with a
- * processing time P is queued (`IN_QUEUE` / `CREATED`) during [t0, t0 + 0.2·P), running
- * (`IN_PROGRESS`) until t0 + P, and final once t0 + P has passed AND the text extraction of its file
- * has completed. A job that depends on another one (the extract created from a document) mirrors the
- * state of that job while it runs, then runs for its own P and has no queued phase of its own.
- *
- * All times here are on the base clock (`AppContext.clock`, which never goes back), so a job's phase
- * only moves forward and a clock offset of the service (`Emulator.setClockOffset`) neither finishes
- * nor stalls it; a job's `shift` turns them into the service's times when they are shown.
- * A held job (`Emulator.seedJobs` with `hold`, or `emulator_hold` in a create request's metadata) is
- * `IN_PROGRESS` until released, final from its release on (once its file is analysed).
+ * Job states of v0 parsings and extracts (§v0-3) and unversioned extractions (§unversioned-3),
+ * computed from the clock whenever a resource is read (no timers). The transitions are "not shown";
+ * the emulator's rule: a job created at t0 with processing time P is queued for 0.2·P, running until
+ * t0 + P, and final once t0 + P has passed AND its file's text extraction is done. A job that follows
+ * another (an extract made from a document) mirrors it, then runs for its own P. Times are on the base
+ * clock (never goes back), so a clock offset neither finishes nor stalls a job. A held job runs until
+ * released (README: *Test controls*).
  */
 import { lookup } from './http';
 import type { FinalStatus, Job } from './store';
 import type { PageContent } from './pdf';
-
-export type Phase = 'queued' | 'running' | 'final';
 
 export interface Outcome {
 	status: FinalStatus;
@@ -27,21 +17,20 @@ export interface Outcome {
 }
 
 export interface JobState {
-	phase: Phase;
+	phase: 'queued' | 'running' | 'final';
 	/** When the job entered its current phase (→ `updated_at`). */
 	updatedAt: number;
-	/** When the job started running, and when it is planned to end (for progress steps). */
+	/** When it started running and is planned to end (for progress steps). */
 	runningFrom: number;
 	plannedEnd: number;
-	/** Set when final. */
 	finalAt?: number;
 	outcome?: Outcome;
 }
 
-/**
- * Makes a held job final from `now` (base clock, epoch ms), with `outcome` instead of its own when
- * given. A job that is not held is left as it is.
- */
+/** The error text of a job made ERROR by a seed or `release`'s outcome. */
+export const SEEDED_FAILURE = 'Seeded failure';
+
+/** Makes a held job final from `now` (base clock), with `outcome` instead of its own when given. */
 export function release(job: Job, now: number, outcome?: FinalStatus): void {
 	if (!job.held) return;
 	job.held = false;
@@ -54,13 +43,9 @@ export function release(job: Job, now: number, outcome?: FinalStatus): void {
 		};
 }
 
-/** The error text of a seeded or released job that ends ERROR by `release`'s outcome. */
-export const SEEDED_FAILURE = 'Seeded failure';
-
 /**
- * The job `id` of `map` read by id (`GET /v0/parsing/{id}` §v0-4.7, `/v0/extract/{id}` §v0-4.9,
- * `/extract/{id}/` §unversioned-4.3), else 404 naming `resource`: the read that uses up an
- * `emulator_hold: n` releases the job, at the read's time `now`.
+ * The job `id` of `map` read by id (§v0-4.7, §v0-4.9, §unversioned-4.3), else 404: the read that
+ * uses up an `emulator_hold: n` releases the job at `now`.
  */
 export function readJob<T extends { job: Job }>(
 	map: Map<string, T>,
@@ -77,7 +62,7 @@ export function readJob<T extends { job: Job }>(
 /** Share of the processing time spent queued. */
 const QUEUED_SHARE = 0.2;
 
-/** The state of `job` at `now` (base clock, epoch ms; all times of the state are on the base clock). */
+/** The state of `job` at `now` (base clock). */
 export function jobState(job: Job, now: number): JobState {
 	if (job.held)
 		return {
@@ -96,17 +81,9 @@ export function jobState(job: Job, now: number): JobState {
 			finalAt: undefined,
 			outcome: undefined,
 		};
-	if (dep.outcome?.status === 'ERROR') {
-		// A job whose prerequisite failed fails at the same moment, with the same message.
-		return {
-			phase: 'final',
-			updatedAt: dep.updatedAt,
-			runningFrom: dep.runningFrom,
-			plannedEnd: dep.updatedAt,
-			finalAt: dep.updatedAt,
-			outcome: dep.outcome,
-		};
-	}
+	// A job whose prerequisite failed fails at the same moment, with the same message.
+	if (dep.outcome?.status === 'ERROR')
+		return { ...dep, plannedEnd: dep.updatedAt, finalAt: dep.updatedAt };
 	return timeline(job, dep.finalAt as number, dep.runningFrom, now);
 }
 
@@ -130,21 +107,14 @@ function timeline(job: Job, start: number, runningFrom: number, now: number): Jo
 	};
 }
 
-/**
- * The `status` value of a job: `queuedLabel` (v0 `IN_QUEUE`, unversioned `CREATED`), `IN_PROGRESS`,
- * then the final status (§v0-3, §unversioned-3).
- */
+/** `status`: `queuedLabel` (v0 `IN_QUEUE`, unversioned `CREATED`), `IN_PROGRESS`, then the final status. */
 export function statusLabel(state: JobState, queuedLabel: string): string {
 	if (state.phase === 'queued') return queuedLabel;
 	if (state.phase === 'running') return 'IN_PROGRESS';
 	return state.outcome?.status ?? 'ERROR';
 }
 
-/** Message of a parsing that ends `PARTIAL_FINISHED` (§v0-3 rule 2). */
-export const PARTIAL_ERROR = '1 page(s) could not be processed';
-
-/** The final status of a job (meaningful once final). */
-export function jobOutcome(job: Job): Outcome {
+function jobOutcome(job: Job): Outcome {
 	const { controls, source } = job;
 	if (controls.outcome === 'ERROR')
 		return {
@@ -157,17 +127,14 @@ export function jobOutcome(job: Job): Outcome {
 	if (source.analysisError)
 		return { status: 'ERROR', error: `The document could not be read: ${source.analysisError}` };
 	if (controls.outcome === 'PARTIAL_FINISHED' && job.allowPartial)
-		return { status: 'PARTIAL_FINISHED', error: PARTIAL_ERROR };
+		// §v0-3 rule 2
+		return { status: 'PARTIAL_FINISHED', error: '1 page(s) could not be processed' };
 	return { status: 'FINISHED', error: null };
 }
 
-/**
- * The pages a final job processed successfully: all of them, except the last page of a parsing that
- * ended `PARTIAL_FINISHED` (the emulated failed page).
- */
-export function processedPages(job: Job, outcome: Outcome): PageContent[] {
+/** The pages a job processed: none unless final and not ERROR; PARTIAL_FINISHED lost its last page. */
+export function processedPages(job: Job, outcome: Outcome | undefined): PageContent[] {
 	const pages = job.source.pages ?? [];
-	if (outcome.status === 'ERROR') return [];
-	if (outcome.status === 'PARTIAL_FINISHED') return pages.slice(0, -1);
-	return pages;
+	if (!outcome || outcome.status === 'ERROR') return [];
+	return outcome.status === 'PARTIAL_FINISHED' ? pages.slice(0, -1) : pages;
 }

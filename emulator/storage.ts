@@ -1,51 +1,26 @@
 /**
- * Byte storage for uploaded and fetched files.
- *
- * Small files stay in memory; a file that grows beyond {@link SPILL_BYTES} is streamed to a temporary
- * directory (os.tmpdir()/extraction-emulator-XXXX, removed by {@link TempDir.remove} on close) so that
- * a 200 MB upload keeps the emulator's memory flat.
+ * Bytes of uploaded and fetched files: in memory up to {@link SPILL_BYTES}, then in the emulator's
+ * temporary directory (removed on close), so a 200 MB upload keeps memory flat.
  */
 import {
 	createReadStream,
 	createWriteStream,
-	mkdtempSync,
 	readFileSync,
-	rmSync,
 	unlink,
 	type WriteStream,
 } from 'node:fs';
 import { open } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { HttpError } from './http';
 
-/** Files larger than this are kept on disk instead of in memory. */
 export const SPILL_BYTES = 32 * 1024 * 1024;
-
-/** A temporary directory owned by one emulator instance. */
-export class TempDir {
-	readonly path: string;
-
-	constructor() {
-		this.path = mkdtempSync(path.join(os.tmpdir(), 'extraction-emulator-'));
-	}
-
-	/** A fresh file path inside the directory. */
-	newPath(): string {
-		return path.join(this.path, randomUUID());
-	}
-
-	remove(): void {
-		rmSync(this.path, { recursive: true, force: true });
-	}
-}
 
 /** The bytes of one file, in memory or in a temporary file. */
 export class StoredFile {
-	private constructor(
+	constructor(
 		readonly size: number,
 		private buffer: Buffer | undefined,
 		private readonly diskPath: string | undefined,
@@ -55,20 +30,12 @@ export class StoredFile {
 		return new StoredFile(buffer.length, buffer, undefined);
 	}
 
-	static onDisk(diskPath: string, size: number): StoredFile {
-		return new StoredFile(size, undefined, diskPath);
-	}
-
-	get inMemory(): boolean {
-		return this.buffer !== undefined;
-	}
-
 	/** All bytes (reads the temporary file when the file is on disk). */
 	readAll(): Buffer {
 		return this.buffer ?? readFileSync(this.diskPath as string);
 	}
 
-	/** The first `n` bytes (for magic-byte sniffing) without reading the whole file. */
+	/** The first `n` bytes, without reading the whole file. */
 	async head(n: number): Promise<Buffer> {
 		if (this.buffer) return this.buffer.subarray(0, n);
 		const handle = await open(this.diskPath as string, 'r');
@@ -92,13 +59,10 @@ export class StoredFile {
 	}
 }
 
-/**
- * Reads a stream into a {@link StoredFile}: in memory up to {@link SPILL_BYTES}, then on disk.
- * Throws HttpError 413 when the stream is longer than `maxBytes`.
- */
+/** Reads a stream into a {@link StoredFile} (spilled into `tempDir`); 413 when it is longer than `maxBytes`. */
 export async function storeStream(
 	source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer>,
-	tempDir: TempDir,
+	tempDir: string,
 	maxBytes: number,
 ): Promise<StoredFile> {
 	const chunks: Buffer[] = [];
@@ -116,17 +80,15 @@ export async function storeStream(
 			}
 			chunks.push(chunk);
 			if (size > SPILL_BYTES) {
-				diskPath = tempDir.newPath();
+				diskPath = path.join(tempDir, randomUUID());
 				out = createWriteStream(diskPath);
-				for (const c of chunks.splice(0)) {
-					if (!out.write(c)) await once(out, 'drain');
-				}
+				for (const c of chunks.splice(0)) if (!out.write(c)) await once(out, 'drain');
 			}
 		}
 		if (!out) return StoredFile.fromBuffer(Buffer.concat(chunks, size));
 		out.end();
 		await once(out, 'finish');
-		return StoredFile.onDisk(diskPath as string, size);
+		return new StoredFile(size, undefined, diskPath);
 	} catch (err) {
 		if (out) {
 			out.destroy();
@@ -137,11 +99,11 @@ export async function storeStream(
 }
 
 /** Stores bytes produced in memory (e.g. a trimmed PDF), spilling to disk when large. */
-export function storeBuffer(buffer: Buffer, tempDir: TempDir): Promise<StoredFile> {
+export function storeBuffer(buffer: Buffer, tempDir: string): Promise<StoredFile> {
 	return storeStream([buffer], tempDir, Number.POSITIVE_INFINITY);
 }
 
-/** The 413 answer for an upload above the configured limit (size limits: "not shown", §v0-8 / §unversioned-8). */
+/** Size limits are "not shown" (§v0-8, §unversioned-8). */
 export function tooLarge(maxBytes: number): HttpError {
 	return new HttpError(413, { detail: `Request body is too large (limit ${maxBytes} bytes).` });
 }

@@ -1,7 +1,6 @@
 /**
- * In-memory records of both API families. Schemas live in ONE store shared by the two families:
- * whether schemas created through the unversioned endpoints are accepted by `/v0/extract` is
- * "not shown" (§v0-2.5); the emulator accepts them.
+ * In-memory records of both families. Schemas live in one store: whether `/v0/extract` accepts
+ * schemas made through the unversioned endpoints is "not shown" (§v0-2.5); the emulator does.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -12,70 +11,72 @@ import type { StoredFile } from './storage';
 export const SERVERS = ['EU-1', 'FR-1', 'FR-2', 'FR-3'] as const;
 export type Server = (typeof SERVERS)[number];
 
-/** A stored file plus what the analysis found in it. Shared by v0 documents and unversioned extractions. */
+/** A stored file plus what its analysis found. */
 export interface FileRecord {
 	name: string;
 	file: StoredFile;
 	kind: FileKind;
 	pageCount: number;
-	/** Set once the analysis is done (text extraction for PDFs; immediately for other files). */
+	/** Set once the analysis is done. */
 	pages?: PageContent[];
 	analysisError?: string;
-	/** Base clock (`AppContext.clock`, epoch ms) when the analysis finished; a job cannot be final before that. */
+	/** Base clock when the analysis finished; a job cannot be final before that. */
 	analyzedAt?: number;
 }
 
 export type FinalStatus = 'FINISHED' | 'PARTIAL_FINISHED' | 'ERROR';
 
-/** Test controls read from the create request's metadata (`emulator_outcome`, `emulator_processing_ms`, `emulator_error`, `emulator_fail_files`, `emulator_hold`). */
+/** Test controls from a create request's metadata (`emulator_*`, README: *Test controls*). */
 export interface EmulatorControls {
 	outcome?: FinalStatus;
 	reason?: string;
-	/** File names whose jobs end ERROR whatever `outcome` says (one failing attachment among several). */
 	failFiles?: string[];
 	processingMs?: number;
-	/** `emulator_hold`: true holds the job until `Emulator.releaseJobs`; a whole number n releases it at its n-th read by id. */
+	/** true: held until `Emulator.releaseJobs`; n: released at its n-th read by id. */
 	hold?: true | number;
-	/** The whole error message of an ERROR outcome, instead of "Emulated processing failure: <reason>" (seeded jobs: "Seeded failure"). */
+	/** The whole error message of an ERROR outcome (seeded jobs: "Seeded failure"). */
 	message?: string;
 }
 
-/** One asynchronous job (a parsing, an extract or an extraction); its state is derived from time (see state.ts). */
+/** One asynchronous job (parsing, extract or extraction); its state derives from time (state.ts). */
 export interface Job {
-	/** Base clock (`AppContext.clock`, epoch ms) when the job was created: the start of its timeline. */
+	/** Base clock at creation: the start of its timeline. */
 	createdAt: number;
-	/**
-	 * The service's clock minus the base clock when the job was created (ms; the clock offset of
-	 * `Emulator.setClockOffset`): added to the job's times when they are shown (`updated_at`), so that
-	 * they read on the same clock as the record's `created_at`.
-	 */
+	/** Service clock minus base clock at creation: added to the job's times when shown. */
 	shift: number;
 	durationMs: number;
 	source: FileRecord;
 	controls: EmulatorControls;
 	/** PARTIAL_FINISHED exists for parsings only (§v0-3). */
 	allowPartial: boolean;
-	/** A job that must be final before this one starts (the parsing of an extract created from a document). */
+	/** A job that must be final before this one starts (the parsing of an extract made from a document). */
 	after?: Job;
-	/** Seeded with `hold` (`Emulator.seedJobs`) or created with `emulator_hold`: `IN_PROGRESS` until released (`Emulator.releaseJobs`, or its reads by id). */
 	held?: boolean;
-	/** `emulator_hold: n`: the reads by id still to come until the n-th releases the job. */
+	/** `emulator_hold: n`: reads by id still to come until the n-th releases the job. */
 	readsLeft?: number;
-	/** Base clock (epoch ms) when a held job was released: final from then on. */
+	/** Base clock when a held job was released. */
 	releasedAt?: number;
 }
 
-export interface SchemaRecord {
+/** What every listed record has: a UUID, its creation sequence (lists are ordered by it), created_at. */
+interface Stored {
 	id: string;
 	seq: number;
+	/** Service clock, epoch ms. */
+	createdAt: number;
+}
+
+export interface SchemaRecord extends Stored {
 	name: string;
 	description: string;
 	additionalInformations: string | null;
 	definition: Record<string, unknown> | null;
 	completionMode: 'CLASSIC' | 'VANILLA';
-	createdAt: number;
 	updatedAt: number;
 }
+
+/** A schema as it was when a job was created (later edits do not change the job). */
+export type SchemaSnapshot = Readonly<SchemaRecord>;
 
 export interface WorkflowRecord {
 	id: string;
@@ -84,50 +85,30 @@ export interface WorkflowRecord {
 	server: Server;
 }
 
-export interface DocumentRecord {
-	id: string;
-	seq: number;
+export interface DocumentRecord extends Stored {
 	filename: string;
 	source: FileRecord;
 	metadata: Record<string, unknown>;
-	createdAt: number;
 }
 
-export interface ParsingRecord {
-	id: string;
-	seq: number;
+export interface ParsingRecord extends Stored {
 	documentId: string;
 	pictureDescriptionEnabled: boolean;
 	tableVerificationEnabled: boolean;
 	model: string;
 	metadata: Record<string, unknown> | null;
 	job: Job;
-	/** Ids of the pictures the parsing reports once final (one per page when picture_description_enabled). */
+	/** One per page when picture_description_enabled. */
 	pictureIds: string[];
-	createdAt: number;
 }
 
-/** The schema as it was when an extract or extraction was created (later edits do not change a job). */
-export interface SchemaSnapshot {
-	id: string;
-	name: string;
-	description: string;
-	completionMode: 'CLASSIC' | 'VANILLA';
-	definition: Record<string, unknown> | null;
-}
-
-export interface ExtractRecord {
-	id: string;
-	seq: number;
+export interface ExtractRecord extends Stored {
 	schema: SchemaSnapshot;
 	parsingId: string;
 	job: Job;
-	createdAt: number;
 }
 
-export interface ExtractionRecord {
-	id: string;
-	seq: number;
+export interface ExtractionRecord extends Stored {
 	documentName: string;
 	source: FileRecord;
 	server: Server;
@@ -138,7 +119,6 @@ export interface ExtractionRecord {
 	metadata: Record<string, unknown> | null;
 	job: Job;
 	cost: number;
-	createdAt: number;
 }
 
 interface SeedFile {
@@ -167,11 +147,7 @@ export class Store {
 	readonly signatures = new Map<string, string>();
 	private seq = 0;
 	private workflowSession = 0;
-
-	/**
-	 * When set above `processingMs`, each job's processing time is drawn uniformly from
-	 * [processingMs, processingMaxMs] (so that jobs of a load overlap and finish out of order).
-	 */
+	/** Above `processingMs`: each job's time is drawn uniformly from [processingMs, processingMaxMs]. */
 	public processingMaxMs?: number;
 
 	constructor(
@@ -179,24 +155,24 @@ export class Store {
 		public processingMs: number,
 	) {}
 
-	/** Processing time of a new job without a metadata override: `processingMs`, or a draw up to `processingMaxMs`. */
+	/** Processing time of a new job without a metadata override. */
 	jobProcessingMs(): number {
 		const max = this.processingMaxMs;
 		if (max === undefined || max <= this.processingMs) return this.processingMs;
 		return Math.round(this.processingMs + Math.random() * (max - this.processingMs));
 	}
 
-	/** Stores a new record under a fresh UUID with the next creation sequence number (lists are ordered by it). */
+	/** Stores a record under `id` (default a fresh UUID) with the next sequence number (lists are ordered by it). */
 	add<T extends { id: string; seq: number }>(
 		map: Map<string, T>,
 		fields: Omit<T, 'id' | 'seq'>,
+		id: string = randomUUID(),
 	): T {
-		const record = { id: randomUUID(), seq: ++this.seq, ...fields } as T;
+		const record = { id, seq: ++this.seq, ...fields } as T;
 		map.set(record.id, record);
 		return record;
 	}
 
-	/** The parsing, extract or extraction `id`, whatever its family. */
 	job(id: string): ParsingRecord | ExtractRecord | ExtractionRecord | undefined {
 		return this.parsings.get(id) ?? this.extracts.get(id) ?? this.extractions.get(id);
 	}
@@ -206,41 +182,32 @@ export class Store {
 		return ++this.workflowSession;
 	}
 
-	/** Loads schemas and workflows from the seed JSON file; the schemas' created_at / updated_at are `now` (epoch ms, the service's clock). */
+	/** Loads schemas and workflows; the schemas' dates are `now` (service clock). */
 	loadSeed(file: string, now: number): void {
 		const seed = JSON.parse(readFileSync(file, 'utf8')) as SeedFile;
-		for (const s of seed.schemas ?? []) {
-			this.schemas.set(s.id, {
-				id: s.id,
-				seq: ++this.seq,
-				name: s.name,
-				description: s.description,
-				additionalInformations: s.additional_informations ?? null,
-				definition: s.schema,
-				completionMode: s.completion_mode ?? 'CLASSIC',
-				createdAt: now,
-				updatedAt: now,
-			});
-		}
-		for (const w of seed.workflows ?? []) {
+		for (const s of seed.schemas ?? [])
+			this.add<SchemaRecord>(
+				this.schemas,
+				{
+					name: s.name,
+					description: s.description,
+					additionalInformations: s.additional_informations ?? null,
+					definition: s.schema,
+					completionMode: s.completion_mode ?? 'CLASSIC',
+					createdAt: now,
+					updatedAt: now,
+				},
+				s.id,
+			);
+		for (const w of seed.workflows ?? [])
 			this.workflows.set(w.id, { id: w.id, name: w.name, schemaId: w.schema, server: w.server });
-		}
 	}
 
 	snapshotSchema(id: string): SchemaSnapshot | undefined {
 		const s = this.schemas.get(id);
-		return (
-			s && {
-				id: s.id,
-				name: s.name,
-				description: s.description,
-				completionMode: s.completionMode,
-				definition: s.definition,
-			}
-		);
+		return s && { ...s };
 	}
 
-	/** Releases every stored file. */
 	discardFiles(): void {
 		for (const d of this.documents.values()) d.source.file.discard();
 		for (const e of this.extractions.values()) e.source.file.discard();

@@ -1,20 +1,17 @@
 #!/usr/bin/env node
 /**
  * n8n's own checks of a community package, offline, on this package:
- *   1. n8n's package scanner (`@n8n/scan-community-package`, its exported `analyzePackage`), the
- *      lint n8n runs before it lists or verifies a package, on the source files: package.json and
- *      nodes/, credentials/ (SOURCE_FILE_PATTERNS);
- *   2. the same on the published tarball: `npm pack` unpacked, its .js files and package.json;
- *   3. `n8n-node lint` (@n8n/node-cli, the tool n8n's verification guidelines ask authors to use)
- *      in strict mode, on what ships staged alone: nodes/, credentials/, tsconfig.json and
- *      package.json with `"strict": true`, beside n8n-node's default eslint.config.mjs — so the
- *      shipped code provably passes n8n's strict mode (at the repository root, n8n-node lint would
- *      apply n8n Cloud's rules to the tooling too; README, "Repository layout");
- *   4. `n8n-node cloud-support` there: it must report cloud support enabled.
- * Inline eslint-disable comments are ignored by these checks, as they are by `npm run lint`.
+ *   1. n8n's package scanner (`@n8n/scan-community-package`'s `analyzePackage`, run before n8n lists
+ *      or verifies a package) on the source files (SOURCE_FILE_PATTERNS);
+ *   2. the same on the published tarball (`npm pack`, unpacked);
+ *   3. `n8n-node lint` in strict mode (@n8n/node-cli, as n8n's verification guidelines ask) on what
+ *      ships, staged alone with `"strict": true` and n8n-node's default eslint.config.mjs (at the
+ *      root it would apply n8n Cloud's rules to the tooling too);
+ *   4. `n8n-node cloud-support` there: cloud support must be enabled.
+ * Inline eslint-disable comments are ignored, as by `npm run lint`.
  *
- * Run after `npm run build` (`npm run scan` does both). Prints one line per check and the findings;
- * the last line reads `scan: N passed, M failed`; exits 1 when a check finds a problem.
+ * Run after `npm run build` (`npm run scan` does both). Prints a PASS/FAIL line per check with the
+ * findings, last `scan: N passed, M failed`; exits 1 when a check finds a problem.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -38,19 +35,19 @@ import {
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(path.join(tmpdir(), 'scan-package-'));
-let failed = 0;
-let passed = 0;
+const counts = { passed: 0, failed: 0 };
 
-/** Runs one pass and prints its verdict. */
+/** Prints a check's verdict and its findings (a scanner warning too: it passes, but is seen). */
+function verdict(ok, name, dir, message, details) {
+	console.log(`${ok ? 'PASS' : 'FAIL'} ${name}${message ? `: ${message}` : ''}`);
+	if (details) console.log(details.replaceAll(dir, name));
+	counts[ok ? 'passed' : 'failed']++;
+}
+
+/** Runs the scanner on `dir`. */
 async function pass(name, dir, patterns) {
 	const result = await analyzePackage(dir, patterns);
-	// A warning alone passes the scanner; print it anyway so it is seen.
-	console.log(
-		`${result.passed ? 'PASS' : 'FAIL'} ${name}${result.message ? `: ${result.message}` : ''}`,
-	);
-	if (result.details) console.log(result.details.replaceAll(dir, name));
-	if (result.passed) passed++;
-	else failed++;
+	verdict(result.passed, name, dir, result.message, result.details);
 }
 
 /** Runs an `n8n-node` command in `dir`; passes when it exits 0 and its output matches `expect`. */
@@ -62,10 +59,7 @@ function n8nNode(name, dir, args, expect = /./) {
 	});
 	const output = stripVTControlCharacters(`${run.stdout}${run.stderr}`);
 	const ok = run.status === 0 && expect.test(output);
-	console.log(`${ok ? 'PASS' : 'FAIL'} ${name}`);
-	if (!ok) console.log(output.replaceAll(dir, name));
-	if (ok) passed++;
-	else failed++;
+	verdict(ok, name, dir, '', ok ? '' : output);
 }
 
 /** What ships, staged alone as `n8n-node` expects a package: see check 3 above. */
@@ -102,5 +96,5 @@ try {
 } finally {
 	rmSync(work, { recursive: true, force: true });
 }
-console.log(`scan: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`scan: ${counts.passed} passed, ${counts.failed} failed`);
+process.exit(counts.failed ? 1 : 0);

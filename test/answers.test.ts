@@ -13,10 +13,10 @@ import { inspect } from 'node:util';
 import type { FaultSpec } from '../emulator/faults';
 import { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES } from '../nodes/ExtractionService/v1/transport';
 import { extractGet, listAll, onDocument, onExtraction } from './helpers/params';
-import { fileItem, runNode, useEmulator } from './helpers/setup';
+import { useNode } from './helpers/setup';
 
 const TOKEN = 'ANSWERS-TOKEN-5e4d3c2b';
-const emulator = useEmulator({ processingMs: 0, token: TOKEN });
+const { emulator, runNode, fileItem } = useNode({ processingMs: 0, token: TOKEN });
 
 afterEach(() => emulator().clearFaults());
 
@@ -40,7 +40,7 @@ describe('2. Ids match in any letter case', () => {
 			page([UUID.toUpperCase(), OTHER.toUpperCase()], `${emulator().url}/extract/?page=3`),
 			page([], null),
 		]);
-		const { items, error } = await runNode(emulator(), listAll('extraction'));
+		const { items, error } = await runNode(listAll('extraction'));
 		expect({
 			error: error?.message,
 			ids: items.map((i) => i.json.id),
@@ -60,7 +60,7 @@ describe('3. Answers that are valid but unusual', () => {
 		emulator().injectFaults({ method: 'GET', path: `/v0/extract/${UUID}` }, [
 			{ status: 200, body: `\uFEFF${json}`, contentType: 'application/json; charset=iso-8859-1' },
 		]);
-		const { items, error } = await runNode(emulator(), extractGet(UUID));
+		const { items, error } = await runNode(extractGet(UUID));
 		expect({ error: error?.message, supplier: items[0]?.json.supplier }).toEqual({
 			error: undefined,
 			supplier: 'Müller Straße',
@@ -80,7 +80,6 @@ describe('3. Answers that are valid but unusual', () => {
 			},
 		]);
 		const { error } = await runNode(
-			emulator(),
 			{ resource: 'extract', operation: 'get', extractId: '={{ $json.id }}' },
 			[{ json: { id: OTHER } }, { json: { id: UUID } }],
 		);
@@ -104,7 +103,7 @@ describe('3. Answers that are valid but unusual', () => {
 				contentType: 'application/json',
 			},
 		]);
-		const result = await runNode(emulator(), onExtraction('get', UUID));
+		const result = await runNode(onExtraction('get', UUID));
 		// Simplify (on by default) puts the extracted fields at the top level.
 		const json = result.items[0]?.json ?? {};
 		expect({
@@ -134,7 +133,7 @@ describe('4. No body is read beyond its cap', () => {
 	async function getAnswered(fault: FaultSpec, options: Record<string, unknown> = {}) {
 		emulator().clearLog();
 		emulator().injectFaults({ method: 'GET', path: documentPath }, [fault]);
-		const { error } = await runNode(emulator(), {
+		const { error } = await runNode({
 			resource: 'document',
 			operation: 'get',
 			documentId: UUID,
@@ -174,16 +173,14 @@ describe('4. No body is read beyond its cap', () => {
 	});
 
 	it('a download answered by a 48 MiB error page: read up to the cap, and the node stopped reading (it read all of it)', async () => {
-		const upload = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
-			await fileItem(),
-		]);
+		const upload = await runNode({ resource: 'document', operation: 'upload' }, [await fileItem()]);
 		const id = String(upload.items[0]?.json.id);
 		const path = `/v0/documents/${id}/download`;
 		emulator().clearLog();
 		emulator().injectFaults({ method: 'GET', path }, [
 			{ status: 404, streamBytes: 48 * MiB, contentType: 'text/html' },
 		]);
-		const { error } = await runNode(emulator(), onDocument('download', id));
+		const { error } = await runNode(onDocument('download', id));
 		expect(error?.message).toBe(`Document ${id} was not found`);
 		expect(String(error?.description)).toContain(
 			`The service's answer was longer than ${MAX_ERROR_BODY_BYTES / 1024} KiB: only its start was read.`,

@@ -8,15 +8,9 @@ import {
 	onDocument,
 	onExtraction,
 } from './helpers/params';
-import {
-	WORKFLOW_WITH_SCHEMA,
-	credentialsFor,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { WORKFLOW_WITH_SCHEMA, useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator, runNode, credentialsFor, fileItem } = useNode();
 
 const UUID = '11111111-2222-4333-8444-555555555555';
 const schemaCreate = (extra: Record<string, unknown>) => ({
@@ -341,8 +335,8 @@ async function inputFor(kind: Input = 'pdf') {
 
 describe('Bad input is refused before any request, with a message naming the parameter', () => {
 	it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-		const { error, items } = await runNode(emulator(), c.parameters, [await inputFor(c.input)], {
-			credentials: c.baseUrl ? credentialsFor(emulator(), { baseUrl: c.baseUrl }) : undefined,
+		const { error, items } = await runNode(c.parameters, [await inputFor(c.input)], {
+			credentials: c.baseUrl ? credentialsFor({ baseUrl: c.baseUrl }) : undefined,
 		});
 		expect(items).toEqual([]);
 		expect(error?.message).toMatch(c.message);

@@ -4,9 +4,9 @@ import { ExtractionServiceApi } from '../credentials/ExtractionServiceApi.creden
 import { ExtractionServiceTokenApi } from '../credentials/ExtractionServiceTokenApi.credentials';
 import { REDIRECT_MESSAGE } from '../credentials/shared';
 import { runCredentialTest } from '../scripts/engine';
-import { useEmulator } from './helpers/setup';
+import { useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator } = useNode();
 
 async function authenticate(
 	type: ICredentialType,

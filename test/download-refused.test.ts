@@ -4,15 +4,14 @@
  * fail before the fix.
  */
 import { onDocument } from './helpers/params';
-import { runNode, useEmulator } from './helpers/setup';
+import { useNode } from './helpers/setup';
 
-const emulator = useEmulator({ processingMs: 0 });
+const { emulator, runNode } = useNode({ processingMs: 0 });
 
 afterEach(() => emulator().clearFaults());
 
 async function uploadedDocumentId(): Promise<string> {
 	const { items, error } = await runNode(
-		emulator(),
 		{ resource: 'document', operation: 'upload', binaryPropertyName: 'data' },
 		[
 			{
@@ -45,7 +44,7 @@ describe('A download link the storage host refuses', () => {
 			{ status: 302, location: storage },
 		]);
 		if (fault) emulator().injectFaults({ method: 'GET', path: storagePath }, [{ status: fault }]);
-		const { error } = await runNode(emulator(), onDocument('download', id));
+		const { error } = await runNode(onDocument('download', id));
 		expect({
 			message: error?.message,
 			description: String((error as { description?: string } | undefined)?.description ?? ''),

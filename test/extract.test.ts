@@ -1,21 +1,13 @@
 import { createHash } from 'node:crypto';
 
 import { extractCreate, extractGet } from './helpers/params';
-import {
-	SAMPLE_PDF,
-	SAMPLE_RESULT,
-	apiRequests,
-	credentialsFor,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { SAMPLE_PDF, SAMPLE_RESULT, useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator, runNode, credentialsFor, apiRequests, fileItem } = useNode();
 
 describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	it('extracts the sample invoice: FINISHED with the exact field values', async () => {
-		const { items, error } = await runNode(emulator(), extractCreate(), [await fileItem()]);
+		const { items, error } = await runNode(extractCreate(), [await fileItem()]);
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(1);
 		expect(items[0].json).toEqual({
@@ -29,26 +21,22 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	});
 
 	it('uploads the file byte for byte as native multipart, with the key only in X-API-Key', async () => {
-		const { items } = await runNode(emulator(), extractCreate({ simplify: false }), [
-			await fileItem(),
-		]);
+		const { items } = await runNode(extractCreate({ simplify: false }), [await fileItem()]);
 		const extract = items[0].json as { parsing: { document: { id: string } } };
 		const stored = emulator().getStoredFile(extract.parsing.document.id);
 		expect(stored).toBeDefined();
 		expect(createHash('sha256').update(stored!).digest('hex')).toBe(
 			createHash('sha256').update(SAMPLE_PDF).digest('hex'),
 		);
-		const post = apiRequests(emulator()).find(
-			(r) => r.method === 'POST' && r.path === '/v0/extract',
-		)!;
+		const post = apiRequests().find((r) => r.method === 'POST' && r.path === '/v0/extract')!;
 		expect(post.contentType).toMatch(/^multipart\/form-data; boundary=/);
 		expect(post.headers['x-api-key']).toBe(emulator().apiKey);
 		expect(post.headers.authorization).toBeUndefined();
 	});
 
 	it('polls GET /v0/extract/{id} no sooner than 2 s after creation and stops at the final state', async () => {
-		await runNode(emulator(), extractCreate(), [await fileItem()]);
-		const log = apiRequests(emulator());
+		await runNode(extractCreate(), [await fileItem()]);
+		const log = apiRequests();
 		const post = log.find((r) => r.method === 'POST')!;
 		const polls = log.filter((r) => r.method === 'GET' && r.path.startsWith('/v0/extract/'));
 		expect(polls.length).toBeGreaterThanOrEqual(1);
@@ -61,14 +49,13 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 		const files = await Promise.all(
 			['a', 'b', 'c'].map((n) => fileItem({ data: { bytes: SAMPLE_PDF, fileName: `${n}.pdf` } })),
 		);
-		const { items } = await runNode(emulator(), extractCreate(), files);
+		const { items } = await runNode(extractCreate(), files);
 		expect(items.map((i) => i.json.filename)).toEqual(['a.pdf', 'b.pdf', 'c.pdf']);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	});
 
 	it("reports a processing ERROR with the service's error text", async () => {
 		const { error, items } = await runNode(
-			emulator(),
 			extractCreate({ options: { metadata: '{"emulator_outcome": "ERROR"}' } }),
 			[await fileItem()],
 		);
@@ -79,7 +66,6 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	it('gives up after Timeout seconds with an error that names the job and how to resume', async () => {
 		// The emulator holds the job unfinished: the run ends only because the node's deadline does.
 		const { error } = await runNode(
-			emulator(),
 			extractCreate({ options: { timeout: 3, metadata: '{"emulator_hold": true}' } }),
 			[await fileItem()],
 		);
@@ -90,8 +76,8 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 	});
 
 	it('turns a 401 into an error about the API key, without the key in it', async () => {
-		const { error } = await runNode(emulator(), extractCreate(), [await fileItem()], {
-			credentials: credentialsFor(emulator(), { apiKey: 'wrong-key-7f3a' }),
+		const { error } = await runNode(extractCreate(), [await fileItem()], {
+			credentials: credentialsFor({ apiKey: 'wrong-key-7f3a' }),
 		});
 		expect(error?.message).toBe('The API key is missing or invalid');
 		expect(JSON.stringify({ m: error?.message, d: error?.description })).not.toContain(
@@ -101,7 +87,6 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 
 	it('turns a 400 into an error listing the field and its message', async () => {
 		const { error } = await runNode(
-			emulator(),
 			extractCreate({ schemaId: '00000000-0000-4000-8000-000000000000' }),
 			[await fileItem()],
 		);
@@ -110,7 +95,7 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 
 	it('with Continue On Fail, a failing item becomes an error item and the others come out intact', async () => {
 		const good = await fileItem();
-		const { items } = await runNode(emulator(), extractCreate(), [good, { json: {} }, good], {
+		const { items } = await runNode(extractCreate(), [good, { json: {} }, good], {
 			node: { continueOnFail: true },
 		});
 		expect(items).toHaveLength(3);
@@ -123,17 +108,15 @@ describe('Extract → Create (§v0-4.8) with Wait for Completion', () => {
 
 describe('Extract → Get (§v0-4.9)', () => {
 	it('retrieves an extract by id', async () => {
-		const created = await runNode(emulator(), extractCreate({ waitForCompletion: false }), [
-			await fileItem(),
-		]);
+		const created = await runNode(extractCreate({ waitForCompletion: false }), [await fileItem()]);
 		const id = created.items[0].json.id as string;
-		const { items } = await runNode(emulator(), extractGet(id, { waitForCompletion: true }));
+		const { items } = await runNode(extractGet(id, { waitForCompletion: true }));
 		expect(items[0].json).toMatchObject({ id, status: 'FINISHED', ...SAMPLE_RESULT });
 	});
 
 	it('names the extract in a 404', async () => {
 		const id = '11111111-2222-4333-8444-555555555555';
-		const { error } = await runNode(emulator(), extractGet(id));
+		const { error } = await runNode(extractGet(id));
 		expect(error?.message).toBe(`Extract ${id} was not found`);
 	});
 });

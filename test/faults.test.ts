@@ -1,12 +1,12 @@
 import { createServer } from 'node:net';
 
 import { extractWithOptions, onDocument } from './helpers/params';
-import { apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
+import { useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator, runNode, credentialsFor, apiRequests, fileItem } = useNode();
 
 const EXTRACT_POLL = /^\/v0\/extract\/[0-9a-f-]{36}$/;
-const posts = () => apiRequests(emulator()).filter((r) => r.method === 'POST');
+const posts = () => apiRequests().filter((r) => r.method === 'POST');
 
 afterEach(() => emulator().clearFaults());
 
@@ -15,40 +15,36 @@ describe('Safe requests (GET, DELETE, polls) are retried', () => {
 		'a poll answered %i is retried and the job still finishes',
 		async (status) => {
 			emulator().injectFaults({ method: 'GET', path: EXTRACT_POLL }, [{ status }]);
-			const { items, error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
+			const { items, error } = await runNode(extractWithOptions(), [await fileItem()]);
 			expect(error).toBeUndefined();
 			expect(items[0].json.status).toBe('FINISHED');
-			const polls = apiRequests(emulator()).filter((r) => r.method === 'GET');
+			const polls = apiRequests().filter((r) => r.method === 'GET');
 			expect(polls[0].status).toBe(status);
 			expect(polls.at(-1)!.status).toBe(200);
 		},
 	);
 
 	it('a dropped connection on a GET is retried', async () => {
-		const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
-			await fileItem(),
-		]);
+		const doc = await runNode({ resource: 'document', operation: 'upload' }, [await fileItem()]);
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${doc.items[0].json.id}` }, [
 			{ drop: true },
 		]);
-		const { items, error } = await runNode(emulator(), onDocument('get', doc.items[0].json.id));
+		const { items, error } = await runNode(onDocument('get', doc.items[0].json.id));
 		expect(error).toBeUndefined();
 		expect(items[0].json.id).toBe(doc.items[0].json.id);
 		expect(
-			apiRequests(emulator())
+			apiRequests()
 				.filter((r) => r.method === 'GET')
 				.map((r) => r.status),
 		).toEqual([0, 200]);
 	});
 
 	it('a GET slower than Request Timeout is aborted and retried', async () => {
-		const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
-			await fileItem(),
-		]);
+		const doc = await runNode({ resource: 'document', operation: 'upload' }, [await fileItem()]);
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${doc.items[0].json.id}` }, [
 			{ delayMs: 2500 },
 		]);
-		const { items, error } = await runNode(emulator(), {
+		const { items, error } = await runNode({
 			resource: 'document',
 			operation: 'get',
 			documentId: doc.items[0].json.id,
@@ -56,7 +52,7 @@ describe('Safe requests (GET, DELETE, polls) are retried', () => {
 		});
 		expect(error).toBeUndefined();
 		expect(items[0].json.id).toBe(doc.items[0].json.id);
-		expect(apiRequests(emulator()).filter((r) => r.method === 'GET').length).toBe(2);
+		expect(apiRequests().filter((r) => r.method === 'GET').length).toBe(2);
 	});
 
 	it('gives up after Max Retries with the last status in the message', async () => {
@@ -65,14 +61,14 @@ describe('Safe requests (GET, DELETE, polls) are retried', () => {
 			{ status: 503 },
 			{ status: 503 },
 		]);
-		const { error } = await runNode(emulator(), {
+		const { error } = await runNode({
 			resource: 'document',
 			operation: 'getAll',
 			returnAll: true,
 			options: { maxRetries: 2 },
 		});
 		expect(error?.message).toBe('The service failed with HTTP 503');
-		expect(apiRequests(emulator())).toHaveLength(3);
+		expect(apiRequests()).toHaveLength(3);
 	});
 
 	it('polling outlives failures beyond Max Retries: a failed poll is skipped, not reported as a failed job', async () => {
@@ -80,7 +76,7 @@ describe('Safe requests (GET, DELETE, polls) are retried', () => {
 			{ status: 502 },
 			{ status: 503 },
 		]);
-		const { items, error } = await runNode(emulator(), extractWithOptions({ maxRetries: 0 }), [
+		const { items, error } = await runNode(extractWithOptions({ maxRetries: 0 }), [
 			await fileItem(),
 		]);
 		expect(error).toBeUndefined();
@@ -93,7 +89,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
 			{ status: 429, retryAfter: '1' },
 		]);
-		const { items, error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
+		const { items, error } = await runNode(extractWithOptions(), [await fileItem()]);
 		expect(error).toBeUndefined();
 		expect(items[0].json.status).toBe('FINISHED');
 		const [first, second] = posts();
@@ -107,7 +103,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
 			{ status: 429, retryAfter: when },
 		]);
-		const { error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
+		const { error } = await runNode(extractWithOptions(), [await fileItem()]);
 		expect(error).toBeUndefined();
 		const [first, second] = posts();
 		expect(second.at - first.at).toBeGreaterThanOrEqual(900);
@@ -118,7 +114,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 		'a create answered %i is not retried (it may have been processed)',
 		async (status) => {
 			emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ status }]);
-			const { error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
+			const { error } = await runNode(extractWithOptions(), [await fileItem()]);
 			expect(error?.message).toBe(`The service failed with HTTP ${status}`);
 			expect(posts()).toHaveLength(1);
 		},
@@ -126,7 +122,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 
 	it('a create whose connection drops is not retried', async () => {
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ drop: true }]);
-		const { error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
+		const { error } = await runNode(extractWithOptions(), [await fileItem()]);
 		expect(error?.message).toMatch(
 			/^Could not reach the Extraction Service at 127\.0\.0\.1:\d+: the connection was closed by the server$/,
 		);
@@ -136,9 +132,7 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 
 	it('a create slower than Request Timeout is not retried, and the error says it timed out', async () => {
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ delayMs: 2500 }]);
-		const { error } = await runNode(emulator(), extractWithOptions({ requestTimeout: 1 }), [
-			await fileItem(),
-		]);
+		const { error } = await runNode(extractWithOptions({ requestTimeout: 1 }), [await fileItem()]);
 		expect(error?.message).toMatch(/^The request to 127\.0\.0\.1:\d+ timed out after 1 s$/);
 		expect(posts()).toHaveLength(1);
 	});
@@ -152,14 +146,9 @@ describe('Creates (POST) are retried only when the service surely did not act', 
 			});
 		});
 		const started = Date.now();
-		const { error } = await runNode(
-			emulator(),
-			extractWithOptions({ maxRetries: 1 }),
-			[await fileItem()],
-			{
-				credentials: credentialsFor(emulator(), { baseUrl: `http://127.0.0.1:${port}` }),
-			},
-		);
+		const { error } = await runNode(extractWithOptions({ maxRetries: 1 }), [await fileItem()], {
+			credentials: credentialsFor({ baseUrl: `http://127.0.0.1:${port}` }),
+		});
 		expect(error?.message).toBe(
 			`Could not reach the Extraction Service at 127.0.0.1:${port}: the connection was refused`,
 		);

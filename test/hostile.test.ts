@@ -14,11 +14,11 @@ import {
 	onExtraction,
 	visible,
 } from './helpers/params';
-import { SAMPLE_PDF, apiRequests, fileItem, runNode, useEmulator } from './helpers/setup';
+import { SAMPLE_PDF, useNode } from './helpers/setup';
 
 const KEY = 'HOSTILE-KEY-3c2b1a09';
 const TOKEN = 'HOSTILE-TOKEN-7d6e5f40';
-const emulator = useEmulator({ apiKey: KEY, token: TOKEN });
+const { emulator, runNode, apiRequests, fileItem } = useNode({ apiKey: KEY, token: TOKEN });
 
 afterEach(() => {
 	emulator().clearFaults();
@@ -28,12 +28,10 @@ afterEach(() => {
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const EXTRACT_POLL = new RegExp(`^/v0/extract/${UUID}$`);
 const EXTRACTION_POLL = new RegExp(`^/extract/${UUID}/$`);
-const gets = () => apiRequests(emulator()).filter((r) => r.method === 'GET');
+const gets = () => apiRequests().filter((r) => r.method === 'GET');
 
 async function uploadedDocumentId(): Promise<string> {
-	const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
-		await fileItem(),
-	]);
+	const doc = await runNode({ resource: 'document', operation: 'upload' }, [await fileItem()]);
 	return String(doc.items[0].json.id);
 }
 
@@ -51,7 +49,7 @@ describe('1. Success answers are checked, not trusted', () => {
 		'a create answered 201 with %s: a NodeApiError saying what came back and that the job may exist',
 		async (_name, fault, what) => {
 			emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [fault]);
-			const { error } = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
+			const { error } = await runNode(extractWithOptions(), [await fileItem()]);
 			expect(error?.name).toBe('NodeApiError');
 			expect(error?.message).toMatch(what);
 			expect(String(error?.description)).toMatch(/may already exist at the service/);
@@ -72,7 +70,7 @@ describe('1. Success answers are checked, not trusted', () => {
 				},
 			},
 		]);
-		const { items, error } = await runNode(emulator(), extractWithOptions({ maxRetries: 0 }), [
+		const { items, error } = await runNode(extractWithOptions({ maxRetries: 0 }), [
 			await fileItem(),
 		]);
 		expect(error).toBeUndefined();
@@ -83,10 +81,7 @@ describe('1. Success answers are checked, not trusted', () => {
 		emulator().injectFaults({ method: 'GET', path: EXTRACTION_POLL }, [
 			{ json: { id: '11111111-2222-4333-8444-555555555555' } },
 		]);
-		const { error } = await runNode(
-			emulator(),
-			onExtraction('get', '11111111-2222-4333-8444-555555555555'),
-		);
+		const { error } = await runNode(onExtraction('get', '11111111-2222-4333-8444-555555555555'));
 		expect(error?.name).toBe('NodeApiError');
 		expect(error?.message).toMatch(/no "status"/);
 		expect((error?.context as { itemIndex?: number }).itemIndex).toBe(0);
@@ -98,7 +93,7 @@ describe('2. Redirects and HTML are errors outside Download', () => {
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [
 			{ status: 301, location: 'https://api.example.com/v0/documents?page=1&sig=PRIVATE' },
 		]);
-		const { error, items } = await runNode(emulator(), listAll('document'));
+		const { error, items } = await runNode(listAll('document'));
 		expect(items).toEqual([]);
 		expect(error?.message).toBe(
 			'The service answered HTTP 301, a redirect to https://api.example.com',
@@ -112,7 +107,7 @@ describe('2. Redirects and HTML are errors outside Download', () => {
 		emulator().injectFaults({ method: 'POST', path: '/schema/' }, [
 			{ status: 302, location: '/login/' },
 		]);
-		const { error } = await runNode(emulator(), {
+		const { error } = await runNode({
 			resource: 'schema',
 			operation: 'create',
 			name: 'S',
@@ -122,7 +117,7 @@ describe('2. Redirects and HTML are errors outside Download', () => {
 		expect(error?.message).toMatch(
 			/^The service answered HTTP 302, a redirect to http:\/\/127\.0\.0\.1:\d+$/,
 		);
-		expect(apiRequests(emulator()).map((r) => r.path)).toEqual(['/schema/']);
+		expect(apiRequests().map((r) => r.path)).toEqual(['/schema/']);
 	});
 
 	it.each([
@@ -149,7 +144,7 @@ describe('2. Redirects and HTML are errors outside Download', () => {
 			emulator().injectFaults({ method, path }, [
 				{ body: '<!doctype html><html><title>Sign in</title></html>' },
 			]);
-			const { error, items } = await runNode(emulator(), parameters);
+			const { error, items } = await runNode(parameters);
 			expect(items).toEqual([]);
 			expect(error?.message).toBe(
 				'The service answered HTTP 200 with an HTML page instead of JSON',
@@ -165,7 +160,7 @@ describe('2b. Download follows only http(s) redirects', () => {
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}/download` }, [
 			{ status: 302, location: 'file:///etc/passwd' },
 		]);
-		const { error, items } = await runNode(emulator(), onDocument('download', id));
+		const { error, items } = await runNode(onDocument('download', id));
 		expect(items).toEqual([]);
 		expect(error?.message).toBe(
 			'The service redirected the download to a file address, which the node does not follow',
@@ -181,7 +176,7 @@ describe('3. Secrets echoed back never reach an error, an item or a log', () => 
 		'%s: a 400 body echoing the request headers is shown with the secret removed',
 		async (_name, parameters, method, path) => {
 			emulator().injectFaults({ method, path }, [{ status: 400, echoHeaders: true }]);
-			const result = await runNode(emulator(), parameters, [await fileItem()]);
+			const result = await runNode(parameters, [await fileItem()]);
 			expect(result.error?.message).toMatch(/^The service rejected the request/);
 			const shown = visible(result);
 			expect(shown).toContain('[redacted]');
@@ -195,7 +190,7 @@ describe('3. Secrets echoed back never reach an error, an item or a log', () => 
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}` }, [
 			{ json: { id, filename: 'a.pdf', note: `seen key ${KEY}` } },
 		]);
-		const result = await runNode(emulator(), onDocument('get', id));
+		const result = await runNode(onDocument('get', id));
 		expect(result.items[0].json.note).toBe('seen key [redacted]');
 		expect(visible(result)).not.toContain(KEY);
 	});
@@ -210,7 +205,7 @@ describe('3. Secrets echoed back never reach an error, an item or a log', () => 
 				contentType: 'application/json',
 			},
 		]);
-		const result = await runNode(emulator(), onDocument('get', id));
+		const result = await runNode(onDocument('get', id));
 		expect(result.items[0].json.note).toBe('seen key [redacted]');
 		expect(visible(result)).not.toContain(KEY);
 	});
@@ -218,7 +213,7 @@ describe('3. Secrets echoed back never reach an error, an item or a log', () => 
 	it('a 5 MB error page becomes a short message, not a 5 MB description', async () => {
 		const page = `<html><body>${'x'.repeat(5 * 1024 * 1024)}</body></html>`;
 		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ status: 500, body: page }]);
-		const result = await runNode(emulator(), extractWithOptions(), [await fileItem()]);
+		const result = await runNode(extractWithOptions(), [await fileItem()]);
 		expect(result.error?.message).toBe('The service failed with HTTP 500');
 		expect(String(result.error?.description ?? '').length).toBeLessThanOrEqual(1200);
 		expect(inspect(result.error, { depth: null, showHidden: true }).length).toBeLessThan(50_000);
@@ -239,7 +234,7 @@ describe('4. Paging ends, whatever next says', () => {
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [
 			{ ...page(['a', 'b'], 'http://x/v0/documents?page=2'), forever: true },
 		]);
-		const { items, error } = await runNode(emulator(), listAll('document'));
+		const { items, error } = await runNode(listAll('document'));
 		expect(error).toBeUndefined();
 		expect(items.map((i) => i.json.id)).toEqual(['a', 'b']);
 		expect(gets()).toHaveLength(2);
@@ -251,7 +246,7 @@ describe('4. Paging ends, whatever next says', () => {
 			page(['c', 'd'], 'n', 4),
 			page(['e'], 'n', 4),
 		]);
-		const { items } = await runNode(emulator(), listAll('document'));
+		const { items } = await runNode(listAll('document'));
 		expect(items.map((i) => i.json.id)).toEqual(['a', 'b', 'c', 'd']);
 		expect(gets()).toHaveLength(2);
 	});
@@ -259,7 +254,7 @@ describe('4. Paging ends, whatever next says', () => {
 	it('new items on every page, without end: a clear error at the page cap', async () => {
 		const pages = Array.from({ length: 1001 }, (_, i) => page([`d${i}`], 'n'));
 		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, pages);
-		const { error } = await runNode(emulator(), listAll('document'));
+		const { error } = await runNode(listAll('document'));
 		expect(error?.message).toBe(
 			'Stopped reading the list after 1000 pages: the service kept announcing a next page',
 		);
@@ -279,7 +274,7 @@ describe('4. Paging ends, whatever next says', () => {
 		],
 	])('a list answer that is not a page (%s) is an error', async (_name, json, message) => {
 		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{ json }]);
-		const { error, items } = await runNode(emulator(), listAll('extraction'));
+		const { error, items } = await runNode(listAll('extraction'));
 		expect(items).toEqual([]);
 		expect(error?.name).toBe('NodeApiError');
 		expect(error?.message).toBe(message);
@@ -293,9 +288,7 @@ describe('5. Timeouts are deadlines', () => {
 			// Every poll hangs until the client leaves: the run ends only because the deadline does.
 			{ delayMs: 3_600_000, forever: true },
 		]);
-		const { error } = await runNode(emulator(), extractWithOptions({ timeout: 3 }), [
-			await fileItem(),
-		]);
+		const { error } = await runNode(extractWithOptions({ timeout: 3 }), [await fileItem()]);
 		expect(error?.message).toMatch(new RegExp(`^Timed out after 3 s waiting for Extract ${UUID}`));
 	});
 
@@ -303,7 +296,7 @@ describe('5. Timeouts are deadlines', () => {
 		const id = await uploadedDocumentId();
 		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}` }, [{ dripMs: 1000 }]);
 		// The body would drip for minutes: the run ends only because Request Timeout does.
-		const { error } = await runNode(emulator(), {
+		const { error } = await runNode({
 			resource: 'document',
 			operation: 'get',
 			documentId: id,
@@ -330,7 +323,6 @@ describe('6. An unfinished job keeps its id', () => {
 				{ ...fault, forever: true },
 			]);
 			const { items, error } = await runNode(
-				emulator(),
 				extractWithOptions({ timeout: 5, onTimeout: 'outputUnfinished', maxRetries: 0 }),
 				[await fileItem()],
 			);
@@ -349,10 +341,8 @@ describe('6. An unfinished job keeps its id', () => {
 		emulator().injectFaults({ method: 'GET', path: EXTRACT_POLL }, [
 			{ status: 401, json: { detail: 'Invalid API key.' } },
 		]);
-		const { error } = await runNode(emulator(), extractWithOptions({ timeout: 20 }), [
-			await fileItem(),
-		]);
-		const created = apiRequests(emulator())
+		const { error } = await runNode(extractWithOptions({ timeout: 20 }), [await fileItem()]);
+		const created = apiRequests()
 			.find((r) => r.method === 'GET')!
 			.path.split('/')
 			.pop();
@@ -365,7 +355,6 @@ describe('7. Continue On Fail keeps every created job', () => {
 	it('3 attachments, one ends ERROR: 2 finished items and 1 error item with its id, all paired to the input item', async () => {
 		const item = await attachments('a.pdf', 'b.pdf', 'c.pdf');
 		const { items, error } = await runNode(
-			emulator(),
 			extractionWithOptions({
 				allBinaryProperties: true,
 				metadata: '{"emulator_fail_files": ["b.pdf"]}',
@@ -382,7 +371,7 @@ describe('7. Continue On Fail keeps every created job', () => {
 		});
 		expect(String(items[1].json.id)).toMatch(new RegExp(`^${UUID}$`));
 		expect(items[2].json).toMatchObject({ status: 'FINISHED', document_name: 'c.pdf' });
-		expect(apiRequests(emulator()).filter((r) => r.method === 'POST')).toHaveLength(3);
+		expect(apiRequests().filter((r) => r.method === 'POST')).toHaveLength(3);
 	});
 });
 
@@ -391,7 +380,6 @@ describe('7b. Continue On Fail keeps every uploaded document', () => {
 		const item = await attachments('a.pdf', 'b.pdf');
 		emulator().injectFaults({ method: 'POST', path: '/v0/documents' }, [{}, { status: 500 }]);
 		const { items, error } = await runNode(
-			emulator(),
 			{ resource: 'document', operation: 'upload', options: { allBinaryProperties: true } },
 			[item],
 			{
@@ -414,7 +402,6 @@ describe('8. A failed execution names the jobs it created', () => {
 			[0, 1, 2].map((i) => fileItem({ data: { bytes: SAMPLE_PDF, fileName: `doc${i}.pdf` } })),
 		);
 		const { error } = await runNode(
-			emulator(),
 			extractionWithOptions({ metadata: '{"emulator_fail_files": ["doc1.pdf"]}' }),
 			inputs,
 		);

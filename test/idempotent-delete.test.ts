@@ -4,15 +4,14 @@
  * first attempt still fails (a wrong id). Written to fail before the fix.
  */
 import { byId, extractionCreate, onExtraction } from './helpers/params';
-import { INVOICE_SCHEMA, apiRequests, fileItem, runNode, useEmulator } from './helpers/setup';
+import { INVOICE_SCHEMA, useNode } from './helpers/setup';
 
-const emulator = useEmulator({ processingMs: 0 });
+const { emulator, runNode, apiRequests, fileItem } = useNode({ processingMs: 0 });
 
 afterEach(() => emulator().clearFaults());
 
 async function newExtraction(): Promise<string> {
 	const { items, error } = await runNode(
-		emulator(),
 		extractionCreate({ schema: byId(INVOICE_SCHEMA), waitForCompletion: false }),
 		[await fileItem()],
 	);
@@ -30,8 +29,8 @@ describe('Idempotent delete', () => {
 			const id = await newExtraction();
 			emulator().clearLog();
 			emulator().injectFaults({ method: 'DELETE', path: `/extract/${id}/` }, [fault]);
-			const { items, error } = await runNode(emulator(), onExtraction('delete', id));
-			const deletes = apiRequests(emulator())
+			const { items, error } = await runNode(onExtraction('delete', id));
+			const deletes = apiRequests()
 				.filter((r) => r.method === 'DELETE')
 				.map((r) => r.status);
 			expect({
@@ -44,7 +43,7 @@ describe('Idempotent delete', () => {
 	);
 
 	it('Schema → Delete: a 502 after deleting, then 404: deleted: true', async () => {
-		const created = await runNode(emulator(), {
+		const created = await runNode({
 			resource: 'schema',
 			operation: 'create',
 			name: 'To delete',
@@ -55,7 +54,7 @@ describe('Idempotent delete', () => {
 		emulator().injectFaults({ method: 'DELETE', path: `/schema/${id}/` }, [
 			{ status: 502, afterHandling: true },
 		]);
-		const { items, error } = await runNode(emulator(), {
+		const { items, error } = await runNode({
 			resource: 'schema',
 			operation: 'delete',
 			schema: byId(id),
@@ -67,10 +66,7 @@ describe('Idempotent delete', () => {
 	});
 
 	it('a 404 on the first attempt still fails: the id was wrong', async () => {
-		const { error } = await runNode(
-			emulator(),
-			onExtraction('delete', '0f1e2d3c-4b5a-4697-8899-aabbccddeeff'),
-		);
+		const { error } = await runNode(onExtraction('delete', '0f1e2d3c-4b5a-4697-8899-aabbccddeeff'));
 		expect(error?.message).toMatch(/not found/i);
 	});
 });

@@ -4,17 +4,15 @@
  * password. Each case was written to fail before its fix.
  */
 import { extractCreate, extractGet, extractWithOptions, listAll } from './helpers/params';
-import { apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
+import { useNode } from './helpers/setup';
 
-const emulator = useEmulator({ processingMs: 0 });
+const { emulator, runNode, credentialsFor, apiRequests, fileItem } = useNode({ processingMs: 0 });
 
 afterEach(() => emulator().clearFaults());
 
 /** An extract created without waiting, and its JSON as the service itself answers a Get (§v0-4.9). */
 async function createdExtract(): Promise<{ id: string; answer: Record<string, unknown> }> {
-	const created = await runNode(emulator(), extractCreate({ waitForCompletion: false }), [
-		await fileItem(),
-	]);
+	const created = await runNode(extractCreate({ waitForCompletion: false }), [await fileItem()]);
 	const id = String(created.items[0].json.id);
 	const answer = await (
 		await fetch(`${emulator().url}/v0/extract/${id}`, {
@@ -29,7 +27,6 @@ describe('Numbers users type: seconds are whole milliseconds, within what a time
 		'Request Timeout %s s works (it failed with `The value of "delay" is out of range` and sent nothing)',
 		async (requestTimeout) => {
 			const { items, error } = await runNode(
-				emulator(),
 				extractWithOptions({ requestTimeout, timeout: 30.5 }),
 				[await fileItem()],
 			);
@@ -47,11 +44,11 @@ describe('Numbers users type: seconds are whole milliseconds, within what a time
 		'%s beyond about 24.8 days is refused before any request, naming the parameter and the range',
 		async (parameter, options) => {
 			emulator().clearLog();
-			const { error } = await runNode(emulator(), extractWithOptions(options), [await fileItem()]);
+			const { error } = await runNode(extractWithOptions(options), [await fileItem()]);
 			expect(error?.message).toBe(
 				`Parameter "${parameter}" must be a number of seconds from 0.001 to 2147483, got ${JSON.stringify(Object.values(options)[0])}`,
 			);
-			expect(apiRequests(emulator())).toEqual([]);
+			expect(apiRequests()).toEqual([]);
 		},
 	);
 });
@@ -62,7 +59,7 @@ describe('Identity: UUIDs are compared without regard to letter case', () => {
 		emulator().injectFaults({ method: 'GET', path: `/v0/extract/${id}` }, [
 			{ json: { ...answer, id: id.toUpperCase() }, contentType: 'application/json' },
 		]);
-		const { items, error } = await runNode(emulator(), extractGet(id));
+		const { items, error } = await runNode(extractGet(id));
 		expect({ error: error?.message, id: items[0]?.json.id }).toEqual({
 			error: undefined,
 			id: id.toUpperCase(),
@@ -79,9 +76,7 @@ describe('Identity: UUIDs are compared without regard to letter case', () => {
 				contentType: 'application/json',
 			},
 		]);
-		const { items, error } = await runNode(emulator(), extractWithOptions({ timeout: 20 }), [
-			await fileItem(),
-		]);
+		const { items, error } = await runNode(extractWithOptions({ timeout: 20 }), [await fileItem()]);
 		expect({ error: error?.message, status: items[0]?.json.status }).toEqual({
 			error: undefined,
 			status: 'FINISHED',
@@ -94,8 +89,8 @@ describe('A Base URL with a user and password (a proxy) is refused, so the passw
 		emulator().clearLog();
 		const url = new URL(emulator().url);
 		const baseUrl = `${url.protocol}//proxyuser:s3cr3t-Pa55@${url.host}/`;
-		const { items, error } = await runNode(emulator(), listAll('document'), [{ json: {} }], {
-			credentials: credentialsFor(emulator(), { baseUrl }),
+		const { items, error } = await runNode(listAll('document'), [{ json: {} }], {
+			credentials: credentialsFor({ baseUrl }),
 		});
 		expect(error?.message).toBe('The Base URL must not contain a user name or password');
 		expect(
@@ -105,6 +100,6 @@ describe('A Base URL with a user and password (a proxy) is refused, so the passw
 				description: (error as { description?: string } | undefined)?.description,
 			}),
 		).not.toContain('s3cr3t-Pa55');
-		expect(apiRequests(emulator())).toEqual([]);
+		expect(apiRequests()).toEqual([]);
 	});
 });

@@ -5,9 +5,9 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { SAMPLE_PDF, apiRequests, fileItem, runNode, useEmulator } from './helpers/setup';
+import { SAMPLE_PDF, useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator, runNode, apiRequests, fileItem } = useNode();
 afterEach(() => emulator().clearFaults());
 
 const reuse = (value: string, key = 'n8nJobKey') => ({ reuseExistingJob: { key: { key, value } } });
@@ -17,8 +17,7 @@ const createExtraction = (options: Record<string, unknown>) => ({
 	server: 'EU-1',
 	options: { allBinaryProperties: true, ...options },
 });
-const posts = (path: string) =>
-	apiRequests(emulator()).filter((r) => r.method === 'POST' && r.path === path);
+const posts = (path: string) => apiRequests().filter((r) => r.method === 'POST' && r.path === path);
 const mail = (id: string, names: string[]) =>
 	fileItem(
 		Object.fromEntries(
@@ -40,7 +39,7 @@ describe('Reuse Existing Job: Extraction → Create', () => {
 			allBinaryProperties: true,
 			...reuse('={{ $json.messageId }}'),
 		});
-		const first = await runNode(emulator(), parameters, [
+		const first = await runNode(parameters, [
 			await mail('<m1@example.com>', ['a.pdf', 'b.pdf', 'c.pdf']),
 		]);
 		expect(first.error).toBeUndefined();
@@ -53,7 +52,7 @@ describe('Reuse Existing Job: Extraction → Create', () => {
 		).toEqual(['<m1@example.com>:a.pdf', '<m1@example.com>:b.pdf', '<m1@example.com>:c.pdf']);
 
 		emulator().clearLog();
-		const again = await runNode(emulator(), parameters, [
+		const again = await runNode(parameters, [
 			await mail('<m1@example.com>', ['a.pdf', 'b.pdf', 'c.pdf']),
 		]);
 		expect(again.error).toBeUndefined();
@@ -67,13 +66,13 @@ describe('Reuse Existing Job: Extraction → Create', () => {
 			metadata: '{"source": "mail"}',
 			...reuse('={{ $json.messageId }}'),
 		});
-		await runNode(emulator(), parameters, [await mail('<m2@example.com>', ['x.pdf'])]);
+		await runNode(parameters, [await mail('<m2@example.com>', ['x.pdf'])]);
 		expect(metadataOf(posts('/extract/')[0])).toEqual({
 			source: 'mail',
 			n8nJobKey: '<m2@example.com>:x.pdf',
 		});
 		emulator().clearLog();
-		await runNode(emulator(), parameters, [await mail('<m3@example.com>', ['x.pdf'])]);
+		await runNode(parameters, [await mail('<m3@example.com>', ['x.pdf'])]);
 		expect(posts('/extract/')).toHaveLength(1);
 	});
 
@@ -82,12 +81,10 @@ describe('Reuse Existing Job: Extraction → Create', () => {
 			metadata: '{"emulator_fail_files": ["bad.pdf"]}',
 			...reuse('={{ $json.messageId }}'),
 		});
-		const first = await runNode(emulator(), parameters, [
-			await mail('<m4@example.com>', ['bad.pdf']),
-		]);
+		const first = await runNode(parameters, [await mail('<m4@example.com>', ['bad.pdf'])]);
 		expect(first.error?.message).toMatch(/failed/);
 		emulator().clearLog();
-		await runNode(emulator(), parameters, [await mail('<m4@example.com>', ['bad.pdf'])]);
+		await runNode(parameters, [await mail('<m4@example.com>', ['bad.pdf'])]);
 		expect(posts('/extract/')).toHaveLength(1);
 	});
 
@@ -99,14 +96,13 @@ describe('Reuse Existing Job: Extraction → Create', () => {
 		];
 		const retry = { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 };
 		const failing = { metadata: '{"emulator_fail_files": ["bad.pdf"]}' };
-		const without = await runNode(emulator(), createExtraction(failing), await items(), {
+		const without = await runNode(createExtraction(failing), await items(), {
 			node: retry,
 		});
 		expect(without.error?.message).toMatch(/failed/);
 		expect(posts('/extract/')).toHaveLength(9);
 		emulator().clearLog();
 		const withOption = await runNode(
-			emulator(),
 			createExtraction({ ...failing, ...reuse('={{ $json.messageId }}') }),
 			await items(),
 			{ node: retry },
@@ -116,7 +112,7 @@ describe('Reuse Existing Job: Extraction → Create', () => {
 	});
 
 	it('an empty value is refused before any request, naming the option', async () => {
-		const { error } = await runNode(emulator(), createExtraction(reuse('')), [
+		const { error } = await runNode(createExtraction(reuse('')), [
 			await mail('<m5@example.com>', ['a.pdf']),
 		]);
 		expect(error?.message).toBe('Parameter "Reuse Existing Job" has an empty Metadata Value');
@@ -134,23 +130,23 @@ describe('Reuse Existing Job: Parsing → Create (/v0: search, then an exact che
 
 	it('a re-run creates 0 new parsings; a value that merely contains the key is not taken for it', async () => {
 		// A parsing whose key value contains the one looked up below: `search` finds it, the exact check rejects it.
-		await runNode(emulator(), createParsing(reuse('X-p1')), [
+		await runNode(createParsing(reuse('X-p1')), [
 			await fileItem({ data: { bytes: SAMPLE_PDF, fileName: 'p.pdf' } }),
 		]);
 		emulator().clearLog();
-		const first = await runNode(emulator(), createParsing(reuse('p1')), [
+		const first = await runNode(createParsing(reuse('p1')), [
 			await fileItem({ data: { bytes: SAMPLE_PDF, fileName: 'p.pdf' } }),
 		]);
 		expect(first.error).toBeUndefined();
 		expect(posts('/v0/parsing')).toHaveLength(1);
 		emulator().clearLog();
-		const again = await runNode(emulator(), createParsing(reuse('p1')), [
+		const again = await runNode(createParsing(reuse('p1')), [
 			await fileItem({ data: { bytes: SAMPLE_PDF, fileName: 'p.pdf' } }),
 		]);
 		expect(posts('/v0/parsing')).toHaveLength(0);
 		expect(ids(again.items)).toEqual(ids(first.items));
 		expect(
-			apiRequests(emulator()).find((r) => r.path === '/v0/parsing' && r.method === 'GET')?.query,
+			apiRequests().find((r) => r.path === '/v0/parsing' && r.method === 'GET')?.query,
 		).toMatchObject({ search: 'p1:p.pdf' });
 	});
 });

@@ -7,16 +7,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { runWorkflow } from '../scripts/engine';
-import {
-	INVOICE_SCHEMA,
-	SAMPLE_RESULT,
-	apiRequests,
-	credentialsFor,
-	fileItem,
-	useEmulator,
-} from './helpers/setup';
+import { INVOICE_SCHEMA, SAMPLE_RESULT, useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { credentialsFor, apiRequests, fileItem } = useNode();
 const saved = JSON.parse(
 	readFileSync(path.join(__dirname, 'fixtures', 'saved-v1-workflow.json'), 'utf8'),
 );
@@ -27,7 +20,7 @@ async function runSaved(startNode: string) {
 		workflow: saved,
 		startNode,
 		input: [await fileItem()],
-		credentials: credentialsFor(emulator()),
+		credentials: credentialsFor(),
 	});
 	expect(error).toBeUndefined();
 	return output;
@@ -48,9 +41,7 @@ describe('A workflow saved with node version 1', () => {
 		});
 		const [parsing] = output('Get Parsing');
 		expect(parsing.json).toMatchObject({ status: 'FINISHED', document: { id: document.json.id } });
-		const create = apiRequests(emulator()).find(
-			(r) => r.method === 'POST' && r.path === '/v0/extract',
-		);
+		const create = apiRequests().find((r) => r.method === 'POST' && r.path === '/v0/extract');
 		expect(create?.contentType).toMatch(/^application\/json/);
 	});
 
@@ -67,7 +58,7 @@ describe('A workflow saved with node version 1', () => {
 		expect(output('Delete Extraction').map((i) => i.json)).toEqual([
 			{ id: created.json.id, deleted: true },
 		]);
-		const post = apiRequests(emulator()).find((r) => r.method === 'POST' && r.path === '/extract/');
+		const post = apiRequests().find((r) => r.method === 'POST' && r.path === '/extract/');
 		expect(post?.query).toEqual({ pdf_page_start: '1', pdf_page_end: '1' });
 	});
 });

@@ -9,14 +9,7 @@ import {
 	onDocument,
 	visible,
 } from './helpers/params';
-import {
-	INVOICE_SCHEMA,
-	apiRequests,
-	credentialsFor,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { INVOICE_SCHEMA, useNode } from './helpers/setup';
 
 const KEY = 'SENTINEL-KEY-9f8e7d6c';
 const TOKEN = 'SENTINEL-TOKEN-1a2b3c4d';
@@ -24,31 +17,34 @@ const EXPIRED = 'SENTINEL-EXPIRED-5e6f7a8b';
 const WRONG = 'SENTINEL-WRONG-0c9d8e7f';
 const SECRETS = [KEY, TOKEN, EXPIRED, WRONG];
 
-const emulator = useEmulator({ apiKey: KEY, token: TOKEN, expiredToken: EXPIRED });
+const { emulator, runNode, credentialsFor, apiRequests, fileItem } = useNode({
+	apiKey: KEY,
+	token: TOKEN,
+	expiredToken: EXPIRED,
+});
 /** Schema → Get Many, all pages, with these `runNode` options (other credentials). */
-const listSchemas = async (options: Parameters<typeof runNode>[3]) =>
-	await runNode(emulator(), listAll('schema'), undefined, options);
+const listSchemas = async (options: Parameters<typeof runNode>[2]) =>
+	await runNode(listAll('schema'), undefined, options);
 
 describe('Secrets never leave the auth header', () => {
 	const scenarios: Array<[string, () => Promise<RunResult & { items: INodeExecutionData[] }>]> = [
-		['success', async () => await runNode(emulator(), extractWithOptions(), [await fileItem()])],
+		['success', async () => await runNode(extractWithOptions(), [await fileItem()])],
 		[
 			'401 wrong API key',
 			async () =>
-				await runNode(emulator(), extractWithOptions(), [await fileItem()], {
-					credentials: credentialsFor(emulator(), { apiKey: WRONG }),
+				await runNode(extractWithOptions(), [await fileItem()], {
+					credentials: credentialsFor({ apiKey: WRONG }),
 				}),
 		],
 		[
 			'401 expired token',
-			async () =>
-				await listSchemas({ credentials: credentialsFor(emulator(), { token: EXPIRED }) }),
+			async () => await listSchemas({ credentials: credentialsFor({ token: EXPIRED }) }),
 		],
 		[
 			'401 wrong token under Continue On Fail',
 			async () =>
 				await listSchemas({
-					credentials: credentialsFor(emulator(), { token: WRONG }),
+					credentials: credentialsFor({ token: WRONG }),
 					node: { continueOnFail: true },
 				}),
 		],
@@ -56,22 +52,18 @@ describe('Secrets never leave the auth header', () => {
 			'400 field errors',
 			async () =>
 				await runNode(
-					emulator(),
 					extractWithOptions({}, { schemaId: '00000000-0000-4000-8000-000000000000' }),
 					[await fileItem()],
 				),
 		],
-		[
-			'404',
-			async () => await runNode(emulator(), extractGet('11111111-2222-4333-8444-555555555555')),
-		],
+		['404', async () => await runNode(extractGet('11111111-2222-4333-8444-555555555555'))],
 		[
 			'403 credits',
 			async () => {
 				const before = emulator().getCredits();
 				emulator().setCredits(0);
 				try {
-					return await runNode(emulator(), extractionCreate(), [await fileItem()]);
+					return await runNode(extractionCreate(), [await fileItem()]);
 				} finally {
 					emulator().setCredits(before);
 				}
@@ -80,20 +72,16 @@ describe('Secrets never leave the auth header', () => {
 		[
 			'processing ERROR',
 			async () =>
-				await runNode(
-					emulator(),
-					extractWithOptions({ metadata: '{"emulator_outcome": "ERROR"}' }),
-					[await fileItem()],
-				),
+				await runNode(extractWithOptions({ metadata: '{"emulator_outcome": "ERROR"}' }), [
+					await fileItem(),
+				]),
 		],
 		[
 			'timeout',
 			async () =>
-				await runNode(
-					emulator(),
-					extractWithOptions({ timeout: 1, metadata: '{"emulator_hold": true}' }),
-					[await fileItem()],
-				),
+				await runNode(extractWithOptions({ timeout: 1, metadata: '{"emulator_hold": true}' }), [
+					await fileItem(),
+				]),
 		],
 		[
 			'5xx after retries',
@@ -102,7 +90,7 @@ describe('Secrets never leave the auth header', () => {
 					{ status: 502 },
 					{ status: 502 },
 				]);
-				return await runNode(emulator(), {
+				return await runNode({
 					resource: 'document',
 					operation: 'getAll',
 					returnAll: true,
@@ -114,28 +102,27 @@ describe('Secrets never leave the auth header', () => {
 			'dropped connection on a create',
 			async () => {
 				emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ drop: true }]);
-				return await runNode(emulator(), extractWithOptions(), [await fileItem()]);
+				return await runNode(extractWithOptions(), [await fileItem()]);
 			},
 		],
 		[
 			'connection refused',
 			async () =>
-				await runNode(emulator(), extractWithOptions({ maxRetries: 0 }), [await fileItem()], {
-					credentials: credentialsFor(emulator(), { baseUrl: 'http://127.0.0.1:9' }),
+				await runNode(extractWithOptions({ maxRetries: 0 }), [await fileItem()], {
+					credentials: credentialsFor({ baseUrl: 'http://127.0.0.1:9' }),
 				}),
 		],
 		[
 			'bad input',
-			async () =>
-				await runNode(emulator(), extractWithOptions({ metadata: '[1]' }), [await fileItem()]),
+			async () => await runNode(extractWithOptions({ metadata: '[1]' }), [await fileItem()]),
 		],
 		[
 			'download redirected to another origin',
 			async () => {
-				const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
+				const doc = await runNode({ resource: 'document', operation: 'upload' }, [
 					await fileItem(),
 				]);
-				return await runNode(emulator(), onDocument('download', doc.items[0].json.id));
+				return await runNode(onDocument('download', doc.items[0].json.id));
 			},
 		],
 	];
@@ -173,7 +160,6 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 			),
 		);
 		const { items, error } = await runNode(
-			emulator(),
 			extractWithOptions({}, { schemaId: '={{ $json.schema }}' }),
 			inputs,
 			{ node: { continueOnFail: true } },
@@ -189,7 +175,7 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 		for (const i of [0, 1, 2, 4, 5, 6, 8, 9])
 			expect(items[i].json).toMatchObject({ status: 'FINISHED', invoice_number: 'INV-2026-0042' });
 		// Item 3 was refused before sending; the others were all created.
-		expect(apiRequests(emulator()).filter((r) => r.method === 'POST')).toHaveLength(9);
+		expect(apiRequests().filter((r) => r.method === 'POST')).toHaveLength(9);
 	});
 
 	it("without Continue On Fail, the first failure stops the execution and the other items' polling", async () => {
@@ -200,7 +186,6 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 		);
 		// The other items' jobs are held unfinished: the run ends only because the failure stops them.
 		const { error } = await runNode(
-			emulator(),
 			extractWithOptions(
 				{ metadata: '{"emulator_hold": true}' },
 				{ schemaId: '={{ $json.schema }}' },
@@ -210,16 +195,13 @@ describe('Nothing lost: Continue On Fail on every operation', () => {
 		expect(error?.message).toBe('Parameter "Schema ID" must be a UUID, got "bad"');
 		const at = Date.now();
 		await new Promise((resolve) => setTimeout(resolve, 5500));
-		expect(apiRequests(emulator()).filter((r) => r.at > at)).toEqual([]);
+		expect(apiRequests().filter((r) => r.at > at)).toEqual([]);
 	});
 
 	it('applies to non-job operations too (Document → Get)', async () => {
-		const doc = await runNode(emulator(), { resource: 'document', operation: 'upload' }, [
-			await fileItem(),
-		]);
+		const doc = await runNode({ resource: 'document', operation: 'upload' }, [await fileItem()]);
 		const ids = [doc.items[0].json.id, '11111111-2222-4333-8444-555555555555', 'nope'];
 		const { items } = await runNode(
-			emulator(),
 			{ resource: 'document', operation: 'get', documentId: '={{ $json.id }}' },
 			ids.map((id) => ({ json: { id } })),
 			{

@@ -19,19 +19,19 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { ExtractionService } from '../nodes/ExtractionService/ExtractionService.node';
 import { NODE_TYPE, TOOL_NODE_TYPE, runWorkflow } from '../scripts/engine';
-import { apiRequests, credentialsFor, fileItem, runNode, useEmulator } from './helpers/setup';
+import { useNode } from './helpers/setup';
 
-const emulator = useEmulator({ processingMs: 0 });
+const { emulator, runNode, credentialsFor, apiRequests, fileItem } = useNode({ processingMs: 0 });
 
 const regular: INodeTypeDescription = new ExtractionService().description;
 const tool: INodeTypeDescription = { ...regular, name: `${regular.name}Tool` };
 
-/** The operations the editor offers for `parameters` on a node version, regular or tool. */
-function offered(
+/** The node and its parameter values for `parameters` on a node version, as the editor resolves them. */
+function resolved(
 	description: INodeTypeDescription,
 	version: number,
 	parameters: INodeParameters,
-): string[] {
+): { node: INode; values: INodeParameters } {
 	const node = { typeVersion: version, parameters } as INode;
 	const values =
 		NodeHelpers.getNodeParameters(
@@ -42,6 +42,16 @@ function offered(
 			node,
 			description,
 		) ?? {};
+	return { node, values };
+}
+
+/** The operations the editor offers for `parameters` on a node version, regular or tool. */
+function offered(
+	description: INodeTypeDescription,
+	version: number,
+	parameters: INodeParameters,
+): string[] {
+	const { node, values } = resolved(description, version, parameters);
 	const selector = description.properties.find(
 		(p) => p.name === 'operation' && NodeHelpers.displayParameter(values, p, node, description),
 	);
@@ -50,10 +60,13 @@ function offered(
 		.map((option) => String(option.value));
 }
 
+/** The operation a node starts on for `parameters` (its default, as the editor resolves it). */
+const chosen = (description: INodeTypeDescription, version: number, parameters: INodeParameters) =>
+	resolved(description, version, parameters).values.operation;
+
 /** Creates one extraction with the regular node and returns its id. */
 async function newExtraction(): Promise<string> {
 	const { items, error } = await runNode(
-		emulator(),
 		{ resource: 'extraction', operation: 'create', waitForCompletion: false },
 		[await fileItem()],
 		{ node: { typeVersion: 3 } },
@@ -71,7 +84,6 @@ async function deleteAs(
 ) {
 	emulator().clearLog();
 	return await runNode(
-		emulator(),
 		{
 			resource: 'extraction',
 			operation: 'delete',
@@ -92,6 +104,23 @@ describe('What the editor offers an agent', () => {
 		['document', ['download', 'get', 'getAll']],
 	])('tool, version 3, switch off: %s offers reads only', (resource, reads) => {
 		expect(offered(tool, 3, { resource })).toEqual(reads);
+	});
+
+	it.each(['extraction', 'schema', 'parsing', 'extract', 'document'])(
+		'a new tool node, version 3, switch off: %s starts on an operation it offers (the editor flags any other)',
+		(resource) => {
+			const started = chosen(tool, 3, { resource });
+			expect(started).toBe('get');
+			expect(offered(tool, 3, { resource })).toContain(started);
+			// switched on, the value the user had stays offered
+			expect(offered(tool, 3, { resource, allowChanges: true })).toContain(started);
+		},
+	);
+
+	it('the regular node, and tools saved with version 2, start on the operations they started on', () => {
+		expect(chosen(regular, 3, { resource: 'extraction' })).toBe('create');
+		expect(chosen(tool, 2, { resource: 'extraction' })).toBe('create');
+		expect(chosen(regular, 1, { resource: 'schema' })).toBe('create');
 	});
 
 	it('tool, version 3, switch on: deletes, updates and billed creates come back (binary uploads stay hidden)', () => {
@@ -146,7 +175,7 @@ describe('What an agent can run', () => {
 			"This tool's operation (extraction → delete) costs credits or changes data, and an AI agent may not run it",
 		);
 		expect(String(error?.description)).toContain('Allow Billed or Destructive Operations');
-		expect(apiRequests(emulator())).toEqual([]);
+		expect(apiRequests()).toEqual([]);
 	});
 
 	it('tool, version 3, switch on: the Delete runs', async () => {
@@ -161,7 +190,6 @@ describe('What an agent can run', () => {
 	it('tool, version 3, switch off: a read runs', async () => {
 		const id = await newExtraction();
 		const { items, error } = await runNode(
-			emulator(),
 			{
 				resource: 'extraction',
 				operation: 'get',
@@ -191,7 +219,7 @@ describe('What an agent can run', () => {
 			workflow: saved,
 			startNode: 'Delete Extraction',
 			input: [{ json: { id } }],
-			credentials: credentialsFor(emulator()),
+			credentials: credentialsFor(),
 		});
 		expect({ error: error?.message, json: output('Delete Extraction')[0]?.json }).toEqual({
 			error: undefined,

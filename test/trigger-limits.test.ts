@@ -86,6 +86,23 @@ function ownEmulator(dating: Dating): void {
 	});
 }
 
+/** A describe for each dating, each with an emulator of its own: `title (dating)`. */
+function describeDatings(title: string, tests: () => void): void {
+	describe.each(DATINGS)(`${title} (%s)`, (dating) => {
+		ownEmulator(dating);
+		tests();
+	});
+}
+
+/** A describe for each dating and list order, each with an emulator of its own listing in that order. */
+function describeClocks(title: string, tests: () => void): void {
+	describe.each(DATINGS_AND_ORDERS)(`${title} (%s, list %s)`, (dating, order) => {
+		ownEmulator(dating);
+		beforeEach(() => emulator().setListOrder(order));
+		tests();
+	});
+}
+
 afterEach(() => {
 	if (!current) return;
 	const e = current.emulator();
@@ -146,6 +163,16 @@ async function activate(harness: TriggerHarness): Promise<Polled> {
 		requests: [...apiRequests(emulator())],
 		stateBytes: stateBytes(harness),
 	};
+}
+
+/** A trigger for `event`, activated after `history` finished jobs (or uploads) of it. */
+async function activatedAfter(
+	event: Event,
+	history: number,
+): Promise<{ harness: TriggerHarness; activation: Polled }> {
+	seedFinished(event, history, 'history');
+	const harness = trigger(event);
+	return { harness, activation: await activate(harness) };
 }
 
 /** One scheduled poll, with the requests it made (the log is cleared before it). */
@@ -250,223 +277,178 @@ function atMost(requests: LoggedRequest[], limit: number, label: string): void {
 // ---------------------------------------------------------------------------------------------------
 // 1. Bursts
 
-describe.each(DATINGS_AND_ORDERS)(
-	'1. Bursts seen unfinished, then released (%s, list %s)',
-	(dating, order) => {
-		ownEmulator(dating);
-		beforeEach(() => emulator().setListOrder(order));
-
-		it.each<[Event, 'extraction' | 'parsing']>([
-			['extractionFinished', 'extraction'],
-			['parsingFinished', 'parsing'],
-		])(
-			'%s: 2,500 jobs held unfinished fire nothing, then each fires exactly once after they finished; the state stays under 32 KB',
-			async (event, kind) => {
-				const harness = trigger(event);
-				const polls: Polled[] = [await activate(harness)];
-				const burst = seedJobs(kind, 2500, { hold: true });
-				expect(burst).toHaveLength(2500);
-				for (let n = 1; n <= 3; n++) {
-					const polled = await okPoll(harness, `poll ${n} while held`);
-					polls.push(polled);
-					expect({ poll: n, fired: polled.ids.length }).toEqual({ poll: n, fired: 0 });
-				}
-				emulator().releaseJobs();
-				const after = await drain(harness, burst, 10);
-				polls.push(...after);
-				const largest = largestState(polls);
-				expect({
-					...tally(firedIn(after), burst),
-					largestStateBytes: largest <= STATE_LIMIT ? 'at most 32 KB' : largest,
-				}).toEqual({ ...allOnce(2500), largestStateBytes: 'at most 32 KB' });
-			},
-		);
-	},
-);
+describeClocks('1. Bursts seen unfinished, then released', () => {
+	it.each<[Event, 'extraction' | 'parsing']>([
+		['extractionFinished', 'extraction'],
+		['parsingFinished', 'parsing'],
+	])(
+		'%s: 2,500 jobs held unfinished fire nothing, then each fires exactly once after they finished; the state stays under 32 KB',
+		async (event, kind) => {
+			const harness = trigger(event);
+			const polls: Polled[] = [await activate(harness)];
+			const burst = seedJobs(kind, 2500, { hold: true });
+			expect(burst).toHaveLength(2500);
+			for (let n = 1; n <= 3; n++) {
+				const polled = await okPoll(harness, `poll ${n} while held`);
+				polls.push(polled);
+				expect({ poll: n, fired: polled.ids.length }).toEqual({ poll: n, fired: 0 });
+			}
+			emulator().releaseJobs();
+			const after = await drain(harness, burst, 10);
+			polls.push(...after);
+			const largest = largestState(polls);
+			expect({
+				...tally(firedIn(after), burst),
+				largestStateBytes: largest <= STATE_LIMIT ? 'at most 32 KB' : largest,
+			}).toEqual({ ...allOnce(2500), largestStateBytes: 'at most 32 KB' });
+		},
+	);
+});
 
 // ---------------------------------------------------------------------------------------------------
 // 2. List order read from the list at every poll
 
-describe.each(DATINGS)(
-	'2. The list order is read from the list at every poll, not learnt once (%s)',
-	(dating) => {
-		ownEmulator(dating);
-
-		it.each<Event>(['extractionFinished', 'documentUploaded'])(
-			'%s: 250 existing (pages of 100), then the order flips twice; each poll fires exactly the 2 new ones',
-			async (event) => {
-				seedFinished(event, 250, 'history');
-				const harness = trigger(event);
-				await activate(harness); // newest first
-				const steps: Array<{ order: ListOrder; label: string }> = [
-					{ order: 'newest-first', label: 'the poll, newest first' },
-					{ order: 'oldest-first', label: 'the poll after the list turned oldest first' },
-					{ order: 'newest-first', label: 'the poll after it turned back to newest first' },
-				];
-				for (const { order, label } of steps) {
-					emulator().setListOrder(order);
-					const fresh = seedFinished(event, 2, 'fresh');
-					expectEachOnce(label, (await okPoll(harness, label)).ids, fresh);
-				}
-				for (let n = 1; n <= 2; n++)
-					expectEachOnce(`quiet poll ${n}`, (await okPoll(harness, `quiet poll ${n}`)).ids, []);
-			},
-		);
-	},
-);
+describeDatings('2. The list order is read from the list at every poll, not learnt once', () => {
+	it.each<Event>(['extractionFinished', 'documentUploaded'])(
+		'%s: 250 existing (pages of 100), then the order flips twice; each poll fires exactly the 2 new ones',
+		async (event) => {
+			const { harness } = await activatedAfter(event, 250); // newest first
+			const steps: Array<{ order: ListOrder; label: string }> = [
+				{ order: 'newest-first', label: 'the poll, newest first' },
+				{ order: 'oldest-first', label: 'the poll after the list turned oldest first' },
+				{ order: 'newest-first', label: 'the poll after it turned back to newest first' },
+			];
+			for (const { order, label } of steps) {
+				emulator().setListOrder(order);
+				const fresh = seedFinished(event, 2, 'fresh');
+				expectEachOnce(label, (await okPoll(harness, label)).ids, fresh);
+			}
+			for (let n = 1; n <= 2; n++)
+				expectEachOnce(`quiet poll ${n}`, (await okPoll(harness, `quiet poll ${n}`)).ids, []);
+		},
+	);
+});
 
 // ---------------------------------------------------------------------------------------------------
 // 3. A count that stops short
 
-describe.each(DATINGS_AND_ORDERS)(
-	'3. A count capped at 100 while the list holds 300 (%s, list %s)',
-	(dating, order) => {
-		ownEmulator(dating);
-		beforeEach(() => emulator().setListOrder(order));
-
-		it.each<Event>(['extractionFinished', 'documentUploaded'])(
-			'%s: 3 new ones each fire exactly once',
-			async (event) => {
-				emulator().setListQuirks({ countCap: 100 });
-				seedFinished(event, 300, 'history');
-				const harness = trigger(event);
-				await activate(harness);
-				const fresh = seedFinished(event, 3, 'fresh');
-				expectEachOnce(
-					'the polls after activation',
-					firedIn(await drain(harness, fresh, 5)),
-					fresh,
-				);
-			},
-		);
-	},
-);
+describeClocks('3. A count capped at 100 while the list holds 300', () => {
+	it.each<Event>(['extractionFinished', 'documentUploaded'])(
+		'%s: 3 new ones each fire exactly once',
+		async (event) => {
+			emulator().setListQuirks({ countCap: 100 });
+			const { harness } = await activatedAfter(event, 300);
+			const fresh = seedFinished(event, 3, 'fresh');
+			expectEachOnce('the polls after activation', firedIn(await drain(harness, fresh, 5)), fresh);
+		},
+	);
+});
 
 // ---------------------------------------------------------------------------------------------------
 // 4. A page larger than asked
 
-describe.each(DATINGS_AND_ORDERS)(
-	'4. Pages of 1,500 whatever the size asked (%s, list %s)',
-	(dating, order) => {
-		ownEmulator(dating);
-		beforeEach(() => emulator().setListOrder(order));
-
-		it(`Extraction Finished: 1,500 new ones fire exactly once each, no poll reading more than ${MAX_FIRING_PER_POLL} + 4 by id`, async () => {
-			emulator().setListQuirks({ pageSize: 1500 });
-			const harness = trigger('extractionFinished');
-			await activate(harness);
-			const burst = seedFinished('extractionFinished', 1500);
-			const polls = await drain(harness, burst, 10);
-			const overLimit = polls
-				.map((polled, n) => ({ poll: n + 1, readsById: extractionReads(polled.requests) }))
-				.filter((poll) => poll.readsById > MAX_FIRING_PER_POLL + 4);
-			expect({ pollsReadingTooManyById: overLimit, ...tally(firedIn(polls), burst) }).toEqual({
-				pollsReadingTooManyById: [],
-				...allOnce(1500),
-			});
+describeClocks('4. Pages of 1,500 whatever the size asked', () => {
+	it(`Extraction Finished: 1,500 new ones fire exactly once each, no poll reading more than ${MAX_FIRING_PER_POLL} + 4 by id`, async () => {
+		emulator().setListQuirks({ pageSize: 1500 });
+		const harness = trigger('extractionFinished');
+		await activate(harness);
+		const burst = seedFinished('extractionFinished', 1500);
+		const polls = await drain(harness, burst, 10);
+		const overLimit = polls
+			.map((polled, n) => ({ poll: n + 1, readsById: extractionReads(polled.requests) }))
+			.filter((poll) => poll.readsById > MAX_FIRING_PER_POLL + 4);
+		expect({ pollsReadingTooManyById: overLimit, ...tally(firedIn(polls), burst) }).toEqual({
+			pollsReadingTooManyById: [],
+			...allOnce(1500),
 		});
-	},
-);
+	});
+});
 
 // ---------------------------------------------------------------------------------------------------
 // 5. A date filter the service ignores
 
-describe.each(DATINGS_AND_ORDERS)(
-	'5. A service that ignores created_at_after / created_at_before (%s, list %s)',
-	(dating, order) => {
-		ownEmulator(dating);
-		beforeEach(() => emulator().setListOrder(order));
-
-		it.each<Event>(['documentUploaded', 'parsingFinished'])(
-			'%s: with 4 old ones (an hour and a day before activation), 4 polls make one execution with exactly the new one',
-			async (event) => {
-				emulator().setClockOffset(-3_600_000);
-				seedFinished(event, 2, 'hour-old');
-				emulator().setClockOffset(-86_400_000);
-				seedFinished(event, 2, 'day-old');
-				emulator().setClockOffset(0);
-				emulator().setListQuirks({ ignoreDateFilter: true });
-				const harness = trigger(event);
-				await activate(harness);
-				const before = harness.emits().length;
-				const fresh = seedFinished(event, 1, 'new');
-				for (let n = 1; n <= 4; n++) await okPoll(harness, `poll ${n}`);
-				const emits = harness.emits().slice(before);
-				expect({ executions: emits.length, ...tally(emits.flatMap(idsOf), fresh) }).toEqual({
-					executions: 1,
-					...allOnce(1),
-				});
-			},
-		);
-	},
-);
+describeClocks('5. A service that ignores created_at_after / created_at_before', () => {
+	it.each<Event>(['documentUploaded', 'parsingFinished'])(
+		'%s: with 4 old ones (an hour and a day before activation), 4 polls make one execution with exactly the new one',
+		async (event) => {
+			emulator().setClockOffset(-3_600_000);
+			seedFinished(event, 2, 'hour-old');
+			emulator().setClockOffset(-86_400_000);
+			seedFinished(event, 2, 'day-old');
+			emulator().setClockOffset(0);
+			emulator().setListQuirks({ ignoreDateFilter: true });
+			const harness = trigger(event);
+			await activate(harness);
+			const before = harness.emits().length;
+			const fresh = seedFinished(event, 1, 'new');
+			for (let n = 1; n <= 4; n++) await okPoll(harness, `poll ${n}`);
+			const emits = harness.emits().slice(before);
+			expect({ executions: emits.length, ...tally(emits.flatMap(idsOf), fresh) }).toEqual({
+				executions: 1,
+				...allOnce(1),
+			});
+		},
+	);
+});
 
 // ---------------------------------------------------------------------------------------------------
 // 6. A service clock that goes back more than 10 minutes
 
-describe.each(DATINGS_AND_ORDERS)(
-	'6. The service clock goes back 15 minutes (%s, list %s)',
-	(dating, order) => {
-		ownEmulator(dating);
-		beforeEach(() => emulator().setListOrder(order));
-
-		it.each<Event>(['documentUploaded', 'parsingFinished'])(
-			'%s: the 2 created after the jump each fire exactly once, or a poll fails naming what happened; nothing fires twice',
-			async (event) => {
-				seedFinished(event, 5, 'history');
-				const harness = trigger(event);
-				await activate(harness);
-				const first = seedFinished(event, 1, 'before-jump');
-				expectEachOnce(
-					'the poll before the jump',
-					(await okPoll(harness, 'the poll before the jump')).ids,
-					first,
-				);
-				emulator().setClockOffset(-15 * 60_000);
-				const fresh = seedFinished(event, 2, 'after-jump');
-				const polls: Polled[] = [];
-				for (let n = 0; n < 3; n++) polls.push(await pollOnce(harness));
-				const verdict = tally(firedIn(polls), fresh);
-				// Never a repeat, never anything else.
-				expect({
-					firedMoreThanOnce: verdict.firedMoreThanOnce,
-					unexpected: verdict.unexpected,
-				}).toEqual({ firedMoreThanOnce: 0, unexpected: 0 });
-				const errors = polls
-					.map((polled) => polled.error?.message)
-					.filter((message): message is string => message !== undefined);
-				const named = errors.some((message) => /clock|before|earlier/i.test(message));
-				// Both fired once, or a poll said what happened: never silently nothing.
-				const outcome =
-					verdict.firedOnce === fresh.length
-						? 'both fired once'
-						: named
-							? 'reported'
-							: `${verdict.neverFired} of ${fresh.length} silently never fired (errors: ${errors.join(' | ') || 'none'})`;
-				expect(['both fired once', 'reported']).toContain(outcome);
-				// Any error a poll gave names what happened.
-				for (const message of errors) expect(message).toMatch(/clock|before|earlier/i);
-			},
-		);
-
-		it('extractionFinished: the 2 created after the jump each fire exactly once (the list has no dates: positions do not depend on the clock)', async () => {
-			seedFinished('extractionFinished', 5, 'history');
-			const harness = trigger('extractionFinished');
-			await activate(harness);
-			const first = seedFinished('extractionFinished', 1, 'before-jump');
+describeClocks('6. The service clock goes back 15 minutes', () => {
+	it.each<Event>(['documentUploaded', 'parsingFinished'])(
+		'%s: the 2 created after the jump each fire exactly once, or a poll fails naming what happened; nothing fires twice',
+		async (event) => {
+			const { harness } = await activatedAfter(event, 5);
+			const first = seedFinished(event, 1, 'before-jump');
 			expectEachOnce(
 				'the poll before the jump',
 				(await okPoll(harness, 'the poll before the jump')).ids,
 				first,
 			);
 			emulator().setClockOffset(-15 * 60_000);
-			const fresh = seedFinished('extractionFinished', 2, 'after-jump');
+			const fresh = seedFinished(event, 2, 'after-jump');
 			const polls: Polled[] = [];
-			for (let n = 1; n <= 3; n++) polls.push(await okPoll(harness, `poll ${n} after the jump`));
-			expectEachOnce('the 3 polls after the jump', firedIn(polls), fresh);
-		});
-	},
-);
+			for (let n = 0; n < 3; n++) polls.push(await pollOnce(harness));
+			const verdict = tally(firedIn(polls), fresh);
+			// Never a repeat, never anything else.
+			expect({
+				firedMoreThanOnce: verdict.firedMoreThanOnce,
+				unexpected: verdict.unexpected,
+			}).toEqual({ firedMoreThanOnce: 0, unexpected: 0 });
+			const errors = polls
+				.map((polled) => polled.error?.message)
+				.filter((message): message is string => message !== undefined);
+			const named = errors.some((message) => /clock|before|earlier/i.test(message));
+			// Both fired once, or a poll said what happened: never silently nothing.
+			const outcome =
+				verdict.firedOnce === fresh.length
+					? 'both fired once'
+					: named
+						? 'reported'
+						: `${verdict.neverFired} of ${fresh.length} silently never fired (errors: ${errors.join(' | ') || 'none'})`;
+			expect(['both fired once', 'reported']).toContain(outcome);
+			// Any error a poll gave names what happened.
+			for (const message of errors) expect(message).toMatch(/clock|before|earlier/i);
+		},
+	);
+
+	it('extractionFinished: the 2 created after the jump each fire exactly once (the list has no dates: positions do not depend on the clock)', async () => {
+		seedFinished('extractionFinished', 5, 'history');
+		const harness = trigger('extractionFinished');
+		await activate(harness);
+		const first = seedFinished('extractionFinished', 1, 'before-jump');
+		expectEachOnce(
+			'the poll before the jump',
+			(await okPoll(harness, 'the poll before the jump')).ids,
+			first,
+		);
+		emulator().setClockOffset(-15 * 60_000);
+		const fresh = seedFinished('extractionFinished', 2, 'after-jump');
+		const polls: Polled[] = [];
+		for (let n = 1; n <= 3; n++) polls.push(await okPoll(harness, `poll ${n} after the jump`));
+		expectEachOnce('the 3 polls after the jump', firedIn(polls), fresh);
+	});
+});
 
 // ---------------------------------------------------------------------------------------------------
 // 7. Cost follows new work, not history
@@ -476,9 +458,8 @@ describe.each(DATINGS_AND_ORDERS)(
  * list pages and, for jobs read by id, k reads; the state stays under 32 KB.
  */
 async function costAgainstHistory(event: Event, history: number, k: number): Promise<void> {
-	seedFinished(event, history, 'history');
-	const harness = trigger(event);
-	const polls: Polled[] = [await activate(harness)];
+	const { harness, activation } = await activatedAfter(event, history);
+	const polls: Polled[] = [activation];
 	const quiet = await okPoll(harness, 'the quiet poll after activation');
 	polls.push(quiet);
 	expectEachOnce('the quiet poll after activation', quiet.ids, []);
@@ -503,9 +484,7 @@ async function costAgainstHistory(event: Event, history: number, k: number): Pro
 
 /** 4 rounds of 500 new finished jobs, each round fired whole by the poll right after it. */
 async function sustained(event: Event): Promise<void> {
-	seedFinished(event, 50, 'history');
-	const harness = trigger(event);
-	await activate(harness);
+	const { harness } = await activatedAfter(event, 50);
 	for (let round = 1; round <= 4; round++) {
 		const fresh = seedFinished(event, 500, `round-${round}`);
 		expectEachOnce(
@@ -521,54 +500,38 @@ async function sustained(event: Event): Promise<void> {
 	);
 }
 
-describe.each(DATINGS)(
-	'7a. Cost: Parsing Finished against 10,000 finished parsings of the last minutes (%s)',
-	(dating) => {
-		ownEmulator(dating);
+describeDatings(
+	'7a. Cost: Parsing Finished against 10,000 finished parsings of the last minutes',
+	() => {
 		it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 + 150 requests; the state stays under 32 KB', async () => {
 			await costAgainstHistory('parsingFinished', 10_000, 150);
 		});
 	},
 );
 
-describe.each(DATINGS)(
-	'7b. Cost: Document Uploaded against 10,000 documents of the last minutes (%s)',
-	(dating) => {
-		ownEmulator(dating);
-		it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 requests; the state stays under 32 KB', async () => {
-			await costAgainstHistory('documentUploaded', 10_000, 150);
-		});
-	},
-);
+describeDatings('7b. Cost: Document Uploaded against 10,000 documents of the last minutes', () => {
+	it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 requests; the state stays under 32 KB', async () => {
+		await costAgainstHistory('documentUploaded', 10_000, 150);
+	});
+});
 
-describe.each(DATINGS_AND_ORDERS)(
-	'7b. Cost: Extraction Finished against 10,000 finished extractions (%s, list %s)',
-	(dating, order) => {
-		ownEmulator(dating);
-		beforeEach(() => emulator().setListOrder(order));
-		it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 + 150 requests; the state stays under 32 KB', async () => {
-			await costAgainstHistory('extractionFinished', 10_000, 150);
-		});
-	},
-);
+describeClocks('7b. Cost: Extraction Finished against 10,000 finished extractions', () => {
+	it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 + 150 requests; the state stays under 32 KB', async () => {
+		await costAgainstHistory('extractionFinished', 10_000, 150);
+	});
+});
 
-describe.each(DATINGS)('7c. Sustained load: Parsing Finished (%s)', (dating) => {
-	ownEmulator(dating);
+describeDatings('7c. Sustained load: Parsing Finished', () => {
 	it('4 rounds of 500 new finished parsings: each round fires whole in the poll right after it', async () => {
 		await sustained('parsingFinished');
 	});
 });
 
-describe.each(DATINGS_AND_ORDERS)(
-	'7c. Sustained load: Extraction Finished (%s, list %s)',
-	(dating, order) => {
-		ownEmulator(dating);
-		beforeEach(() => emulator().setListOrder(order));
-		it('4 rounds of 500 new finished extractions: each round fires whole in the poll right after it', async () => {
-			await sustained('extractionFinished');
-		});
-	},
-);
+describeClocks('7c. Sustained load: Extraction Finished', () => {
+	it('4 rounds of 500 new finished extractions: each round fires whole in the poll right after it', async () => {
+		await sustained('extractionFinished');
+	});
+});
 
 // ---------------------------------------------------------------------------------------------------
 // 8. More items of one created_at than a poll can read

@@ -1,10 +1,5 @@
 import { Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
-import {
-	DEFAULT_POLL_TIMING,
-	LAST_POLL_MARGIN_MS,
-	pollDelay,
-	pollUntilFinal,
-} from '../nodes/ExtractionService/v1/helpers/polling';
+import * as polling from '../nodes/ExtractionService/v1/helpers/polling';
 import { CancelledError, cancellableSleep } from '../nodes/ExtractionService/v1/transport/sleep';
 import { connectionErrorCode, parseRetryAfter } from '../nodes/ExtractionService/v1/transport';
 import { formatFieldErrors } from '../nodes/ExtractionService/v1/transport/errors';
@@ -12,16 +7,18 @@ import { formatFieldErrors } from '../nodes/ExtractionService/v1/transport/error
 describe('pollDelay (§v0-3 rule 3: 2 to 5 s between polls)', () => {
 	it('starts at 2 s, grows to the 5 s cap, and jitter never leaves 2–5 s', () => {
 		expect(
-			[0, 1, 2, 3, 4, 5, 10].map((n) => Math.round(pollDelay(n, DEFAULT_POLL_TIMING, () => 0))),
+			[0, 1, 2, 3, 4, 5, 10].map((n) =>
+				Math.round(polling.pollDelay(n, polling.DEFAULT_POLL_TIMING, () => 0)),
+			),
 		).toEqual([2000, 2500, 3125, 3906, 4883, 5000, 5000]);
 		for (let n = 0; n < 12; n++) {
 			for (const r of [0, 0.25, 0.5, 0.999]) {
-				const d = pollDelay(n, DEFAULT_POLL_TIMING, () => r);
+				const d = polling.pollDelay(n, polling.DEFAULT_POLL_TIMING, () => r);
 				expect(d).toBeGreaterThanOrEqual(2000);
 				expect(d).toBeLessThanOrEqual(5000);
 			}
 		}
-		expect(pollDelay(0, DEFAULT_POLL_TIMING, () => 0.999)).toBeGreaterThan(2000); // jitter is real
+		expect(polling.pollDelay(0, polling.DEFAULT_POLL_TIMING, () => 0.999)).toBeGreaterThan(2000); // jitter is real
 	});
 });
 
@@ -29,7 +26,7 @@ describe('pollUntilFinal: the last poll leaves time to be answered, and none fol
 	it('polls every 200 ms until the margin before the deadline, then reports a timeout; no read starts later', async () => {
 		const started: number[] = [];
 		const deadline = Date.now() + 2_500;
-		const result = await pollUntilFinal(
+		const result = await polling.pollUntilFinal(
 			{ status: 'IN_PROGRESS' },
 			{
 				fetch: async () => {
@@ -47,7 +44,7 @@ describe('pollUntilFinal: the last poll leaves time to be answered, and none fol
 		expect(started.length).toBeGreaterThanOrEqual(2);
 		// Every read began at least the margin before the deadline (give or take a timer tick).
 		for (const at of started)
-			expect(deadline - at).toBeGreaterThanOrEqual(LAST_POLL_MARGIN_MS - 50);
+			expect(deadline - at).toBeGreaterThanOrEqual(polling.LAST_POLL_MARGIN_MS - 50);
 		await new Promise((resolve) => setTimeout(resolve, 300));
 		expect(started.filter((at) => at > returned)).toEqual([]);
 	});
@@ -57,7 +54,7 @@ describe('pollUntilFinal on a busy execution: no poll starts inside the last mar
 	it('a poll whose slot frees only inside the margin is not started: the wait ends as timed out (one started there)', async () => {
 		const signal = new AbortController().signal;
 		const timing = { firstDelayMs: 100, maxDelayMs: 100, growth: 1, jitter: 0 };
-		const deadline = Date.now() + LAST_POLL_MARGIN_MS + 1_500;
+		const deadline = Date.now() + polling.LAST_POLL_MARGIN_MS + 1_500;
 		const late: number[] = [];
 		let release!: () => void;
 		const held = new Promise<void>((resolve) => (release = resolve));
@@ -65,7 +62,7 @@ describe('pollUntilFinal on a busy execution: no poll starts inside the last mar
 		let polls = 0;
 		/** A job that never finishes, polled in the one slot the execution has, `before` each read. */
 		const unfinished = (before: () => Promise<void> | void) =>
-			pollUntilFinal(
+			polling.pollUntilFinal(
 				{ status: 'IN_PROGRESS' },
 				{
 					fetch: async () => {
@@ -84,9 +81,9 @@ describe('pollUntilFinal on a busy execution: no poll starts inside the last mar
 		});
 		// B: due every 100 ms, always waiting for A's slot.
 		const b = unfinished(() => {
-			if (deadline - Date.now() < LAST_POLL_MARGIN_MS) late.push(Date.now());
+			if (deadline - Date.now() < polling.LAST_POLL_MARGIN_MS) late.push(Date.now());
 		});
-		while (deadline - Date.now() >= LAST_POLL_MARGIN_MS - 200)
+		while (deadline - Date.now() >= polling.LAST_POLL_MARGIN_MS - 200)
 			await new Promise((resolve) => setTimeout(resolve, 20));
 		release();
 		const results = await Promise.all([a, b]);

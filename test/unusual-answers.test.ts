@@ -4,9 +4,9 @@
  * fail before its fix.
  */
 import { extractGet } from './helpers/params';
-import { useEmulator, runNode } from './helpers/setup';
+import { useNode } from './helpers/setup';
 
-const emulator = useEmulator({ processingMs: 0 });
+const { emulator, runNode } = useNode({ processingMs: 0 });
 
 afterEach(() => emulator().clearFaults());
 
@@ -30,7 +30,7 @@ function serve(body: string, contentType: string): void {
 describe('Answers that are valid but unusual', () => {
 	it('JSON after a UTF-8 byte-order mark is read (it was refused as "text that is not JSON")', async () => {
 		serve(`\uFEFF${JSON.stringify(extract())}`, 'application/json');
-		const { items, error } = await runNode(emulator(), get);
+		const { items, error } = await runNode(get);
 		expect({ error: error?.message, id: items[0]?.json.id }).toEqual({
 			error: undefined,
 			id: UUID,
@@ -47,7 +47,7 @@ describe('Answers that are valid but unusual', () => {
 				encoding: 'latin1',
 			},
 		]);
-		const { items, error } = await runNode(emulator(), get);
+		const { items, error } = await runNode(get);
 		// Simplify (on by default) puts the extracted fields at the top level.
 		expect({ error: error?.message, supplier: items[0]?.json.supplier }).toEqual({
 			error: undefined,
@@ -58,7 +58,7 @@ describe('Answers that are valid but unusual', () => {
 	it('JSON nested 10,000 deep is refused with a clear error (it was "Maximum call stack size exceeded")', async () => {
 		const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
 		serve(`{"id":"${UUID}","status":"FINISHED","result":${deep}}`, 'application/json');
-		const { error } = await runNode(emulator(), get);
+		const { error } = await runNode(get);
 		expect(error?.message).toBe(
 			'The service answered HTTP 200 with JSON nested deeper than 256 levels instead of a JSON object',
 		);
@@ -69,7 +69,7 @@ describe('Answers that are valid but unusual', () => {
 			`{"id":"${UUID}","status":"FINISHED","result":{"__proto__":{"polluted":true},"total":12}}`,
 			'application/json',
 		);
-		const { items, error } = await runNode(emulator(), get);
+		const { items, error } = await runNode(get);
 		// Simplify (on by default) puts the extracted fields at the top level.
 		const json = items[0]?.json ?? {};
 		expect({

@@ -5,29 +5,18 @@ import type { IBinaryData } from 'n8n-workflow';
 
 import { runListSearch } from '../scripts/engine';
 import { attachments, byId, extractionCreate, listAll, onExtraction } from './helpers/params';
-import {
-	INVOICE_SCHEMA,
-	SAMPLE_RESULT,
-	WORKFLOW_WITH_SCHEMA,
-	apiRequests,
-	credentialsFor,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { INVOICE_SCHEMA, SAMPLE_RESULT, WORKFLOW_WITH_SCHEMA, useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator, runNode, credentialsFor, apiRequests, fileItem } = useNode();
 const bytesOf = async (binary: IBinaryData) =>
 	await Container.get(BinaryDataService).getAsBuffer(binary);
 const createExtraction = (extra: Record<string, unknown> = {}) =>
 	extractionCreate({ schema: byId(INVOICE_SCHEMA), ...extra });
 
 async function finishedExtraction(extra: Record<string, unknown> = {}) {
-	const { items, error } = await runNode(
-		emulator(),
-		createExtraction({ simplify: false, ...extra }),
-		[await fileItem()],
-	);
+	const { items, error } = await runNode(createExtraction({ simplify: false, ...extra }), [
+		await fileItem(),
+	]);
 	if (error) throw error;
 	return items[0].json as Record<string, any>;
 }
@@ -37,7 +26,6 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 		// Held until its second read: the first poll gets 202 IN_PROGRESS (§unversioned-4.3), the second
 		// 200 FINISHED.
 		const { items, error } = await runNode(
-			emulator(),
 			createExtraction({ options: { metadata: '{"emulator_hold": 2}' } }),
 			[await fileItem()],
 		);
@@ -48,7 +36,7 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 			document_name: 'invoice.pdf',
 			...SAMPLE_RESULT,
 		});
-		const log = apiRequests(emulator());
+		const log = apiRequests();
 		const job = `/extract/${String(items[0].json.id)}/`;
 		expect(log.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
 			'POST /extract/ 201',
@@ -73,13 +61,13 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 
 	it('gets, lists (with filters) and deletes an extraction', async () => {
 		const extraction = await finishedExtraction({ options: { metadata: '{"batch": "b-77"}' } });
-		const got = await runNode(emulator(), onExtraction('get', extraction.id));
+		const got = await runNode(onExtraction('get', extraction.id));
 		expect(got.items[0].json).toMatchObject({
 			id: extraction.id,
 			status: 'FINISHED',
 			invoice_number: 'INV-2026-0042',
 		});
-		const listed = await runNode(emulator(), {
+		const listed = await runNode({
 			resource: 'extraction',
 			operation: 'getAll',
 			returnAll: true,
@@ -87,18 +75,18 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 		});
 		expect(listed.items.map((i) => i.json.id)).toEqual([extraction.id]);
 		expect(
-			apiRequests(emulator()).find((r) => r.method === 'GET' && r.path === '/extract/')?.query,
+			apiRequests().find((r) => r.method === 'GET' && r.path === '/extract/')?.query,
 		).toMatchObject({ meta_key: 'batch', meta_value: 'b-77' });
-		const deleted = await runNode(emulator(), onExtraction('delete', extraction.id));
+		const deleted = await runNode(onExtraction('delete', extraction.id));
 		expect(deleted.items[0].json).toEqual({ id: extraction.id, deleted: true });
-		const gone = await runNode(emulator(), onExtraction('get', extraction.id));
+		const gone = await runNode(onExtraction('get', extraction.id));
 		expect(gone.error?.message).toBe(`Extraction ${extraction.id} was not found`);
 	});
 
 	it('downloads CSV (parses), JSON (equals the resource) and images (a zip listing the images)', async () => {
 		const extraction = await finishedExtraction();
 		const download = async (format: string) => {
-			const { items, error } = await runNode(emulator(), {
+			const { items, error } = await runNode({
 				resource: 'extraction',
 				operation: 'download',
 				extractionId: extraction.id,
@@ -117,10 +105,7 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 
 		const json = await download('json');
 		expect(json.fileName).toBe('invoice.json');
-		const resource = await runNode(
-			emulator(),
-			onExtraction('get', extraction.id, { simplify: false }),
-		);
+		const resource = await runNode(onExtraction('get', extraction.id, { simplify: false }));
 		const { document_url_absolute: _d, ...withoutAdded } = resource.items[0].json as Record<
 			string,
 			any
@@ -143,10 +128,7 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 			schema: { __rl: true, mode: 'list', value: '' },
 		});
 		expect(extraction.schema).toBeNull();
-		const { error } = await runNode(
-			emulator(),
-			onExtraction('download', extraction.id, { format: 'csv' }),
-		);
+		const { error } = await runNode(onExtraction('download', extraction.id, { format: 'csv' }));
 		expect(error?.message).toBe(
 			`Extraction ${extraction.id} has no schema: there is nothing to download`,
 		);
@@ -160,17 +142,17 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 				mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 			},
 		});
-		const { error } = await runNode(emulator(), createExtraction(), [docx]);
+		const { error } = await runNode(createExtraction(), [docx]);
 		expect(error?.message).toBe(
 			'The file "offer.docx" (application/vnd.openxmlformats-officedocument.wordprocessingml.document) is not a type the service accepts',
 		);
 		expect(String(error?.description)).toContain('.pdf, .png, .jpg, .jpeg');
-		expect(apiRequests(emulator())).toHaveLength(0);
+		expect(apiRequests()).toHaveLength(0);
 	});
 
 	it('says the token expired, from the 401 body', async () => {
-		const { error } = await runNode(emulator(), createExtraction(), [await fileItem()], {
-			credentials: credentialsFor(emulator(), { token: emulator().expiredToken }),
+		const { error } = await runNode(createExtraction(), [await fileItem()], {
+			credentials: credentialsFor({ token: emulator().expiredToken }),
 		});
 		expect(error?.message).toBe('The token has expired');
 		expect(JSON.stringify([error?.message, error?.description])).not.toContain(
@@ -182,7 +164,7 @@ describe('Extraction (§unversioned-4.1–4.4)', () => {
 		const before = emulator().getCredits();
 		emulator().setCredits(0);
 		try {
-			const { error } = await runNode(emulator(), createExtraction(), [await fileItem()]);
+			const { error } = await runNode(createExtraction(), [await fileItem()]);
 			expect(error?.message).toMatch(
 				/^Insufficient credits: credits: Insufficient credits: 1 needed, 0 available\./,
 			);
@@ -198,7 +180,7 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 			type: 'object',
 			properties: { po_number: { type: 'string', description: 'PO number' } },
 		};
-		const created = await runNode(emulator(), {
+		const created = await runNode({
 			resource: 'schema',
 			operation: 'create',
 			name: 'Purchase order',
@@ -214,14 +196,14 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 			additional_informations: 'PO numbers start with PO-',
 		});
 
-		const got = await runNode(emulator(), {
+		const got = await runNode({
 			resource: 'schema',
 			operation: 'get',
 			schema: byId(schema.id),
 		});
 		expect(got.items[0].json).toMatchObject({ id: schema.id, name: 'Purchase order' });
 
-		const updated = await runNode(emulator(), {
+		const updated = await runNode({
 			resource: 'schema',
 			operation: 'update',
 			schema: byId(schema.id),
@@ -233,21 +215,21 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 			description: 'PO fields',
 			schema: definition,
 		});
-		const put = apiRequests(emulator()).find((r) => r.method === 'PUT');
+		const put = apiRequests().find((r) => r.method === 'PUT');
 		expect(put?.path).toBe(`/schema/${schema.id}/`);
 
-		const all = await runNode(emulator(), listAll('schema'));
+		const all = await runNode(listAll('schema'));
 		expect(all.items.map((i) => i.json.name)).toEqual(
 			expect.arrayContaining(['Invoice', 'Purchase order v2']),
 		);
 
-		const deleted = await runNode(emulator(), {
+		const deleted = await runNode({
 			resource: 'schema',
 			operation: 'delete',
 			schema: byId(schema.id),
 		});
 		expect(deleted.items[0].json).toEqual({ id: schema.id, deleted: true });
-		const gone = await runNode(emulator(), {
+		const gone = await runNode({
 			resource: 'schema',
 			operation: 'get',
 			schema: byId(schema.id),
@@ -256,7 +238,7 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 	});
 
 	it('refuses a malformed definition before any request', async () => {
-		const { error } = await runNode(emulator(), {
+		const { error } = await runNode({
 			resource: 'schema',
 			operation: 'create',
 			name: 'x',
@@ -264,11 +246,11 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 			definition: '{"type": "object",',
 		});
 		expect(error?.message).toMatch(/^Parameter "Definition" is not valid JSON/);
-		expect(apiRequests(emulator())).toHaveLength(0);
+		expect(apiRequests()).toHaveLength(0);
 	});
 
 	it('lists schemas for the resource locator, filtered by name', async () => {
-		const credentials = credentialsFor(emulator());
+		const credentials = credentialsFor();
 		const all = await runListSearch('searchSchemas', {
 			parameters: { resource: 'schema', operation: 'get' },
 			credentials,
@@ -286,7 +268,6 @@ describe('Schema (§unversioned-4.5–4.9)', () => {
 
 	it('uses a schema picked from the list in an extraction', async () => {
 		const { items } = await runNode(
-			emulator(),
 			createExtraction({
 				schema: { __rl: true, mode: 'list', value: INVOICE_SCHEMA, cachedResultName: 'Invoice' },
 			}),
@@ -300,7 +281,6 @@ describe('Workflow → Upload (§unversioned-4.10)', () => {
 	it('uploads 2 files in one call and outputs one finished extraction per file', async () => {
 		const item = await attachments('one.pdf', 'two.pdf');
 		const { items, error } = await runNode(
-			emulator(),
 			{
 				resource: 'workflow',
 				operation: 'upload',
@@ -315,17 +295,15 @@ describe('Workflow → Upload (§unversioned-4.10)', () => {
 			items.every((i) => i.json.status === 'FINISHED' && i.json.invoice_number === 'INV-2026-0042'),
 		).toBe(true);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
-		const posts = apiRequests(emulator()).filter((r) => r.method === 'POST');
+		const posts = apiRequests().filter((r) => r.method === 'POST');
 		expect(posts.map((r) => r.path)).toEqual([`/workflow/${WORKFLOW_WITH_SCHEMA}/extract/`]);
 	});
 
 	it('names the workflow in a 404', async () => {
 		const id = '99999999-8888-4777-8666-555555555555';
-		const { error } = await runNode(
-			emulator(),
-			{ resource: 'workflow', operation: 'upload', workflowId: id },
-			[await fileItem()],
-		);
+		const { error } = await runNode({ resource: 'workflow', operation: 'upload', workflowId: id }, [
+			await fileItem(),
+		]);
 		expect(error?.message).toBe(`Workflow ${id} was not found`);
 	});
 });

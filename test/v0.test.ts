@@ -9,17 +9,9 @@ import {
 	onDocument,
 	parsingCreate,
 } from './helpers/params';
-import {
-	INVOICE_LINES_SCHEMA,
-	SAMPLE_PDF,
-	SAMPLE_RESULT,
-	apiRequests,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { INVOICE_LINES_SCHEMA, SAMPLE_PDF, SAMPLE_RESULT, useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator, runNode, apiRequests, fileItem } = useNode();
 const sha = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** A text PDF with one line of text per page. */
@@ -31,7 +23,6 @@ async function uploadDocument(
 	fileName = 'invoice.pdf',
 ) {
 	const { items, error } = await runNode(
-		emulator(),
 		{ resource: 'document', operation: 'upload', binaryPropertyName: 'data', ...extra },
 		[await fileItem({ data: { bytes, fileName } })],
 	);
@@ -59,7 +50,7 @@ describe('Document (§v0-4.1–4.4)', () => {
 			'four.pdf',
 		);
 		expect(doc.page_count).toBe(2);
-		expect(apiRequests(emulator()).find((r) => r.method === 'POST')?.query).toEqual({
+		expect(apiRequests().find((r) => r.method === 'POST')?.query).toEqual({
 			pdf_page_start: '2',
 			pdf_page_end: '3',
 		});
@@ -67,7 +58,7 @@ describe('Document (§v0-4.1–4.4)', () => {
 
 	it('gets a document by id', async () => {
 		const doc = await uploadDocument();
-		const { items } = await runNode(emulator(), onDocument('get', doc.id));
+		const { items } = await runNode(onDocument('get', doc.id));
 		expect(items[0].json).toMatchObject({ id: doc.id, filename: 'invoice.pdf' });
 	});
 
@@ -75,7 +66,6 @@ describe('Document (§v0-4.1–4.4)', () => {
 		const doc = await uploadDocument({}, SAMPLE_PDF, 'original-invoice.pdf');
 		emulator().clearLog();
 		const { items, error } = await runNode(
-			emulator(),
 			onDocument('download', doc.id, { binaryPropertyName: 'file' }),
 		);
 		expect(error).toBeUndefined();
@@ -85,12 +75,12 @@ describe('Document (§v0-4.1–4.4)', () => {
 		const { Container } = await import('@n8n/di');
 		const { BinaryDataService } = await import('n8n-core');
 		expect(sha(await Container.get(BinaryDataService).getAsBuffer(binary))).toBe(sha(SAMPLE_PDF));
-		const fileHits = apiRequests(emulator(), 'files');
+		const fileHits = apiRequests('files');
 		expect(fileHits).toHaveLength(1);
 		expect(fileHits[0].headers['x-api-key']).toBeUndefined();
-		expect(
-			apiRequests(emulator()).find((r) => r.path.endsWith('/download'))?.headers['x-api-key'],
-		).toBe(emulator().apiKey);
+		expect(apiRequests().find((r) => r.path.endsWith('/download'))?.headers['x-api-key']).toBe(
+			emulator().apiKey,
+		);
 	});
 
 	it('Get Many with Return All follows `next` over 3 pages when the service caps the page size', async () => {
@@ -101,7 +91,7 @@ describe('Document (§v0-4.1–4.4)', () => {
 		emulator().setMaxPageSize(2);
 		emulator().clearLog();
 		try {
-			const { items } = await runNode(emulator(), {
+			const { items } = await runNode({
 				resource: 'document',
 				operation: 'getAll',
 				returnAll: true,
@@ -114,9 +104,9 @@ describe('Document (§v0-4.1–4.4)', () => {
 				'paged-4.pdf',
 				'paged-5.pdf',
 			]);
-			expect(apiRequests(emulator()).map((r) => r.query.page)).toEqual(['1', '2', '3']);
+			expect(apiRequests().map((r) => r.query.page)).toEqual(['1', '2', '3']);
 			emulator().clearLog();
-			const limited = await runNode(emulator(), {
+			const limited = await runNode({
 				resource: 'document',
 				operation: 'getAll',
 				returnAll: false,
@@ -124,7 +114,7 @@ describe('Document (§v0-4.1–4.4)', () => {
 				filters: { search: 'pagination' },
 			});
 			expect(limited.items).toHaveLength(3);
-			expect(apiRequests(emulator()).map((r) => r.query.page)).toEqual(['1', '2']);
+			expect(apiRequests().map((r) => r.query.page)).toEqual(['1', '2']);
 		} finally {
 			emulator().setMaxPageSize(100);
 		}
@@ -134,14 +124,14 @@ describe('Document (§v0-4.1–4.4)', () => {
 		// Two documents of its own, so the Limit is tested when the test runs alone too.
 		await uploadDocument({ options: { filename: 'needle-report.pdf' } });
 		await uploadDocument({ options: { filename: 'hay.pdf' } });
-		const limited = await runNode(emulator(), {
+		const limited = await runNode({
 			resource: 'document',
 			operation: 'getAll',
 			returnAll: false,
 			limit: 2,
 		});
 		expect(limited.items).toHaveLength(2);
-		const found = await runNode(emulator(), {
+		const found = await runNode({
 			resource: 'document',
 			operation: 'getAll',
 			returnAll: true,
@@ -154,7 +144,6 @@ describe('Document (§v0-4.1–4.4)', () => {
 describe('Parsing (§v0-4.5–4.7)', () => {
 	it('parses a binary file into markdown containing its words, with absolute picture URLs', async () => {
 		const { items } = await runNode(
-			emulator(),
 			parsingCreate({ source: 'binary', options: { pictureDescriptionEnabled: true } }),
 			[await fileItem()],
 		);
@@ -172,13 +161,9 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 
 	it('parses an uploaded document by id and a single URL', async () => {
 		const doc = await uploadDocument();
-		const byId = await runNode(
-			emulator(),
-			parsingCreate({ source: 'documentId', documentId: doc.id }),
-		);
+		const byId = await runNode(parsingCreate({ source: 'documentId', documentId: doc.id }));
 		expect(byId.items[0].json).toMatchObject({ status: 'FINISHED', document: { id: doc.id } });
 		const byUrl = await runNode(
-			emulator(),
 			parsingCreate({ source: 'url', url: `${emulator().filesUrl}/static/a.pdf` }),
 		);
 		expect(byUrl.items[0].json.markdown_content).toContain('Static document A');
@@ -186,11 +171,9 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 
 	it('fans a list of 3 URLs out into 3 items, each paired to its input item', async () => {
 		const urls = ['a', 'b', 'c'].map((n) => `${emulator().filesUrl}/static/${n}.pdf`);
-		const { items } = await runNode(
-			emulator(),
-			parsingCreate({ source: 'urlList', urls: urls.join('\n') }),
-			[{ json: { batch: 1 } }],
-		);
+		const { items } = await runNode(parsingCreate({ source: 'urlList', urls: urls.join('\n') }), [
+			{ json: { batch: 1 } },
+		]);
 		expect(items).toHaveLength(3);
 		expect(items.map((i) => (i.json.document as { filename: string }).filename)).toEqual([
 			'a.pdf',
@@ -205,7 +188,7 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 		expect(items.every((i) => JSON.stringify(i.pairedItem) === JSON.stringify({ item: 0 }))).toBe(
 			true,
 		);
-		expect(apiRequests(emulator()).filter((r) => r.method === 'POST')).toHaveLength(1);
+		expect(apiRequests().filter((r) => r.method === 'POST')).toHaveLength(1);
 	});
 
 	it('outputs PARTIAL_FINISHED with the page counts, or fails it with "Treat Partial as Error"', async () => {
@@ -214,7 +197,7 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 			source: 'binary',
 			options: { metadata: '{"emulator_outcome": "PARTIAL_FINISHED"}' },
 		};
-		const { items } = await runNode(emulator(), parsingCreate(partial), [
+		const { items } = await runNode(parsingCreate(partial), [
 			await fileItem({ data: { bytes, fileName: 'three.pdf' } }),
 		]);
 		expect(items[0].json).toMatchObject({
@@ -225,7 +208,6 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 			error: expect.any(String),
 		});
 		const strict = await runNode(
-			emulator(),
 			parsingCreate({ ...partial, options: { ...partial.options, treatPartialAsError: true } }),
 			[await fileItem({ data: { bytes, fileName: 'three.pdf' } })],
 		);
@@ -235,13 +217,11 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 	});
 
 	it('gets a parsing and lists parsings by status', async () => {
-		const created = await runNode(emulator(), parsingCreate({ source: 'binary' }), [
-			await fileItem(),
-		]);
+		const created = await runNode(parsingCreate({ source: 'binary' }), [await fileItem()]);
 		const id = created.items[0].json.id;
-		const got = await runNode(emulator(), { resource: 'parsing', operation: 'get', parsingId: id });
+		const got = await runNode({ resource: 'parsing', operation: 'get', parsingId: id });
 		expect(got.items[0].json).toMatchObject({ id, status: 'FINISHED' });
-		const listed = await runNode(emulator(), {
+		const listed = await runNode({
 			resource: 'parsing',
 			operation: 'getAll',
 			returnAll: true,
@@ -249,8 +229,7 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 		});
 		expect(listed.items.map((i) => i.json.id)).toContain(id);
 		expect(
-			apiRequests(emulator()).find((r) => r.path === '/v0/parsing' && r.method === 'GET')?.query
-				.status,
+			apiRequests().find((r) => r.path === '/v0/parsing' && r.method === 'GET')?.query.status,
 		).toBe('FINISHED');
 	});
 });
@@ -258,30 +237,20 @@ describe('Parsing (§v0-4.5–4.7)', () => {
 describe('Extract from every source (§v0-4.8)', () => {
 	it('from a parsing ID, a document ID and a URL', async () => {
 		const doc = await uploadDocument();
-		const parsing = await runNode(
-			emulator(),
-			parsingCreate({ source: 'documentId', documentId: doc.id }),
-		);
+		const parsing = await runNode(parsingCreate({ source: 'documentId', documentId: doc.id }));
 		const fromParsing = await runNode(
-			emulator(),
 			extractCreate({ source: 'parsingId', parsingId: parsing.items[0].json.id }),
 		);
 		expect(fromParsing.items[0].json).toMatchObject({ status: 'FINISHED', ...SAMPLE_RESULT });
-		const posted = apiRequests(emulator()).filter(
-			(r) => r.method === 'POST' && r.path === '/v0/extract',
-		);
+		const posted = apiRequests().filter((r) => r.method === 'POST' && r.path === '/v0/extract');
 		expect(posted.at(-1)?.contentType).toMatch(/^application\/json/);
 
-		const fromDocument = await runNode(
-			emulator(),
-			extractCreate({ source: 'documentId', documentId: doc.id }),
-		);
+		const fromDocument = await runNode(extractCreate({ source: 'documentId', documentId: doc.id }));
 		expect(fromDocument.items[0].json).toMatchObject({
 			status: 'FINISHED',
 			invoice_number: 'INV-2026-0042',
 		});
 		const fromUrl = await runNode(
-			emulator(),
 			extractCreate({ source: 'url', url: `${emulator().filesUrl}/static/b.pdf` }),
 		);
 		expect(fromUrl.items[0].json).toMatchObject({ status: 'FINISHED', filename: 'b.pdf' });
@@ -289,13 +258,9 @@ describe('Extract from every source (§v0-4.8)', () => {
 
 	it('never sends both parsing and document: a saved workflow carrying both sends only the selected source', async () => {
 		const doc = await uploadDocument();
-		const parsing = await runNode(
-			emulator(),
-			parsingCreate({ source: 'documentId', documentId: doc.id }),
-		);
+		const parsing = await runNode(parsingCreate({ source: 'documentId', documentId: doc.id }));
 		// The emulator answers 400 "Provide either document or parsing, not both" if both arrive.
 		const { items, error } = await runNode(
-			emulator(),
 			extractCreate({
 				source: 'parsingId',
 				parsingId: parsing.items[0].json.id,
@@ -307,20 +272,16 @@ describe('Extract from every source (§v0-4.8)', () => {
 	});
 
 	it('refuses an empty or malformed source ID before any request', async () => {
-		const blank = await runNode(emulator(), extractCreate({ source: 'parsingId', parsingId: '' }));
+		const blank = await runNode(extractCreate({ source: 'parsingId', parsingId: '' }));
 		expect(blank.error?.message).toContain('Parameter "Parsing ID" is required'); // n8n's own check
 		const empty = await runNode(
-			emulator(),
 			extractCreate({ source: 'parsingId', parsingId: '={{ $json.parsing }}' }),
 			[{ json: { parsing: '' } }],
 		);
 		expect(empty.error?.message).toBe('Parameter "Parsing ID" is empty'); // ours, for expressions
-		const malformed = await runNode(
-			emulator(),
-			extractCreate({ source: 'documentId', documentId: 'doc-42' }),
-		);
+		const malformed = await runNode(extractCreate({ source: 'documentId', documentId: 'doc-42' }));
 		expect(malformed.error?.message).toBe('Parameter "Document ID" must be a UUID, got "doc-42"');
-		expect(apiRequests(emulator())).toHaveLength(0);
+		expect(apiRequests()).toHaveLength(0);
 	});
 
 	it('Split Into Items: one item per element of an array result', async () => {
@@ -331,7 +292,6 @@ describe('Extract from every source (§v0-4.8)', () => {
 			['Description: Delivery', 'Amount: 15.00'],
 		]);
 		const { items } = await runNode(
-			emulator(),
 			extractCreate({
 				source: 'binary',
 				schemaId: INVOICE_LINES_SCHEMA,
@@ -356,7 +316,6 @@ describe('Extract from every source (§v0-4.8)', () => {
 
 	it('passes the input binary through with "Include Input Binary"', async () => {
 		const { items } = await runNode(
-			emulator(),
 			extractCreate({ source: 'binary', options: { includeInputBinary: true } }),
 			[await fileItem()],
 		);
@@ -370,7 +329,7 @@ describe('Waiting, as users need it (§v0-3)', () => {
 
 	it('stops polling within a second when the execution is cancelled', async () => {
 		let cancelAt = 0;
-		const { run } = await runNode(emulator(), slowExtract({}), [await fileItem()], {
+		const { run } = await runNode(slowExtract({}), [await fileItem()], {
 			onStart: (execution) => {
 				setTimeout(() => {
 					cancelAt = Date.now();
@@ -382,13 +341,12 @@ describe('Waiting, as users need it (§v0-3)', () => {
 		expect(run.status).toBe('canceled');
 		expect(endedAt - cancelAt).toBeLessThan(1000);
 		await new Promise((resolve) => setTimeout(resolve, 6000)); // longer than the longest poll interval
-		const late = apiRequests(emulator()).filter((r) => r.at > cancelAt + 1000);
+		const late = apiRequests().filter((r) => r.at > cancelAt + 1000);
 		expect(late).toEqual([]);
 	});
 
 	it('On Timeout "Output Unfinished Item": outputs id and status, and a later Get resumes it', async () => {
 		const { items, error } = await runNode(
-			emulator(),
 			{
 				...slowExtract({
 					timeout: 2,
@@ -405,10 +363,7 @@ describe('Waiting, as users need it (§v0-3)', () => {
 			timedOut: true,
 		});
 		emulator().releaseJobs([String(items[0].json.id)]);
-		const resumed = await runNode(
-			emulator(),
-			extractGet(items[0].json.id, { waitForCompletion: true }),
-		);
+		const resumed = await runNode(extractGet(items[0].json.id, { waitForCompletion: true }));
 		expect(resumed.items[0].json).toMatchObject({
 			id: items[0].json.id,
 			status: 'FINISHED',
@@ -418,9 +373,7 @@ describe('Waiting, as users need it (§v0-3)', () => {
 
 	it('"All Binary Properties": 3 attachments become 3 jobs and 3 items with their file names, paired to the one input item', async () => {
 		const item = await attachments('first.pdf', 'second.pdf', 'third.pdf');
-		const { items } = await runNode(emulator(), extractWithOptions({ allBinaryProperties: true }), [
-			item,
-		]);
+		const { items } = await runNode(extractWithOptions({ allBinaryProperties: true }), [item]);
 		expect(items.map((i) => i.json.filename)).toEqual(['first.pdf', 'second.pdf', 'third.pdf']);
 		expect(items.every((i) => i.json.invoice_number === 'INV-2026-0042')).toBe(true);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 0 }]);
@@ -429,7 +382,6 @@ describe('Waiting, as users need it (§v0-3)', () => {
 	it('a comma-separated Input Binary Field uploads the named files only', async () => {
 		const item = await attachments('first.pdf', 'second.pdf', 'third.pdf');
 		const { items } = await runNode(
-			emulator(),
 			parsingCreate({ binaryPropertyName: 'attachment_2, attachment_0' }),
 			[item],
 		);
@@ -447,9 +399,9 @@ describe('Waiting, as users need it (§v0-3)', () => {
 					fileItem({ data: { bytes: SAMPLE_PDF, fileName: `doc-${i}.pdf` } }),
 				),
 			);
-			const { items } = await runNode(emulator(), extractCreate(), inputs);
+			const { items } = await runNode(extractCreate(), inputs);
 			expect(items.map((i) => i.json.filename)).toEqual(inputs.map((_, i) => `doc-${i}.pdf`));
-			const log = apiRequests(emulator());
+			const log = apiRequests();
 			const creates = log.filter((r) => r.method === 'POST');
 			const polls = log.filter((r) => r.method === 'GET');
 			expect(creates).toHaveLength(10);

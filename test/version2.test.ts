@@ -17,16 +17,9 @@ import {
 	listAll,
 	onExtraction,
 } from './helpers/params';
-import {
-	INVOICE_SCHEMA,
-	apiRequests,
-	credentialsFor,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { INVOICE_SCHEMA, useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator, runNode, credentialsFor, apiRequests, fileItem } = useNode();
 const description: INodeTypeDescription = new ExtractionService().description;
 
 afterEach(() => emulator().clearFaults());
@@ -105,11 +98,11 @@ describe('Execution Settings (version 2)', () => {
 			emulator().clearLog();
 			emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [{ status: 503 }]);
 			const parameters = listAll('document', { executionSettings: { maxRetries } });
-			return await runNode(emulator(), parameters, undefined, V2);
+			return await runNode(parameters, undefined, V2);
 		};
 		expect((await listAfter503(0)).error?.message).toBe('The service failed with HTTP 503');
 		expect((await listAfter503(1)).error).toBeUndefined();
-		expect(apiRequests(emulator()).map((r) => r.status)).toEqual([503, 200]);
+		expect(apiRequests().map((r) => r.status)).toEqual([503, 200]);
 	});
 });
 
@@ -161,13 +154,12 @@ describe('Options shown only where they apply (both versions)', () => {
 		).find((o) => o.name === 'pdfPageEnd');
 		expect(lastPage?.default).toBe(0);
 		const { error } = await runNode(
-			emulator(),
 			extractionWithOptions({ pdfPageEnd: 0 }),
 			[await fileItem()],
 			V2,
 		);
 		expect(error).toBeUndefined();
-		expect(apiRequests(emulator()).find((r) => r.method === 'POST')?.query).toEqual({});
+		expect(apiRequests().find((r) => r.method === 'POST')?.query).toEqual({});
 	});
 });
 
@@ -200,13 +192,11 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 
 	it('From List finds documents, parsings and extractions; the picked value runs', async () => {
 		const upload = await runNode(
-			emulator(),
 			{ resource: 'document', operation: 'upload', options: { filename: 'locator-needle.pdf' } },
 			[await fileItem()],
 		);
 		const documentId = String(upload.items[0].json.id);
 		const parsing = await runNode(
-			emulator(),
 			{
 				resource: 'parsing',
 				operation: 'create',
@@ -218,13 +208,12 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 		);
 		expect(parsing.error).toBeUndefined();
 		const extraction = await runNode(
-			emulator(),
 			extractionCreate({ schema: byId(INVOICE_SCHEMA) }),
 			[await fileItem()],
 			V2,
 		);
 		expect(extraction.error).toBeUndefined();
-		const credentials = credentialsFor(emulator());
+		const credentials = credentialsFor();
 
 		const documents = await runListSearch('searchDocuments', {
 			parameters: { resource: 'document', operation: 'get' },
@@ -248,7 +237,6 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 		expect(extractions.results.map((r) => r.value)).toContain(extraction.items[0].json.id);
 
 		const got = await runNode(
-			emulator(),
 			{
 				resource: 'document',
 				operation: 'get',
@@ -259,7 +247,6 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 		);
 		expect(got.items[0].json).toMatchObject({ id: documentId, filename: 'locator-needle.pdf' });
 		const gotById = await runNode(
-			emulator(),
 			onExtraction('get', byId(extraction.items[0].json.id)),
 			undefined,
 			V2,
@@ -271,12 +258,11 @@ describe('IDs with a list endpoint are resource locators (version 2)', () => {
 	});
 
 	it('a locator By ID that is not a UUID is refused by n8n before the node runs; an expression giving one, by the node', async () => {
-		const typed = await runNode(emulator(), onExtraction('get', byId('nope')), undefined, V2);
+		const typed = await runNode(onExtraction('get', byId('nope')), undefined, V2);
 		expect(typed.error?.message).toBe(
 			"The 'Extraction Service' node has issues:\n- Not a valid extraction ID: expected a UUID",
 		);
 		const mapped = await runNode(
-			emulator(),
 			onExtraction('get', byId('={{ $json.id }}')),
 			[{ json: { id: 'nope' } }],
 			V2,

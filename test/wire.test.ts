@@ -13,16 +13,9 @@ import {
 	extractionCreate,
 	parsingCreate,
 } from './helpers/params';
-import {
-	INVOICE_SCHEMA,
-	SAMPLE_PDF,
-	apiRequests,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { INVOICE_SCHEMA, SAMPLE_PDF, useNode } from './helpers/setup';
 
-const emulator = useEmulator();
+const { emulator, runNode, apiRequests, fileItem } = useNode();
 
 const METADATA = { batch: 'wire-1', source: 'email' };
 
@@ -36,11 +29,11 @@ beforeAll(async () => {
 async function createRequest(
 	path: string,
 	parameters: Record<string, unknown>,
-	input?: Parameters<typeof runNode>[2],
+	input?: Parameters<typeof runNode>[1],
 ): Promise<LoggedRequest> {
-	const { error } = await runNode(emulator(), { waitForCompletion: false, ...parameters }, input);
+	const { error } = await runNode({ waitForCompletion: false, ...parameters }, input);
 	expect(error).toBeUndefined();
-	const posts = apiRequests(emulator()).filter((r) => r.method === 'POST');
+	const posts = apiRequests().filter((r) => r.method === 'POST');
 	expect(posts.map((r) => `${r.path} ${r.status}`)).toEqual([`${path} 201`]);
 	return posts[0];
 }
@@ -186,7 +179,6 @@ describe('Parsing → Create (§v0-4.5) without options', () => {
 describe('Extract → Create (§v0-4.8) from a parsing', () => {
 	it('only Schema ID and the parsing, since the parsing options apply to a new parsing only', async () => {
 		const parsing = await runNode(
-			emulator(),
 			parsingCreate({ source: 'url', url: `${emulator().filesUrl}/static/a.pdf` }),
 		);
 		const parsingId = String(parsing.items[0].json.id);

@@ -18,7 +18,7 @@ import { listSearch } from './v1/methods';
  * Extraction IDs resource locators (From List / By ID). Version 3 changes the tool variant only:
  * operations that cost credits or change data are offered to an AI agent only with Allow Billed or
  * Destructive Operations on (`allowChanges`). The few parameters that differ carry
- * `@version` display options (actions/fields.ts); a workflow saved with version 1 keeps its
+ * `@version` display options (actions/fields/versions.ts); a workflow saved with version 1 keeps its
  * parameters and behaviour. A later change that diverges further would get its own folder beside
  * `v1/` behind a VersionedNodeType.
  */

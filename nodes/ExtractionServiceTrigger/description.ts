@@ -5,6 +5,7 @@ import {
 	filtersCollection,
 	searchFilter,
 } from '../ExtractionService/v1/helpers/filters';
+import { checkAgainstSchemaField } from '../ExtractionService/v1/helpers/completeness';
 import { simplifyField, splitIntoItemsField } from '../ExtractionService/v1/helpers/output';
 import { CREDENTIAL_TYPE } from '../ExtractionService/v1/transport';
 import { EVENTS, eventsOf, eventsWith } from './poll/events';
@@ -52,6 +53,10 @@ export const properties: INodeProperties[] = [
 		placeholder: 'Add option',
 		default: {},
 		options: [
+			{
+				...checkAgainstSchemaField,
+				displayOptions: { show: { '/event': ['extractionFinished'] } },
+			},
 			{
 				displayName: 'Include Existing Since',
 				name: 'includeExistingSince',

@@ -1,352 +1,283 @@
 /**
- * End to end, part 3: the node as an AI agent's tool, in a real n8n 2.x (scripts/n8n/install.sh 2).
+ * End to end, part 3: the node as an AI agent's tool, in a real n8n 2.x (scripts/n8n/install.sh 2),
+ * with a person approving the calls that change data.
  *
- *   npx tsx scripts/e2e/agent.ts                  # opt-in; a warm run takes about half a minute
- *   npx tsx scripts/e2e/agent.ts --keep --verbose # keep the throwaway folder, print n8n's output
+ *   npm run test:e2e:agent                         # about a minute warm
+ *   npx tsx scripts/e2e/agent.ts --keep --verbose  # keep the throwaway folder, print n8n's output
  *
- * Options: --no-install (use the n8n cache as it is), --no-build, --keep (keep the throwaway folder,
- * with model-requests.json: every request the scripted model got), --verbose, --timeout S
- * (`n8n execute`, default 300), --search TEXT (what the scripted model searches for, default "invoice").
+ * Options: --no-install, --no-build, --keep (the folder keeps model-requests.json: every request the
+ * scripted model got), --verbose, --search TEXT (what the model searches for, default "invoice").
  *
- * No queue mode here: this part tests the agent ↔ tool ↔ model round trip, not the deployment, so
- * it runs one `n8n execute` on n8n's default SQLite database (the queue-mode stack is run.ts).
+ * examples/workflows/ai-agent-with-approval.json runs as it is, published (n8n-with-package.ts): a
+ * public chat trigger, the AI Agent (version 3) with an OpenAI Chat Model whose credential points at
+ * agent-model.ts — a SCRIPTED stub standing in for a chat model, which cannot exist here — the read
+ * tools connected to the agent, the data-changing tools behind "Approve in Chat" (n8n's chatHitlTool).
+ * This run chats as the hosted chat page does: POST /webhook/<id>/chat, then the /chat WebSocket
+ * (answering heartbeats) for the messages, and "clicks" a button by GETting its link.
  *
- * The pieces, all on 127.0.0.1 and throwaway:
- * - the service emulator (emulator/launch.ts); one extraction is created there first (a PDF
- *   invoice, the seeded Invoice schema) so that the tool has something to find;
- * - agent-model.ts: a SCRIPTED OpenAI-compatible chat completions server. It is a stub standing in
- *   for a chat model, which cannot exist here: it asks for the tool "Find Extractions" with
- *   `{"search": "invoice"}`, then answers with a sentence quoting the extraction id it finds in
- *   the tool result that n8n sent back. It logs every request;
- * - n8n 2.41.1 with this package installed as a community package (the packed tarball, as run.ts);
- *   an OpenAI credential whose Base URL (`url`) points at the stub; the Extraction Service token
- *   credential pointing at the emulator;
- * - the workflow: the AI Agent, the OpenAI Chat Model and the two tool nodes of
- *   examples/workflows/ai-agent-tool.json, taken from that file as they are, with its chat trigger
- *   replaced by Manual Trigger → Set (`chatInput`), since `n8n execute` cannot start a chat trigger.
- *   (Built here rather than as a new file in examples/workflows/: every file there must have a check
- *   in scripts/n8n/checks.ts for `npm run test:n8n`.)
+ * 1. "Which extraction holds invoice INV-AGENT-7731?": the stub asks for Find_Extractions; checked:
+ *    the tools were offered, the chat input reached the model, the emulator saw
+ *    `GET /extract/?search=invoice`, the tool's result (with the extraction's id) went back to the
+ *    model, and the answer in the chat quotes that id.
+ * 2. "Delete the extraction <id>": the stub asks for Delete_Extraction; checked: the chat shows the
+ *    call with Approve and Decline while the emulator saw no DELETE; after Approve it saw
+ *    `DELETE /extract/<id>/` and the answer quotes the id.
+ * 3. The same for another extraction, declined: no DELETE, and the model is told the user rejected it.
  *
- * Checked: the stub got a request offering the tools; the model's tool call reached the tool (the
- * emulator saw `GET /extract/?search=invoice`); the next request to the stub carries a `tool`
- * message answering that call whose content holds the extraction's id; the agent's output (from
- * `n8n execute --rawOutput`) contains the id the stub quoted. The last line:
+ * The last lines:
  *
  *   agent: tool called 1 time, result reached the answer
- *
- * Exit code 0 only when every check passed.
+ *   agent: Delete_Extraction waited for approval, ran after Approve, not after Decline
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { on } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { launchEmulator } from '../../emulator/launch';
-import { makePdf } from '../../emulator/sample-pdf';
-import { numberFlag, readArgs, RUNNER_FLAGS, runnerOptions, type RunnerOptions } from '../lib/args';
-import { Checks } from '../lib/checks';
-import {
-	buildAndPack,
-	installLine,
-	installPackageInto,
-	lastJsonDocument,
-	n8nCli,
-	n8nEnv,
-	n8nImport,
-	TOKEN_CREDENTIAL,
-} from '../lib/n8n';
-import { freePort } from '../lib/ports';
-import { cleanUpNow, removeAtExit, ROOT, runMain, secs, tail } from '../lib/processes';
-import { SEEDED_INVOICE_SCHEMA } from '../n8n/examples';
-import { startScriptedModel, type ModelRequest } from './agent-model';
-import { makeRunRoot } from './services';
+import WebSocket from 'ws';
 
-const EXAMPLE = path.join(ROOT, 'examples', 'workflows', 'ai-agent-tool.json');
-const WORKFLOW_ID = 'e2eAiAgentTool01';
-const OPENAI_CREDENTIAL = {
-	id: 'e2eOpenAiStub01',
-	name: 'Scripted Model (stub)',
-	type: 'openAiApi',
-};
+import type { EmulatorProcess } from '../../emulator/launch';
+import { readArgs, RUNNER_FLAGS, runnerOptions, type RunnerOptions } from '../lib/args';
+import { Checks } from '../lib/checks';
+import { runMain } from '../lib/processes';
+import { startScriptedModel, text, type ModelRequest } from './agent-model';
+import { createExtraction, finish, requestLine, startPublished } from './n8n-with-package';
+
 const INVOICE_NUMBER = 'INV-AGENT-7731';
-const CHAT_INPUT = `Which extraction holds invoice ${INVOICE_NUMBER}? Give me its id.`;
+const FIND_INPUT = `Which extraction holds invoice ${INVOICE_NUMBER}? Give me its id.`;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 interface Options extends RunnerOptions {
-	timeoutS: number;
 	search: string;
 }
 
 function parseArgs(): Options {
-	const { values: v } = readArgs(__filename, {
-		...RUNNER_FLAGS,
-		timeout: { type: 'string' },
-		search: { type: 'string' },
-	});
-	return {
-		...runnerOptions(v),
-		timeoutS: numberFlag('timeout', v.timeout, 300, 10),
-		search: v.search ?? 'invoice',
-	};
+	const { values: v } = readArgs(__filename, { ...RUNNER_FLAGS, search: { type: 'string' } });
+	return { ...runnerOptions(v), search: v.search ?? 'invoice' };
 }
 
 const checks = new Checks();
 const check = checks.check.bind(checks);
 
-type Node = {
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	credentials?: Record<string, { id: string; name: string }>;
-} & Record<string, unknown>;
-type Workflow = {
-	nodes: Node[];
-	connections: Record<
-		string,
-		Record<string, Array<Array<{ node: string; type: string; index: number }>>>
-	>;
-} & Record<string, unknown>;
+/** A message the chat shows: text, or (a send-and-wait approval) text with buttons. */
+interface ChatMessage {
+	text: string;
+	buttons: Array<{ text: string; link: string }>;
+}
 
-/** examples/workflows/ai-agent-tool.json with Manual Trigger → Set (chatInput) instead of its chat trigger, the model's credential set. */
-function agentWorkflow(): Workflow {
-	const example = JSON.parse(readFileSync(EXAMPLE, 'utf8')) as Workflow;
-	const chatTrigger = example.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
-	const agent = example.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.agent');
-	if (!chatTrigger || !agent) throw new Error(`${EXAMPLE} has no chat trigger or no AI Agent`);
-	const nodes: Node[] = example.nodes
-		.filter((n) => n !== chatTrigger && n.type !== 'n8n-nodes-base.stickyNote')
-		.map((n) =>
-			n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi'
-				? {
-						...n,
-						credentials: { openAiApi: { id: OPENAI_CREDENTIAL.id, name: OPENAI_CREDENTIAL.name } },
-					}
-				: n,
-		);
-	nodes.push(
-		{
-			id: 'a9e2e000-0000-4000-8000-000000000001',
-			name: 'Start',
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [-240, 0],
-			parameters: {},
-		},
-		{
-			id: 'a9e2e000-0000-4000-8000-000000000002',
-			name: 'Chat Message',
-			type: 'n8n-nodes-base.set',
-			typeVersion: 3.4,
-			position: [0, 0],
-			parameters: {
-				mode: 'manual',
-				assignments: {
-					assignments: [
-						{
-							id: 'a9e2e000-0000-4000-8000-000000000003',
-							name: 'chatInput',
-							value: CHAT_INPUT,
-							type: 'string',
-						},
-					],
-				},
-				options: {},
-			},
-		},
-	);
-	const connections = { ...example.connections };
-	delete connections[chatTrigger.name];
-	connections.Start = { main: [[{ node: 'Chat Message', type: 'main', index: 0 }]] };
-	connections['Chat Message'] = { main: [[{ node: agent.name, type: 'main', index: 0 }]] };
+/**
+ * One conversation as n8n's hosted chat page has it: the message POSTed to the chat trigger's
+ * production URL (`{action: 'sendMessage', sessionId, chatInput}` → `{executionId, resumeToken}`),
+ * then that execution's `/chat` WebSocket, answering its heartbeats.
+ *
+ * @returns `next()`: the next message the chat shows (rejects when the socket closes first, or 4
+ *   minutes after the start); `close()`
+ * @throws Error when the trigger does not start an execution
+ */
+async function startChat(baseUrl: string, webhookId: string, chatInput: string) {
+	const sessionId = randomUUID();
+	const res = await fetch(`${baseUrl}/webhook/${webhookId}/chat`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
+		signal: AbortSignal.timeout(30_000),
+	});
+	const started = (await res.json()) as { executionId?: string; resumeToken?: string };
+	if (!started.executionId)
+		throw new Error(`chat trigger → ${res.status}: ${JSON.stringify(started)}`);
+	const { executionId, resumeToken: token = '' } = started;
+	const query = new URLSearchParams({ sessionId, executionId, isPublic: 'true', token });
+	const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/chat?${query.toString()}`);
+	ws.on('message', (d) => void (String(d) === 'n8n|heartbeat' && ws.send('n8n|heartbeat-ack')));
+	const messages = on(ws, 'message', { close: ['close'], signal: AbortSignal.timeout(240_000) });
 	return {
-		...example,
-		id: WORKFLOW_ID,
-		name: 'E2E: AI Agent with the Extraction Service tool (scripted model)',
-		active: false,
-		nodes,
-		connections,
-		pinData: {},
+		async next(): Promise<ChatMessage> {
+			for (let r = await messages.next(); !r.done; r = await messages.next()) {
+				const s = String((r.value as unknown[])[0]);
+				if (s.startsWith('n8n|')) continue;
+				const m = (s.startsWith('{') ? JSON.parse(s) : { text: s }) as Partial<ChatMessage>;
+				return { text: m.text ?? '', buttons: m.buttons ?? [] };
+			}
+			throw new Error('the chat closed without a message');
+		},
+		close: () => ws.close(),
 	};
 }
 
-/** The last JSON document in stdout (n8n 2.x prints log lines before it), as scripts/n8n/run-examples.ts reads it. */
-/** The JSON of a node's output items in an IRun. */
-function nodeJson(run: Record<string, unknown>, node: string): Array<Record<string, unknown>> {
-	const runData = (
-		run.data as
-			| {
-					resultData?: {
-						runData?: Record<
-							string,
-							Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>
-						>;
-					};
-			  }
-			| undefined
-	)?.resultData?.runData;
-	return (runData?.[node] ?? []).flatMap((r) => r.data?.main?.[0] ?? []).map((i) => i.json);
-}
+/** The `tool` messages of a request to the model. */
+const toolMessages = (req: ModelRequest) => req.body.messages.filter((m) => m.role === 'tool');
 
-/** The ids of the tool calls in an assistant message the stub sent, and the `tool` messages n8n sent back. */
-function toolMessages(req: ModelRequest): Array<{ tool_call_id?: string; content: string }> {
-	return req.body.messages
-		.filter((m) => m.role === 'tool')
-		.map((m) => ({
-			tool_call_id: m.tool_call_id,
-			content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
-		}));
+/** A browser's User-Agent: n8n answers a bot's GET of an approval link (a link preview) with nothing. */
+const BROWSER =
+	'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
+
+/** The text lines of a one-page invoice. */
+const invoice = (number: string) => [`Invoice number: ${number}`, 'Total: 77.31 EUR'];
+
+/** The emulator's API requests since `from` with this method and a path matching `pattern`. */
+const seenSince = (emulator: EmulatorProcess, from: number, method: string, pattern: RegExp) =>
+	emulator.requests
+		.slice(from)
+		.filter((q) => q.origin === 'api' && q.method === method && pattern.test(q.path));
+
+/**
+ * Asks the agent to delete extraction `id`, checks that the chat asks first while nothing was
+ * deleted, clicks `button` and checks what the service and the model saw then.
+ *
+ * @returns whether the round's checks passed
+ */
+async function approvalRound(
+	at: {
+		url: string;
+		webhookId: string;
+		emulator: EmulatorProcess;
+		model: { requests: ModelRequest[] };
+	},
+	id: string,
+	button: 'Approve' | 'Decline',
+): Promise<boolean> {
+	const { emulator, model } = at;
+	const from = emulator.requests.length;
+	const asked = model.requests.length;
+	const deletes = () => seenSince(emulator, from, 'DELETE', new RegExp(`^/extract/${id}/?$`));
+	const chat = await startChat(at.url, at.webhookId, `Delete the extraction ${id}.`);
+	try {
+		const ask = await chat.next();
+		await emulator.settle();
+		const labels = ask.buttons.map((b) => b.text);
+		check(
+			`${button}: the chat asks before Delete_Extraction runs, and nothing was deleted`,
+			ask.text.includes('Delete_Extraction') &&
+				ask.text.includes(id) &&
+				labels.includes('Approve') &&
+				labels.includes('Decline') &&
+				deletes().length === 0,
+			`chat: ${JSON.stringify(ask.text.slice(0, 200))} [${labels.join(' | ')}]; DELETEs seen: ${deletes().length}`,
+		);
+		const clicked = await fetch(ask.buttons.find((b) => b.text === button)?.link ?? '', {
+			headers: { 'user-agent': BROWSER },
+			signal: AbortSignal.timeout(30_000),
+		});
+		await clicked.text();
+		const reply = await chat.next();
+		await emulator.settle();
+		const seen = deletes();
+		const told = model.requests.slice(asked).flatMap(toolMessages).map(text).join(' ');
+		const detail = `GET the ${button} link → ${clicked.status}; emulator: ${seen.map(requestLine).join(', ') || 'no DELETE'}`;
+		return button === 'Approve'
+			? check(
+					'after Approve the tool ran: the service saw the DELETE, the answer has the id',
+					clicked.status === 200 &&
+						seen.length === 1 &&
+						seen[0].status < 300 &&
+						reply.text.includes(id),
+					`${detail}; chat: ${reply.text.slice(0, 200)}`,
+				)
+			: check(
+					'after Decline the tool did not run, and the model was told so',
+					clicked.status === 200 && seen.length === 0 && /rejected/i.test(told),
+					`${detail}; tool message: ${told.slice(0, 200)}`,
+				);
+	} catch (err) {
+		return check(`${button}: the approval round`, false, (err as Error).message);
+	} finally {
+		chat.close();
+	}
 }
 
 async function main(): Promise<number> {
 	const opts = parseArgs();
-	const t0 = Date.now();
-	const n8n = await installLine('2', { install: opts.install });
-	console.log(
-		`n8n ${n8n.info.version} ${n8n.installed ? 'installed now' : 'cached'} (${secs(n8n.ms)})`,
-	);
-	const root = makeRunRoot('n8n-es-agent-');
-	removeAtExit(root, opts.keep);
-	console.log(`Throwaway folder: ${root}${opts.keep ? ' (kept)' : ''}`);
-	const { tarball, ms: packMs } = await buildAndPack(root, opts.build);
-	console.log(`build + pack: ${secs(packMs)}`);
-
-	const emulator = await launchEmulator({ processingMs: 300, quiet: true });
 	const model = await startScriptedModel({
-		toolName: /find/i,
-		toolArguments: { search: opts.search },
-		idPattern: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/,
+		toolCall: (message) =>
+			/^Delete/.test(message)
+				? { tool: /^Delete_Extraction$/, arguments: { extractionId: UUID.exec(message)?.[0] } }
+				: { tool: /find/i, arguments: { search: opts.search } },
+		idPattern: UUID,
 	});
-	console.log(`emulator ${emulator.url}, scripted model ${model.url}`);
-
-	// the extraction the agent is to find
-	const form = new FormData();
-	const pdf = await makePdf([
-		[
-			{ text: 'INVOICE', bold: true, size: 20 },
-			'',
-			`Invoice number: ${INVOICE_NUMBER}`,
-			'Invoice date: 2026-11-22',
-			'Vendor: Agent Test Supplies',
-			'Total: 77.31 EUR',
-			'Currency: EUR',
-		],
-	]);
-	form.append(
-		'document',
-		new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }),
-		'agent-invoice.pdf',
-	);
-	form.append('server', 'EU-1');
-	form.append('schema', SEEDED_INVOICE_SCHEMA);
-	const created = await fetch(`${emulator.url}/extract/`, {
-		method: 'POST',
-		headers: { authorization: emulator.token },
-		body: form,
-		signal: AbortSignal.timeout(30_000),
+	let found = '';
+	const run = await startPublished('agent', opts, 'ai-agent-with-approval.json', async (em, ex) => {
+		found = await createExtraction(em, 'agent-invoice.pdf', invoice(INVOICE_NUMBER));
+		console.log(`emulator ${em.url}, scripted model ${model.url}; extraction ${found} created`);
+		const openAi = ex.workflow.nodes.find((n) => n.type.endsWith('.lmChatOpenAi'))?.credentials;
+		const { openAiApi } = (openAi ?? {}) as Record<string, object>;
+		if (!openAiApi) throw new Error('the example has no OpenAI Chat Model with a credential');
+		const data = { apiKey: 'sk-scripted-stub', url: `${model.url}/v1` };
+		return { credentials: [{ ...openAiApi, type: 'openAiApi', data }] };
 	});
-	const extraction = (await created.json()) as { id?: string };
-	if (created.status !== 201 || !extraction.id)
-		throw new Error(
-			`creating the extraction at the emulator: ${created.status} ${JSON.stringify(extraction).slice(0, 300)}`,
-		);
-	const extractionId = extraction.id;
-	console.log(
-		`extraction created at the emulator: ${extractionId} (agent-invoice.pdf, ${INVOICE_NUMBER})`,
-	);
+	const { emulator, ctx } = run;
+	const trigger = run.workflow.nodes.find((n) => n.type.endsWith('.chatTrigger'));
+	const webhookId = String(trigger?.webhookId ?? '');
 
-	// n8n: one user folder, SQLite, the package unpacked as a community package
-	const userFolder = path.join(root, 'n8n');
-	const filesDir = path.join(root, 'files');
-	mkdirSync(filesDir, { recursive: true });
-	await installPackageInto(userFolder, tarball);
-	const env = n8nEnv({ line: n8n.info, userFolder, filesDir, brokerPort: await freePort() });
-	const cli = n8nCli(n8n.info, userFolder, env, opts.verbose ? 'n8n| ' : undefined);
-	const tSetup = Date.now();
-	const credentials = [
-		{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
-		{ ...OPENAI_CREDENTIAL, data: { apiKey: 'sk-scripted-stub', url: `${model.url}/v1` } },
-	];
-	await n8nImport(cli, 'credentials', path.join(root, 'credentials.json'), credentials, 300_000);
-	await n8nImport(cli, 'workflow', path.join(root, 'workflow.json'), agentWorkflow());
-	console.log(`n8n database + import: ${secs(Date.now() - tSetup)}`);
-
-	const emulatorBefore = emulator.requests.length;
-	const tExec = Date.now();
-	const r = await cli(['execute', `--id=${WORKFLOW_ID}`, '--rawOutput'], opts.timeoutS * 1000);
-	console.log(
-		`n8n execute: exit ${r.code}${r.timedOut ? ' (timed out)' : ''}, ${secs(Date.now() - tExec)}`,
-	);
-	if (r.code !== 0 && !opts.verbose) console.log(tail(`${r.stdout}\n${r.stderr}`, 40));
-	await emulator.settle();
-
-	// what the stub saw (also in model-requests.json, with --keep)
-	const calls = model.requests;
-	writeFileSync(path.join(root, 'model-requests.json'), JSON.stringify(calls, null, 2));
-	for (const [i, q] of calls.entries()) {
-		console.log(
-			`model request ${i + 1}: POST ${q.path} stream=${q.body.stream === true} model=${q.body.model} tools=[${(q.body.tools ?? []).map((t) => t.function?.name).join(', ')}] ` +
-				`messages=[${q.body.messages.map((m) => m.role).join(', ')}] → ${q.answer}`,
-		);
-	}
+	// 1. a read tool runs without asking anyone
+	const before = emulator.requests.length;
+	const findChat = await startChat(ctx.url, webhookId, FIND_INPUT);
+	const answer = await findChat.next().catch((err: Error) => ({ text: err.message, buttons: [] }));
+	findChat.close();
+	const calls = [...model.requests];
 	const toolCalls = calls.filter((q) => q.toolCallId);
-	const first = calls[0];
+	const [first] = calls;
+	const offered = (first?.body.tools ?? []).map((t) => t.function?.name).join(', ');
 	check(
 		'the model was asked, with the tools offered',
-		!!first && (first.body.tools ?? []).some((t) => /find/i.test(t.function?.name ?? '')),
+		/find/i.test(offered),
 		first
-			? `first request offers ${(first.body.tools ?? []).map((t) => t.function?.name).join(', ') || 'no tools'}`
+			? `first request offers ${offered || 'no tools'}`
 			: 'no request reached the scripted model',
 	);
+	const userMessage = first?.body.messages.find((m) => m.role === 'user');
 	check(
 		'the chat input reached the model',
-		!!first &&
-			first.body.messages.some(
-				(m) => m.role === 'user' && String(m.content).includes(INVOICE_NUMBER),
-			),
-		first
-			? `user message: ${JSON.stringify(first.body.messages.find((m) => m.role === 'user')?.content ?? null).slice(0, 160)}`
-			: '-',
+		!!userMessage && text(userMessage).includes(INVOICE_NUMBER),
+		`user message: ${userMessage ? text(userMessage).slice(0, 160) : '-'}`,
 	);
-	const searches = emulator.requests
-		.slice(emulatorBefore)
-		.filter((q) => q.origin === 'api' && q.method === 'GET' && /\/extract\/?$/.test(q.path));
-	const searchedWith = searches.map((q) => q.query.search);
+	const searches = seenSince(emulator, before, 'GET', /^\/extract\/?$/);
 	check(
 		`the tool ran with the model's arguments (search "${opts.search}")`,
-		toolCalls.length === 1 && searchedWith.length === 1 && searchedWith[0] === opts.search,
-		`${toolCalls.length} tool call(s) asked for; emulator: ${searches.map((q) => `${q.method} ${q.path}?search=${String(q.query.search)} → ${q.status}`).join(', ') || 'no list request'}`,
+		toolCalls.length === 1 && searches.length === 1 && searches[0].query.search === opts.search,
+		`${toolCalls.length} tool call(s) asked for; emulator: ${searches.map(requestLine).join(', ') || 'no list request'}`,
 	);
-	const answered = calls.find((q) => q.toolCallId === undefined && toolMessages(q).length > 0);
-	const toolResult = answered
-		? toolMessages(answered).find((m) => m.tool_call_id === toolCalls[0]?.toolCallId)
-		: undefined;
+	const toolResult = calls
+		.flatMap(toolMessages)
+		.find((m) => m.tool_call_id === toolCalls[0]?.toolCallId);
 	check(
 		'the tool result went back to the model, with the extraction id',
-		!!toolResult && toolResult.content.includes(extractionId),
+		!!toolResult && text(toolResult).includes(found),
 		toolResult
-			? `tool message for ${toolResult.tool_call_id}: ${toolResult.content.slice(0, 200)}`
+			? `tool message for ${toolResult.tool_call_id}: ${text(toolResult).slice(0, 200)}`
 			: 'no request carried a tool message answering the call',
 	);
-	const run = lastJsonDocument(r.stdout);
-	const output = run ? nodeJson(run, 'AI Agent').map((j) => j.output) : [];
-	const answer = typeof output[0] === 'string' ? output[0] : '';
 	check(
 		"the agent's answer quotes the extraction id",
-		r.code === 0 && answer.includes(extractionId),
-		`AI Agent output: ${JSON.stringify(output).slice(0, 300)}`,
+		answer.text.includes(found),
+		`chat message: ${answer.text.slice(0, 300)}`,
 	);
 
-	await Promise.all([emulator.stop(), model.stop()]);
-	cleanUpNow();
-	const failed = checks.failed;
-	console.log(`\n${checks.summary(`; whole run ${secs(Date.now() - t0)}`)}`);
-	const ok = failed.length === 0;
-	const ran = searches.length;
-	console.log(
-		ok
-			? `agent: tool called ${ran} time${ran === 1 ? '' : 's'}, result reached the answer`
-			: `agent: FAILED (${failed.map((f) => f.name).join('; ')})`,
+	// 2 and 3. a data-changing tool waits for a person (extractions made now: the search above lists every invoice)
+	const round = async (button: 'Approve' | 'Decline') => {
+		const id = await createExtraction(emulator, `agent-${button}.pdf`, invoice(`INV-${button}`));
+		return approvalRound({ url: ctx.url, webhookId, emulator, model }, id, button);
+	};
+	const done = (await round('Approve')) && (await round('Decline'));
+
+	writeFileSync(
+		path.join(ctx.userFolder, '..', 'model-requests.json'),
+		JSON.stringify(model.requests, null, 2),
 	);
-	return ok ? 0 : 1;
+	for (const [i, q] of model.requests.entries())
+		console.log(
+			`model request ${i + 1}: stream=${q.body.stream === true} tools=[${(q.body.tools ?? []).map((t) => t.function?.name).join(', ')}] messages=[${q.body.messages.map((m) => m.role).join(', ')}] → ${q.answer}`,
+		);
+	await model.stop();
+	const ran = searches.length;
+	return finish(
+		run,
+		checks,
+		opts,
+		'agent',
+		done,
+		`agent: tool called ${ran} time${ran === 1 ? '' : 's'}, result reached the answer\n` +
+			'agent: Delete_Extraction waited for approval, ran after Approve, not after Decline',
+	);
 }
 
 runMain(main, {

@@ -10,8 +10,15 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 
 import { makePdf } from '../../emulator/sample-pdf';
 
-// ---------------------------------------------------------------------------------------------
-// the plan
+/** The fields of the Invoice schemas the run checks (and the review schema requires). */
+export const CHECKED_FIELDS = ['invoice_number', 'total_amount', 'currency'] as const;
+export type Invoice = { invoice_number: string; total_amount: number; currency: string };
+/** Their labels: each PDF's line `<label>: …`, and the review form's fields (the example's Review Invoice node). */
+export const LABELS: Record<keyof Invoice, string> = {
+	invoice_number: 'Invoice number',
+	total_amount: 'Total',
+	currency: 'Currency',
+};
 
 /** One attachment of a planned mail. */
 export interface PlannedAttachment {
@@ -19,10 +26,15 @@ export interface PlannedAttachment {
 	mimeType: string;
 	/** `document`: the workflow must extract it (one ERP row); `skip`: the workflow must drop it. */
 	kind: 'document' | 'skip';
-	/** For PDFs: what the seeded Invoice schema reads from it (PNG scans have no text: all null). */
-	expected?: { invoice_number: string; total_amount: number; currency: string };
+	/** A document's invoice as printed on it (what a person reads). */
+	invoice?: Invoice;
+	/** Fields of `invoice` the service cannot read: lines left out of the PDF; all of them on a scan. */
+	unreadable: Array<keyof Invoice>;
 	bytes: Buffer;
 }
+
+/** A document (an attachment the workflow must extract) and its mail. */
+export type PlannedDocument = { mail: PlannedMail; attachment: PlannedAttachment };
 
 /** One planned mail. */
 export interface PlannedMail {
@@ -33,12 +45,13 @@ export interface PlannedMail {
 	attachments: PlannedAttachment[];
 }
 
-/**
- * The rule the workflow's "Keep Documents" node applies (written in its sticky note too):
- * keep .pdf, .png, .jpg, .jpeg; skip every other type, and skip images named signature*, logo* or
- * image0* (mail clients' inline images) or smaller than {@link MIN_DOCUMENT_IMAGE_BYTES}.
- */
-export const MIN_DOCUMENT_IMAGE_BYTES = 8192;
+/** What the service extracts from a document: its invoice, null where unreadable. */
+export function extracted(a: PlannedAttachment): Record<keyof Invoice, string | number | null> {
+	const out = { invoice_number: null, total_amount: null, currency: null };
+	for (const f of CHECKED_FIELDS)
+		if (a.invoice && !a.unreadable.includes(f)) Object.assign(out, { [f]: a.invoice[f] });
+	return out;
+}
 
 /** A small deterministic PRNG (mulberry32), so that the same seed plans the same mails. */
 function prng(seed: number): () => number {
@@ -62,26 +75,22 @@ const VENDORS = [
 ];
 
 /** A grey-noise PNG of `width` × `height` (8-bit greyscale), like a small scan: it does not compress. */
-export function makePng(width: number, height: number, seed: number): Buffer {
+function makePng(width: number, height: number, seed: number): Buffer {
 	const rand = prng(seed);
 	const raw = Buffer.alloc((width + 1) * height);
-	for (let y = 0; y < height; y++) {
-		raw[y * (width + 1)] = 0; // filter: none
+	for (let y = 0; y < height; y++)
 		for (let x = 0; x < width; x++) raw[y * (width + 1) + 1 + x] = 180 + Math.floor(rand() * 76);
-	}
 	const chunk = (type: string, data: Buffer): Buffer => {
-		const len = Buffer.alloc(4);
-		len.writeUInt32BE(data.length);
 		const typeAndData = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-		const crc = Buffer.alloc(4);
-		crc.writeUInt32BE(crc32(typeAndData));
-		return Buffer.concat([len, typeAndData, crc]);
+		const frame = Buffer.alloc(8);
+		frame.writeUInt32BE(data.length, 0);
+		frame.writeUInt32BE(crc32(typeAndData), 4);
+		return Buffer.concat([frame.subarray(0, 4), typeAndData, frame.subarray(4)]);
 	};
 	const ihdr = Buffer.alloc(13);
 	ihdr.writeUInt32BE(width, 0);
 	ihdr.writeUInt32BE(height, 4);
-	ihdr[8] = 8; // bit depth
-	ihdr[9] = 0; // greyscale
+	ihdr[8] = 8; // bit depth; colour type 0 (greyscale), every row's filter byte 0 (none)
 	return Buffer.concat([
 		Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
 		chunk('IHDR', ihdr),
@@ -90,14 +99,25 @@ export function makePng(width: number, height: number, seed: number): Buffer {
 	]);
 }
 
+/** An attachment the workflow must drop. */
+function skip(fileName: string, mimeType: string, bytes: Buffer): PlannedAttachment {
+	return { fileName, mimeType, kind: 'skip', unreadable: [], bytes };
+}
+
 /**
  * Plans `count` mails for one load phase. Documents per mail: 0 (10 %), 1 (30 %), 2 (35 %) or
  * 3 (25 %), about 1.75 on average; 70 % of them PDFs (an invoice whose fields the emulator reads),
  * the others PNG scans of 24–40 KB. 30 % of the mails also carry notes.txt and 30 % a 30-byte-ish
- * signature.png, both of which the workflow must skip. Deterministic for (`seed`, `count`); `tag`
- * makes the Message-IDs and invoice numbers unique per run and phase.
+ * signature.png, both of which the workflow must skip. With `incomplete` > 0, that share of the
+ * PDFs lacks one checked field's line. Deterministic for (`seed`, `count`, `incomplete`); `tag`
+ * makes the Message-IDs and invoice numbers unique per run and phase. Returns the mails and their documents.
  */
-export async function planMails(count: number, seed: number, tag: string): Promise<PlannedMail[]> {
+export async function planMails(
+	count: number,
+	seed: number,
+	tag: string,
+	incomplete = 0,
+): Promise<{ mails: PlannedMail[]; docs: PlannedDocument[] }> {
 	const rand = prng(seed);
 	const signature = makePng(24, 8, seed ^ 0x5151);
 	const mails: PlannedMail[] = [];
@@ -105,58 +125,55 @@ export async function planMails(count: number, seed: number, tag: string): Promi
 		const r = rand();
 		const docs = r < 0.1 ? 0 : r < 0.4 ? 1 : r < 0.75 ? 2 : 3;
 		const vendor = VENDORS[Math.floor(rand() * VENDORS.length)];
+		const day = String(1 + (i % 28)).padStart(2, '0');
+		const n = String(i).padStart(4, '0');
 		const attachments: PlannedAttachment[] = [];
 		for (let k = 1; k <= docs; k++) {
+			const invoice_number = `${tag}-${n}-${k}`;
 			if (rand() < 0.7) {
-				const invoiceNumber = `${tag}-${String(i).padStart(4, '0')}-${k}`;
-				const cents = 1000 + Math.floor(rand() * 500_000);
-				const total = cents / 100;
+				const total_amount = (1000 + Math.floor(rand() * 500_000)) / 100;
 				const currency = CURRENCIES[Math.floor(rand() * CURRENCIES.length)];
-				const bytes = await makePdf([
-					[
-						{ text: 'INVOICE', bold: true, size: 20 },
-						'',
-						`Invoice number: ${invoiceNumber}`,
-						`Invoice date: 2026-11-${String(1 + (i % 28)).padStart(2, '0')}`,
-						`Vendor: ${vendor}`,
-						'Customer: Example Buyer GmbH',
-						`Total: ${total.toFixed(2)} ${currency}`,
-						`Currency: ${currency}`,
-						`Due date: 2026-12-${String(1 + (i % 28)).padStart(2, '0')}`,
-					],
-				]);
+				const unreadable =
+					incomplete > 0 && rand() < incomplete
+						? [CHECKED_FIELDS[Math.floor(rand() * CHECKED_FIELDS.length)]]
+						: [];
+				const lines = [
+					`Invoice number: ${invoice_number}`,
+					`Invoice date: 2026-11-${day}`,
+					`Vendor: ${vendor}`,
+					'Customer: Example Buyer GmbH',
+					`Total: ${total_amount.toFixed(2)} ${currency}`,
+					`Currency: ${currency}`,
+					`Due date: 2026-12-${day}`,
+				].filter((l) => !unreadable.some((f) => l.startsWith(`${LABELS[f]}:`)));
 				attachments.push({
-					fileName: `invoice-${String(i).padStart(4, '0')}-${k}.pdf`,
+					fileName: `invoice-${n}-${k}.pdf`,
 					mimeType: 'application/pdf',
 					kind: 'document',
-					expected: { invoice_number: invoiceNumber, total_amount: total, currency },
-					bytes,
+					invoice: { invoice_number, total_amount, currency },
+					unreadable,
+					bytes: await makePdf([[{ text: 'INVOICE', bold: true, size: 20 }, '', ...lines]]),
 				});
 			} else {
-				const png = makePng(160 + Math.floor(rand() * 80), 150, seed + i * 10 + k);
+				// a scan's invoice, from its position (the plan's random sequence stays as it was)
+				const invoice = {
+					invoice_number,
+					total_amount: (1000 + ((i * 7919 + k * 104_729) % 500_000)) / 100,
+					currency: CURRENCIES[(i + k) % CURRENCIES.length],
+				};
 				attachments.push({
-					fileName: `scan-${String(i).padStart(4, '0')}-${k}.png`,
+					fileName: `scan-${n}-${k}.png`,
 					mimeType: 'image/png',
 					kind: 'document',
-					bytes: png,
+					invoice,
+					unreadable: [...CHECKED_FIELDS],
+					bytes: makePng(160 + Math.floor(rand() * 80), 150, seed + i * 10 + k),
 				});
 			}
 		}
-		if (rand() < 0.3) {
-			attachments.push({
-				fileName: 'notes.txt',
-				mimeType: 'text/plain',
-				kind: 'skip',
-				bytes: Buffer.from(`Order reference ${tag}-${i}\r\nThank you.\r\n`),
-			});
-		}
-		if (rand() < 0.3)
-			attachments.push({
-				fileName: 'signature.png',
-				mimeType: 'image/png',
-				kind: 'skip',
-				bytes: signature,
-			});
+		const notes = Buffer.from(`Order reference ${tag}-${i}\r\nThank you.\r\n`);
+		if (rand() < 0.3) attachments.push(skip('notes.txt', 'text/plain', notes));
+		if (rand() < 0.3) attachments.push(skip('signature.png', 'image/png', signature));
 		// attachments in a shuffled order, so that documents are not always attachment_0
 		for (let a = attachments.length - 1; a > 0; a--) {
 			const b = Math.floor(rand() * (a + 1));
@@ -169,30 +186,21 @@ export async function planMails(count: number, seed: number, tag: string): Promi
 			attachments,
 		});
 	}
-	return mails;
-}
-
-/** The documents (attachments the workflow must extract) of the planned mails. */
-export function plannedDocuments(
-	mails: PlannedMail[],
-): Array<{ mail: PlannedMail; attachment: PlannedAttachment }> {
-	return mails.flatMap((mail) =>
-		mail.attachments
-			.filter((a) => a.kind === 'document')
-			.map((attachment) => ({ mail, attachment })),
+	const docs = mails.flatMap((mail) =>
+		mail.attachments.flatMap((attachment) =>
+			attachment.kind === 'document' ? [{ mail, attachment }] : [],
+		),
 	);
+	return { mails, docs };
 }
-
-// ---------------------------------------------------------------------------------------------
-// MIME
 
 /** The RFC 5322 text of a planned mail: a text part and each attachment (MailComposer's encodings). */
-export function mimeMessage(mail: PlannedMail, to: string, date: Date): Promise<Buffer> {
+export function mimeMessage(mail: PlannedMail, to: string): Promise<Buffer> {
 	return new MailComposer({
 		from: mail.from,
 		to,
 		subject: mail.subject,
-		date,
+		date: new Date(),
 		messageId: mail.messageId,
 		text: `Hello,\n\nplease find our documents attached (${mail.attachments.length} file(s)).\n\nRegards\n`,
 		attachments: mail.attachments.map((a) => ({

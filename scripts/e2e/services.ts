@@ -1,21 +1,24 @@
 /**
  * The servers of the end-to-end run, each a throwaway instance on a free loopback port with its own
  * config and data folder under the run's temporary root: PostgreSQL (n8n's database and the `erp`
- * database), Redis (n8n's queue), Dovecot (the mailbox), and n8n itself (main + workers, queue
- * mode). The Debian packages come from scripts/e2e/install.sh, n8n from scripts/n8n/install.sh.
+ * database), Redis (n8n's queue), Dovecot (the mailboxes), an SMTP receiver delivering into them,
+ * and n8n itself (main + workers, queue mode). The Debian packages come from scripts/e2e/install.sh,
+ * n8n from scripts/n8n/install.sh.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buffer } from 'node:stream/consumers';
 
 import { ImapFlow } from 'imapflow';
+import { SMTPServer } from 'smtp-server';
 
 import { installPackageInto, n8nCli, n8nEnv, type LineInfo } from '../lib/n8n';
 import { freePort } from '../lib/ports';
 import {
 	commandError,
-	ROOT,
 	runCommand,
 	startService,
 	tail,
@@ -23,8 +26,6 @@ import {
 	type Done,
 	type Service,
 } from '../lib/processes';
-
-export { ROOT };
 
 /** Paths of the Debian tools, as scripts/e2e/install.sh prints them (`E2E_TOOLS {json}`). */
 export interface Tools {
@@ -39,16 +40,12 @@ export interface Tools {
  *
  * @returns the tools' paths, and whether anything was installed (a cold run)
  */
-export async function installTools(): Promise<{ tools: Tools; ms: number; installed: boolean }> {
-	const r = await runCommand('bash', [path.join(__dirname, 'install.sh')], {
-		cwd: ROOT,
-		timeoutMs: 15 * 60_000,
-	});
+export async function installTools(): Promise<{ tools: Tools; installed: boolean }> {
+	const r = await runCommand('bash', [path.join(__dirname, 'install.sh')], { timeoutMs: 900_000 });
 	const line = r.stdout.split('\n').find((l) => l.startsWith('E2E_TOOLS '));
 	if (r.code !== 0 || !line) throw commandError('scripts/e2e/install.sh', r);
 	return {
 		tools: JSON.parse(line.slice('E2E_TOOLS '.length)) as Tools,
-		ms: r.ms,
 		installed: /apt-get install/.test(r.stderr),
 	};
 }
@@ -56,24 +53,23 @@ export async function installTools(): Promise<{ tools: Tools; ms: number; instal
 // ---------------------------------------------------------------------------------------------
 // who runs the servers that refuse root
 
-interface RunAs {
-	uid: number;
-	gid: number;
-}
+type RunAs = { uid: number; gid: number };
 
-function lookupUser(name: string): RunAs | undefined {
-	const u = spawnSync('id', ['-u', name], { encoding: 'utf8' });
-	const g = spawnSync('id', ['-g', name], { encoding: 'utf8' });
-	if (u.status !== 0 || g.status !== 0) return undefined;
+/** As root, PostgreSQL and the mailbox run as other users; otherwise everything runs as the current user. */
+const IS_ROOT = process.getuid?.() === 0;
+
+/** The uid and gid of a system user (`id -u`, `id -g`). @throws Error when there is none */
+function systemUser(name: string, why: string): RunAs {
+	const [u, g] = ['-u', '-g'].map((f) => spawnSync('id', [f, name], { encoding: 'utf8' }));
+	if (u.status !== 0 || g.status !== 0)
+		throw new Error(`running as root, but there is no \`${name}\` user ${why}`);
 	return { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) };
 }
 
-const isRoot = (): boolean => process.getuid?.() === 0;
-
-/** A folder the given user owns (a no-op when not root: everything runs as the current user). */
+/** A folder the given user owns (only chowned when one is given). */
 function ownedDir(dir: string, owner: RunAs | undefined): string {
 	mkdirSync(dir, { recursive: true });
-	if (owner && isRoot()) chownSync(dir, owner.uid, owner.gid);
+	if (owner) chownSync(dir, owner.uid, owner.gid);
 	return dir;
 }
 
@@ -88,94 +84,45 @@ export function makeRunRoot(prefix: string): string {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
-/** A throwaway PostgreSQL cluster on 127.0.0.1. */
-export interface Postgres {
-	port: number;
-	service: Service;
-	/** Runs SQL (several statements allowed) as the superuser over the Unix socket; returns psql's unaligned output. */
-	sql(database: string, sql: string): Promise<string>;
-	/** Runs a query and parses its single JSON value (`select json_agg(…)`); null → []. */
-	json<T>(database: string, query: string): Promise<T>;
-}
-
 /**
- * initdb into `root/pg` (as the `postgres` user when root: PostgreSQL refuses to run as root),
- * then `postgres` on a free port, listening on 127.0.0.1 only, with durability off (fsync,
- * synchronous_commit: a throwaway cluster). Local connections are trusted; TCP ones need a password.
+ * A throwaway PostgreSQL cluster: initdb into `root/pg` (as the `postgres` user when root:
+ * PostgreSQL refuses to run as root), then `postgres` on a free port, listening on 127.0.0.1 only,
+ * with durability off (fsync, synchronous_commit: a throwaway cluster). Local connections are
+ * trusted; TCP ones need a password.
  */
-export async function startPostgres(tools: Tools, root: string, logDir: string): Promise<Postgres> {
-	const owner = isRoot() ? lookupUser('postgres') : undefined;
-	if (isRoot() && !owner)
-		throw new Error(
-			'running as root, but there is no `postgres` user to run PostgreSQL as (apt-get install postgresql creates it)',
-		);
+export async function startPostgres(tools: Tools, root: string, logDir: string) {
+	const owner = IS_ROOT
+		? systemUser('postgres', 'to run PostgreSQL as (apt-get install postgresql creates it)')
+		: undefined;
 	const base = ownedDir(path.join(root, 'pg'), owner);
 	const data = path.join(base, 'data');
 	const socketDir = ownedDir(path.join(base, 'sock'), owner);
 	const init = await runCommand(
 		path.join(tools.pgBin, 'initdb'),
 		[
-			'-D',
-			data,
-			'-U',
-			'postgres',
-			'--auth-local=trust',
-			'--auth-host=scram-sha-256',
-			'-E',
-			'UTF8',
-			'--no-locale',
-			'--no-sync',
+			...['-D', data, '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync'],
+			...['--auth-local=trust', '--auth-host=scram-sha-256'],
 		],
 		{ cwd: base, ...owner, timeoutMs: 120_000 },
 	);
-	if (init.code !== 0) throw new Error(`initdb failed:\n${tail(init.stdout + init.stderr)}`);
+	if (init.code !== 0) throw commandError('initdb', init);
 	const port = await freePort();
+	const settings = [
+		...['listen_addresses=127.0.0.1', 'max_connections=300', 'shared_buffers=256MB'],
+		...['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'log_min_messages=warning'],
+	];
 	const service = startService(
 		'postgres',
 		path.join(tools.pgBin, 'postgres'),
-		[
-			'-D',
-			data,
-			'-p',
-			String(port),
-			'-k',
-			socketDir,
-			'-c',
-			'listen_addresses=127.0.0.1',
-			'-c',
-			'fsync=off',
-			'-c',
-			'synchronous_commit=off',
-			'-c',
-			'full_page_writes=off',
-			'-c',
-			'max_connections=300',
-			'-c',
-			'shared_buffers=256MB',
-			'-c',
-			'log_min_messages=warning',
-		],
+		['-D', data, '-p', String(port), '-k', socketDir, ...settings.flatMap((c) => ['-c', c])],
 		{ cwd: base, ...owner, logFile: path.join(logDir, 'postgres.log'), stopSignal: 'SIGINT' },
 	);
-	const psqlBase = [
-		'-X',
-		'-q',
-		'-v',
-		'ON_ERROR_STOP=1',
-		'-h',
-		socketDir,
-		'-p',
-		String(port),
-		'-U',
-		'postgres',
-		'-At',
-	];
+	const psql = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', socketDir, '-p', String(port)];
+	/** Runs SQL (several statements allowed) as the superuser over the Unix socket; psql's unaligned output. */
 	const sql = async (database: string, text: string): Promise<string> => {
-		const r = await runCommand('psql', [...psqlBase, '-d', database, '-f', '-'], {
-			input: text,
-			timeoutMs: 60_000,
-			env: { ...process.env, PGCONNECT_TIMEOUT: '5' },
-		});
+		const args = [...psql, '-U', 'postgres', '-At', '-d', database, '-f', '-'];
+		const env = { ...process.env, PGCONNECT_TIMEOUT: '5' };
+		const r = await runCommand('psql', args, { input: text, timeoutMs: 60_000, env });
 		if (r.code !== 0)
 			throw new Error(
 				`psql ${database} failed: ${r.stderr.trim() || r.stdout.trim()}\n  SQL: ${text.slice(0, 300)}`,
@@ -192,7 +139,8 @@ export async function startPostgres(tools: Tools, root: string, logDir: string):
 		port,
 		service,
 		sql,
-		async json<T>(database: string, query: string) {
+		/** Runs a query and parses its single JSON value (`select json_agg(…)`); null → []. */
+		async json<T>(database: string, query: string): Promise<T> {
 			const out = (await sql(database, query)).trim();
 			return (out === '' ? [] : JSON.parse(out)) as T;
 		},
@@ -202,43 +150,19 @@ export async function startPostgres(tools: Tools, root: string, logDir: string):
 // ---------------------------------------------------------------------------------------------
 // Redis
 
-export interface Redis {
-	port: number;
-	service: Service;
-	/**
-	 * The execution ids of n8n's queue jobs that Bull holds as *active* (taken by a worker, under its
-	 * lock): the list `bull:jobs:active` (n8n 2.41: Bull prefix `bull`, queue `jobs`), each job's `data`
-	 * hash field read for its `executionId`. Read with Debian's `redis-cli`.
-	 */
-	activeExecutions(): Promise<string[]>;
-}
-
 /** `redis-server` on a free loopback port, nothing persisted. */
-export async function startRedis(tools: Tools, root: string, logDir: string): Promise<Redis> {
+export async function startRedis(tools: Tools, root: string, logDir: string) {
 	const dir = path.join(root, 'redis');
 	mkdirSync(dir, { recursive: true });
 	const port = await freePort();
-	const service = startService(
-		'redis',
-		tools.redisServer,
-		[
-			'--port',
-			String(port),
-			'--bind',
-			'127.0.0.1',
-			'--protected-mode',
-			'yes',
-			'--save',
-			'',
-			'--appendonly',
-			'no',
-			'--dir',
-			dir,
-			'--daemonize',
-			'no',
-		],
-		{ cwd: dir, logFile: path.join(logDir, 'redis.log') },
-	);
+	const settings = [
+		...['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', ''],
+		...['--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+	];
+	const service = startService('redis', tools.redisServer, settings, {
+		cwd: dir,
+		logFile: path.join(logDir, 'redis.log'),
+	});
 	await service.waitForLine(/Ready to accept connections/, 30_000);
 	const cli = path.join(path.dirname(tools.redisServer), 'redis-cli');
 	const command = async (...args: string[]): Promise<string[]> => {
@@ -252,14 +176,13 @@ export async function startRedis(tools: Tools, root: string, logDir: string): Pr
 	return {
 		port,
 		service,
-		async activeExecutions() {
+		/** Execution ids of the queue jobs Bull holds as active (taken by a worker): `bull:jobs:active` (n8n 2.41), each job's `data`. */
+		async activeExecutions(): Promise<string[]> {
 			const ids: string[] = [];
 			for (const job of await command('LRANGE', 'bull:jobs:active', '0', '-1')) {
 				const [data] = await command('HGET', `bull:jobs:${job}`, 'data');
-				const executionId = data
-					? (JSON.parse(data) as { executionId?: unknown }).executionId
-					: undefined;
-				if (executionId !== undefined) ids.push(String(executionId));
+				const id = data ? (JSON.parse(data) as { executionId?: unknown }).executionId : undefined;
+				if (id !== undefined) ids.push(String(id));
 			}
 			return ids;
 		},
@@ -269,41 +192,23 @@ export async function startRedis(tools: Tools, root: string, logDir: string): Pr
 // ---------------------------------------------------------------------------------------------
 // Dovecot
 
-/** A throwaway Dovecot with one passwd-file user and a maildir. */
-export interface Dovecot {
-	port: number;
-	user: string;
-	password: string;
-	service: Service;
-	/** Logs in once; the caller logs out. */
-	connect(): Promise<ImapFlow>;
-}
-
 /**
- * Dovecot with its own config file, base_dir and state_dir under `root/dovecot`, IMAP only on
- * 127.0.0.1 (plain text login: loopback only, no TLS), one user from a passwd-file, mail_location a
- * maildir in the same folder. As root, the mail user is `nobody` (Dovecot refuses uid 0 for mail)
- * and Dovecot's own users are dovecot / dovenull; otherwise everything runs as the current user.
+ * A throwaway Dovecot with its own config file, base_dir and state_dir under `root/dovecot`, IMAP
+ * only on 127.0.0.1 (plain text login: loopback only, no TLS), `users` from a passwd-file (one
+ * password for all, the first user the invoices mailbox), mail_location a maildir in the same
+ * folder. As root, the mail user is `nobody` (Dovecot refuses uid 0 for mail) and Dovecot's own
+ * users are dovecot / dovenull; otherwise everything runs as the current user.
  */
-export async function startDovecot(
-	tools: Tools,
-	root: string,
-	logDir: string,
-	user = 'invoices',
-): Promise<Dovecot> {
+export async function startDovecot(tools: Tools, root: string, logDir: string, users: string[]) {
 	const dir = path.join(root, 'dovecot');
 	mkdirSync(dir, { recursive: true });
 	chmodSync(dir, 0o755);
 	const me = os.userInfo();
-	const mailOwner = isRoot() ? lookupUser('nobody') : { uid: me.uid, gid: me.gid };
-	if (!mailOwner)
-		throw new Error('running as root, but there is no `nobody` user to own the mailbox');
-	const internalUser = isRoot() ? 'dovecot' : me.username;
-	const loginUser = isRoot() ? 'dovenull' : me.username;
-	const mailDir = ownedDir(path.join(dir, 'mail'), isRoot() ? mailOwner : undefined);
-	const password = `pw-${Math.random().toString(36).slice(2, 12)}`;
+	const mailOwner = IS_ROOT ? systemUser('nobody', 'to own the mailbox') : me;
+	const mailDir = ownedDir(path.join(dir, 'mail'), IS_ROOT ? mailOwner : undefined);
+	const password = `pw-${randomBytes(6).toString('hex')}`;
 	const port = await freePort();
-	writeFileSync(path.join(dir, 'users'), `${user}:{PLAIN}${password}\n`);
+	writeFileSync(path.join(dir, 'users'), users.map((u) => `${u}:{PLAIN}${password}\n`).join(''));
 	const conf = path.join(dir, 'dovecot.conf');
 	writeFileSync(
 		conf,
@@ -318,8 +223,8 @@ disable_plaintext_auth = no
 auth_mechanisms = plain login
 log_path = /dev/stderr
 info_log_path = /dev/stderr
-default_internal_user = ${internalUser}
-default_login_user = ${loginUser}
+default_internal_user = ${IS_ROOT ? 'dovecot' : me.username}
+default_login_user = ${IS_ROOT ? 'dovenull' : me.username}
 first_valid_uid = ${Math.min(mailOwner.uid, 1)}
 mail_location = maildir:${mailDir}/%u
 passdb {
@@ -345,7 +250,8 @@ service imap-login {
 		cwd: dir,
 		logFile: path.join(logDir, 'dovecot.log'),
 	});
-	const connect = async (): Promise<ImapFlow> => {
+	/** Logs in once as `user` (default the first); the caller logs out. */
+	const connect = async (user = users[0]): Promise<ImapFlow> => {
 		const auth = { user, pass: password };
 		const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth, logger: false });
 		await client.connect();
@@ -356,7 +262,54 @@ service imap-login {
 		await (await connect()).logout();
 		return true;
 	});
-	return { port, user, password, service, connect };
+	return { port, user: users[0], password, service, connect };
+}
+export type Dovecot = Awaited<ReturnType<typeof startDovecot>>;
+
+// ---------------------------------------------------------------------------------------------
+// SMTP
+
+/**
+ * The SMTP server n8n's Send Email node sends to, delivering into Dovecot as an MTA would:
+ * nodemailer's smtp-server on a free loopback port, AUTH PLAIN/LOGIN with its own user and password
+ * (plain text: loopback only, no STARTTLS), a recipient accepted when its local part is a Dovecot
+ * user (`reviewer@example.com` → user `reviewer`), 550 otherwise; each message is APPENDed to that
+ * user's INBOX over IMAP.
+ */
+export async function startSmtp(dovecot: Dovecot, users: string[]) {
+	const port = await freePort();
+	const user = 'n8n';
+	const password = `pw-${randomBytes(6).toString('hex')}`;
+	const mailboxOf = (address: string): string | undefined =>
+		users.find((u) => u === address.split('@')[0].toLowerCase());
+	const server = new SMTPServer({
+		secure: false,
+		disabledCommands: ['STARTTLS'],
+		allowInsecureAuth: true,
+		logger: false,
+		onAuth: (auth, _session, done) =>
+			auth.username === user && auth.password === password
+				? done(null, { user })
+				: done(new Error('Invalid username or password')),
+		onRcptTo: (address, _session, done) =>
+			done(mailboxOf(address.address) ? null : new Error(`no mailbox for ${address.address}`)),
+		onData: (stream, session, done) => {
+			void (async () => {
+				const raw = await buffer(stream);
+				for (const rcpt of session.envelope.rcptTo) {
+					const mailbox = mailboxOf(rcpt.address)!;
+					const client = await dovecot.connect(mailbox);
+					await client.append('INBOX', raw).finally(() => client.logout());
+				}
+			})().then(() => done(), done);
+		},
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, '127.0.0.1', resolve);
+	});
+	const stop = (): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
+	return { port, user, password, stop };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,39 +323,12 @@ export interface N8nShared {
 	redisPort: number;
 	/** The only folder Read/Write Files from Disk may use (N8N_RESTRICT_FILE_ACCESS_TO). */
 	filesDir: string;
-}
-
-/**
- * The environment of one n8n process in queue mode: PostgreSQL as its database, Redis as its
- * queue, the shared encryption key, its own user folder and task-broker port, loopback only.
- */
-function queueEnv(
-	shared: N8nShared,
-	userFolder: string,
-	brokerPort: number,
-	extra: Record<string, string> = {},
-): NodeJS.ProcessEnv {
-	return n8nEnv({
-		line: shared.line,
-		userFolder,
-		filesDir: shared.filesDir,
-		brokerPort,
-		encryptionKey: shared.encryptionKey,
-		extra: {
-			// queue mode
-			EXECUTIONS_MODE: 'queue',
-			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
-			QUEUE_BULL_REDIS_PORT: String(shared.redisPort),
-			// n8n's database
-			DB_TYPE: 'postgresdb',
-			DB_POSTGRESDB_HOST: '127.0.0.1',
-			DB_POSTGRESDB_PORT: String(shared.postgres.port),
-			DB_POSTGRESDB_DATABASE: shared.postgres.database,
-			DB_POSTGRESDB_USER: shared.postgres.user,
-			DB_POSTGRESDB_PASSWORD: shared.postgres.password,
-			...extra,
-		},
-	});
+	/** main's URL: WEBHOOK_URL of every process (a worker builds a Send and Wait link with it). */
+	mainUrl: string;
+	/** The run's folder: each process's user folder `n8n-<name>` and its log `logs/<name>.log`. */
+	root: string;
+	/** The package, installed into each user folder. */
+	tarball: string;
 }
 
 /** One n8n process of the deployment (main or worker) and how to run n8n CLI commands as it. */
@@ -415,39 +341,45 @@ export interface N8nProcess {
 	cli(args: string[], timeoutMs?: number): Promise<Done>;
 }
 
-/** A user folder with the package installed and the environment of one n8n process. */
+/** A user folder with the package installed and one n8n process's queue-mode environment (`extra` on top). */
 export async function prepareN8nProcess(
 	name: string,
 	shared: N8nShared,
-	root: string,
-	tarball: string,
-	extraEnv: (brokerPort: number) => Promise<Record<string, string>>,
+	extra: Record<string, string>,
 ): Promise<N8nProcess> {
-	const userFolder = path.join(root, `n8n-${name}`);
+	const userFolder = path.join(shared.root, `n8n-${name}`);
 	mkdirSync(userFolder, { recursive: true });
-	await installPackageInto(userFolder, tarball);
-	const brokerPort = await freePort();
-	const env = queueEnv(shared, userFolder, brokerPort, await extraEnv(brokerPort));
-	return {
-		name,
+	await installPackageInto(userFolder, shared.tarball);
+	const { postgres: db } = shared;
+	const env = n8nEnv({
+		line: shared.line,
 		userFolder,
-		env,
-		cli: n8nCli(shared.line, userFolder, env),
-	};
+		filesDir: shared.filesDir,
+		brokerPort: await freePort(),
+		encryptionKey: shared.encryptionKey,
+		extra: {
+			EXECUTIONS_MODE: 'queue',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(shared.redisPort),
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(db.port),
+			DB_POSTGRESDB_DATABASE: db.database,
+			DB_POSTGRESDB_USER: db.user,
+			DB_POSTGRESDB_PASSWORD: db.password,
+			WEBHOOK_URL: `${shared.mainUrl}/`,
+			...extra,
+		},
+	});
+	return { name, userFolder, env, cli: n8nCli(shared.line, userFolder, env) };
 }
 
-/** `n8n start` (main) or `n8n worker --concurrency=N`, logging to `logDir/<name>.log`. */
-export function startN8n(
-	p: N8nProcess,
-	shared: N8nShared,
-	args: string[],
-	logDir: string,
-	echo = false,
-): Service {
+/** `n8n start` (main) or `n8n worker --concurrency=N` as `p`, logging to `logs/<p.name>.log`. */
+export function startN8n(p: N8nProcess, shared: N8nShared, args: string[], echo = false): Service {
 	p.service = startService(p.name, shared.line.nodeBin, [shared.line.n8nBin, ...args], {
 		cwd: p.userFolder,
 		env: p.env,
-		logFile: path.join(logDir, `${p.name}.log`),
+		logFile: path.join(shared.root, 'logs', `${p.name}.log`),
 		echo,
 	});
 	return p.service;
@@ -457,27 +389,23 @@ export function startN8n(
 export function listeningSockets(pids: number[]): Array<{ pid: number; local: string }> {
 	const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
 	if (ss.status !== 0) return [];
-	const tree = new Set<number>(pids);
 	// descendants of the given pids (task runners, PostgreSQL backends, Dovecot's children)
+	const tree = new Set<number>(pids);
 	const ps = spawnSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' });
 	const parents = ps.stdout
 		.trim()
 		.split('\n')
 		.map((l) => l.trim().split(/\s+/).map(Number));
-	for (let changed = true; changed;) {
-		changed = false;
-		for (const [pid, ppid] of parents)
-			if (tree.has(ppid) && !tree.has(pid)) {
-				tree.add(pid);
-				changed = true;
-			}
+	for (let size = 0; size !== tree.size;) {
+		size = tree.size;
+		for (const [pid, ppid] of parents) if (tree.has(ppid)) tree.add(pid);
 	}
-	const out: Array<{ pid: number; local: string }> = [];
-	for (const line of ss.stdout.trim().split('\n')) {
-		const cols = line.trim().split(/\s+/);
-		const local = cols[3];
-		for (const m of line.matchAll(/pid=(\d+)/g))
-			if (tree.has(Number(m[1]))) out.push({ pid: Number(m[1]), local });
-	}
-	return out;
+	return ss.stdout
+		.trim()
+		.split('\n')
+		.flatMap((line) =>
+			[...line.matchAll(/pid=(\d+)/g)]
+				.filter((m) => tree.has(Number(m[1])))
+				.map((m) => ({ pid: Number(m[1]), local: line.trim().split(/\s+/)[3] })),
+		);
 }

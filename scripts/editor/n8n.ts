@@ -1,10 +1,7 @@
 /**
- * A real n8n server for the editor test: the installed line (scripts/n8n/install.sh), a throwaway
- * N8N_USER_FOLDER with this package installed as n8n's community package installer lays it out,
- * the credentials and workflow imported with the n8n CLI, `n8n start` on a free loopback port, and
- * the owner account set up through the REST API.
- *
- * The line, the package and n8n's environment come from scripts/lib/n8n.ts, as for every runner.
+ * A real n8n server on a free loopback port in a throwaway user folder (the line, the package and
+ * n8n's environment from scripts/lib/n8n.ts), the fixtures imported with its CLI, and its owner
+ * account set up over REST: for the editor test, the activated trigger and Data table runs, the MCP run.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -41,11 +38,7 @@ export interface N8nContext {
 	cli(args: string[], timeoutMs?: number): Promise<Done>;
 }
 
-/**
- * n8n's environment: the user folder, a free loopback port for the editor and one for the task
- * broker, no telemetry or outside calls, cookies over plain http, plus what the line needs (its
- * N8N_LINE env).
- */
+/** n8n's environment (scripts/lib/n8n.ts's n8nEnv) for a server on loopback, cookies over plain http. */
 export async function createContext(
 	info: LineInfo,
 	userFolder: string,
@@ -77,9 +70,7 @@ export async function createContext(
 
 /**
  * The two credentials (pointing at the emulator; plain data, n8n encrypts it) and the workflow (or
- * an array of workflows), imported with `n8n import:credentials` and `n8n import:workflow` before the
- * server starts. The first command also creates the database. The emulator may be a child process
- * (emulator/launch.ts) or in-process (emulator/index.ts): only its URL and secrets are used.
+ * an array of them, or none) imported with the CLI; the first command also creates the database.
  *
  * @returns how long each import took
  * @throws Error when an import fails
@@ -87,42 +78,54 @@ export async function createContext(
 export async function importFixtures(
 	ctx: N8nContext,
 	emulator: Pick<EmulatorProcess, 'url' | 'apiKey' | 'token'>,
-	workflow: object,
+	workflow?: object,
 ): Promise<{ credentialsMs: number; workflowMs: number }> {
 	const c = await n8nImport(ctx.cli, 'credentials', path.join(ctx.userFolder, 'credentials.json'), [
 		{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
 		{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
 	]);
-	const w = await n8nImport(
-		ctx.cli,
-		'workflow',
-		path.join(ctx.userFolder, 'workflow.json'),
-		workflow,
-	);
+	if (workflow === undefined) return { credentialsMs: c.ms, workflowMs: 0 };
+	const w = await n8nImport(ctx.cli, 'workflow', path.join(ctx.userFolder, 'w.json'), workflow);
 	return { credentialsMs: c.ms, workflowMs: w.ms };
 }
 
-/** GET `url` with a timeout; undefined when nothing answers. */
-async function tryGet(
+/**
+ * One call to an n8n server at `url` (its REST API, its health checks), JSON in and out, with the
+ * session `cookie` when given.
+ *
+ * @returns the answer's text, its JSON (undefined when the text is not JSON) and the cookies it set
+ *   as a Cookie header (n8n's session: `n8n-auth=…`)
+ * @throws Error `METHOD route → status: text` unless 200, or when nothing answers within `timeoutMs`
+ */
+export async function n8nCall(
 	url: string,
-	timeoutMs = 3000,
-): Promise<{ status: number; body: string } | undefined> {
+	method: 'GET' | 'POST',
+	route: string,
+	o: { cookie?: string; body?: unknown; timeoutMs?: number } = {},
+): Promise<{ text: string; json: unknown; cookie: string }> {
+	const res = await fetch(`${url.replace(/\/+$/, '')}${route}`, {
+		method,
+		headers: {
+			...(o.cookie === undefined ? {} : { cookie: o.cookie }),
+			...(o.body === undefined ? {} : { 'content-type': 'application/json' }),
+		},
+		body: o.body === undefined ? undefined : JSON.stringify(o.body),
+		signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
+	});
+	const text = await res.text();
+	if (res.status !== 200)
+		throw new Error(`${method} ${route} → ${res.status}: ${text.slice(0, 400)}`);
+	let json: unknown;
 	try {
-		const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-		return { status: res.status, body: await res.text() };
+		json = JSON.parse(text);
 	} catch {
-		return undefined;
+		/* not JSON: json stays undefined */
 	}
-}
-
-/** Points the context at fresh free ports (editor and task broker) right before `n8n start`. */
-async function takeFreshPorts(ctx: N8nContext): Promise<void> {
-	const port = await freePort();
-	ctx.port = port;
-	ctx.url = `http://127.0.0.1:${port}`;
-	ctx.env.N8N_PORT = String(port);
-	ctx.env.N8N_EDITOR_BASE_URL = ctx.url;
-	ctx.env.N8N_RUNNERS_BROKER_PORT = String(await freePort());
+	const cookie = res.headers
+		.getSetCookie()
+		.map((c) => c.split(';')[0])
+		.join('; ');
+	return { text, json, cookie };
 }
 
 /**
@@ -145,7 +148,13 @@ export async function startServer(
 	echo?: string,
 ): Promise<Service & { ms: number }> {
 	const t0 = Date.now();
-	await takeFreshPorts(ctx);
+	ctx.port = await freePort();
+	ctx.url = `http://127.0.0.1:${ctx.port}`;
+	Object.assign(ctx.env, {
+		N8N_PORT: String(ctx.port),
+		N8N_EDITOR_BASE_URL: ctx.url,
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+	});
 	const server = startService('n8n', ctx.info.nodeBin, [ctx.info.n8nBin, 'start'], {
 		cwd: ctx.userFolder,
 		env: ctx.env,
@@ -156,22 +165,20 @@ export async function startServer(
 	// remembered: the line comes before the migrations, whose output may push it out of the kept tail
 	let sawListening = false;
 	server.onLine((line) => void (sawListening ||= listening.test(line)));
-	const settingsJson = (r: { status: number; body: string } | undefined): boolean => {
-		if (r?.status !== 200) return false;
-		try {
-			return typeof (JSON.parse(r.body) as { data?: unknown }).data === 'object';
-		} catch {
-			return false;
-		}
-	};
+	/** Whether GET `route` answers 200 (within 3 s) with JSON that passes `test`. */
+	const answers = (route: string, test: (json: unknown) => boolean = () => true) =>
+		n8nCall(ctx.url, 'GET', route, { timeoutMs: 3000 }).then(
+			({ json }) => test(json),
+			() => false,
+		);
+	const hasSettings = (j: unknown): boolean => typeof (j as { data?: unknown })?.data === 'object';
 	while (Date.now() - t0 < timeoutMs) {
 		if (server.exited())
 			throw new Error(
 				`n8n start exited (code ${server.child.exitCode ?? server.child.signalCode}) before it was ready:\n${tail(server.output(), 40)}`,
 			);
-		if (!healthy)
-			healthy = sawListening && (await tryGet(`${ctx.url}/healthz/readiness`))?.status === 200;
-		if (healthy && settingsJson(await tryGet(`${ctx.url}/rest/settings`)))
+		if (!healthy) healthy = sawListening && (await answers('/healthz/readiness'));
+		if (healthy && (await answers('/rest/settings', hasSettings)))
 			return Object.assign(server, { ms: Date.now() - t0 });
 		await sleep(500);
 	}
@@ -191,27 +198,10 @@ export async function startServer(
  *   answers 200 "n8n is starting up. Please wait" and sets up nothing)
  */
 export async function setupOwner(url: string, owner: typeof OWNER): Promise<string> {
-	const res = await fetch(`${url}/rest/owner/setup`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(owner),
-		signal: AbortSignal.timeout(30_000),
-	});
-	const body = await res.text();
-	if (res.status !== 200)
-		throw new Error(`POST /rest/owner/setup → ${res.status}: ${body.slice(0, 500)}`);
-	let email: unknown;
-	try {
-		email = (JSON.parse(body) as { data?: { email?: unknown } }).data?.email;
-	} catch {
-		/* not JSON: reported below */
-	}
-	if (email !== owner.email)
+	const { cookie, text, json } = await n8nCall(url, 'POST', '/rest/owner/setup', { body: owner });
+	if ((json as { data?: { email?: unknown } } | undefined)?.data?.email !== owner.email)
 		throw new Error(
-			`POST /rest/owner/setup → 200 without the owner (is n8n still starting up?): ${body.slice(0, 300)}`,
+			`POST /rest/owner/setup → 200 without the owner (is n8n still starting up?): ${text.slice(0, 300)}`,
 		);
-	return res.headers
-		.getSetCookie()
-		.map((c) => c.split(';')[0])
-		.join('; ');
+	return cookie;
 }

@@ -34,8 +34,8 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * Makes sure Debian's Chromium is there: when CHROMIUM_PATH is missing, `apt-get install -y
- * chromium` (after `apt-get update` if the first attempt fails). Needs root.
+ * Makes sure Debian's Chromium is there: when CHROMIUM_PATH is missing, `apt-get update` and
+ * `apt-get install -y chromium` (needs root).
  *
  * @returns Chromium's version line
  * @throws Error when it cannot be installed or does not run
@@ -47,32 +47,20 @@ export function ensureChromium(log: (line: string) => void): string {
 			throw new Error(
 				`${CHROMIUM_PATH} is missing and this is not root: run \`sudo apt-get install -y chromium\``,
 			);
-		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-		const install = (): ReturnType<typeof spawnSync> =>
-			spawnSync('apt-get', ['install', '-y', '-q', 'chromium'], {
-				env,
-				encoding: 'utf8',
-				timeout: 900_000,
-			});
-		log(`${CHROMIUM_PATH} is missing: apt-get install -y chromium`);
-		let r = install();
-		if (r.status !== 0) {
-			log('apt-get install failed; apt-get update, then again');
-			spawnSync('apt-get', ['update', '-q'], { env, encoding: 'utf8', timeout: 600_000 });
-			r = install();
-		}
+		log(`${CHROMIUM_PATH} is missing: apt-get update, apt-get install -y chromium`);
+		const r = spawnSync('sh', ['-c', 'apt-get update -q && apt-get install -y -q chromium'], {
+			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+			encoding: 'utf8',
+			timeout: 1_500_000,
+		});
 		if (r.status !== 0 || !existsSync(CHROMIUM_PATH))
 			throw new Error(`apt-get install chromium failed:\n${String(r.stderr ?? '').slice(-2000)}`);
 	}
 	const v = spawnSync(CHROMIUM_PATH, ['--version'], { encoding: 'utf8', timeout: 30_000 });
-	const line =
-		String(v.stdout ?? '')
-			.trim()
-			.split('\n')
-			.at(-1) ?? '';
+	const line = (v.stdout ?? '').trim().split('\n').at(-1) ?? '';
 	if (!/Chromium \d+/.test(line))
 		throw new Error(
-			`${CHROMIUM_PATH} --version printed no version: ${String(v.stdout ?? '')}${String(v.stderr ?? '')}`,
+			`${CHROMIUM_PATH} --version printed no version: ${v.stdout ?? ''}${v.stderr ?? ''}`,
 		);
 	return line;
 }

@@ -7,11 +7,6 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type Flags = NonNullable<ParseArgsConfig['options']>;
 
-/** The header comment of a script (everything up to its first `*\/`), as its `--help`. */
-export function header(file: string): string {
-	return readFileSync(file, 'utf8').split('*/')[0];
-}
-
 /** Prints `message (see --help)` and exits with code 2. */
 export function usageError(message: string): never {
 	console.error(`${message} (see --help)`);
@@ -31,7 +26,8 @@ export function readArgs<const O extends Flags, const P extends boolean = false>
 	argv = process.argv.slice(2),
 ): ReturnType<typeof parseArgs<{ options: O; strict: true; allowPositionals: P }>> {
 	if (argv.includes('--help') || argv.includes('-h')) {
-		console.log(help.endsWith('.ts') ? header(help) : help);
+		// a script's path: its header comment (up to the first `*\/`)
+		console.log(help.endsWith('.ts') ? readFileSync(help, 'utf8').split('*/')[0] : help);
 		process.exit(0);
 	}
 	try {
@@ -83,12 +79,7 @@ export interface RunnerOptions {
 }
 
 /** The values of `RUNNER_FLAGS` as options. */
-export function runnerOptions(v: {
-	'no-install'?: boolean;
-	'no-build'?: boolean;
-	keep?: boolean;
-	verbose?: boolean;
-}): RunnerOptions {
+export function runnerOptions(v: { [K in keyof typeof RUNNER_FLAGS]?: boolean }): RunnerOptions {
 	return {
 		install: v['no-install'] !== true,
 		build: v['no-build'] !== true,

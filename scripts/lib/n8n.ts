@@ -99,11 +99,11 @@ export async function buildAndPack(
 
 /**
  * The tarball unpacked into USER/.n8n/nodes/node_modules/NAME with dev/peer/optional dependencies
- * removed from its package.json, runtime dependencies (none today) installed with the installer's
- * own npm flags, as n8n's CommunityPackagesService leaves it. n8n-workflow then resolves to the
- * server's own copy; a symlink to the work tree would load this repository's devDependency instead.
+ * removed from its package.json, as n8n's CommunityPackagesService leaves it: n8n-workflow then
+ * resolves to the server's own copy (a symlink to the work tree would load this repository's).
  *
- * @throws Error when tar or npm fails
+ * @throws Error when tar fails, or the package has runtime dependencies (none today; n8n's
+ *   installer would install them, this does not)
  */
 export async function installPackageInto(userFolder: string, tarball: string): Promise<void> {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
@@ -115,33 +115,18 @@ export async function installPackageInto(userFolder: string, tarball: string): P
 	if (t.code !== 0) throw commandError('tar', t);
 	const pkgJsonPath = path.join(pkgDir, 'package.json');
 	const pkg = JSON.parse(readFileSync(pkgJsonPath, 'utf8')) as Record<string, unknown>;
+	if (Object.keys(pkg.dependencies ?? {}).length > 0)
+		throw new Error(
+			`${PACKAGE_NAME} has runtime dependencies, which installPackageInto does not install`,
+		);
 	for (const k of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete pkg[k];
 	writeFileSync(pkgJsonPath, JSON.stringify(pkg, null, 2));
-	if (pkg.dependencies && Object.keys(pkg.dependencies).length > 0) {
-		// the installer's own flags (n8n 1.123 community-packages.service.js)
-		const i = await runCommand(
-			'npm',
-			[
-				'install',
-				'--audit=false',
-				'--fund=false',
-				'--bin-links=false',
-				'--install-strategy=shallow',
-				'--ignore-scripts=true',
-				'--package-lock=false',
-			],
-			{ cwd: pkgDir, timeoutMs: 600_000 },
-		);
-		if (i.code !== 0) throw commandError("npm install of the package's dependencies", i);
-	}
-	writeFileSync(
-		path.join(nodesDir, 'package.json'),
-		JSON.stringify(
-			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: pkg.version } },
-			null,
-			2,
-		),
-	);
+	const installed = {
+		name: 'installed-nodes',
+		private: true,
+		dependencies: { [PACKAGE_NAME]: pkg.version },
+	};
+	writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify(installed, null, 2));
 }
 
 /**
@@ -185,15 +170,10 @@ export function n8nEnv(o: {
 		...o.line.env,
 		...o.extra,
 	};
-	for (const k of [
-		'HTTP_PROXY',
-		'HTTPS_PROXY',
-		'http_proxy',
-		'https_proxy',
-		'ALL_PROXY',
-		'all_proxy',
-	])
+	for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
 		delete env[k];
+		delete env[k.toLowerCase()];
+	}
 	env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost';
 	return env;
 }
@@ -231,13 +211,12 @@ export async function n8nImport(
 /** The last JSON object in `n8n execute --rawOutput`'s stdout (n8n 2.x prints log lines before it). */
 export function lastJsonDocument(stdout: string): Record<string, unknown> | undefined {
 	const lines = stdout.split('\n');
-	const starts = lines.flatMap((l, i) => (l.startsWith('{') ? [i] : [])).reverse();
-	const ends = lines.flatMap((l, i) => (l.trimEnd().endsWith('}') ? [i] : [])).reverse();
-	for (const s of starts) {
-		for (const e of ends) {
-			if (e < s) break;
+	for (let s = lines.length - 1; s >= 0; s--) {
+		if (!lines[s].startsWith('{')) continue;
+		for (let e = lines.length; e > s; e--) {
+			if (!lines[e - 1].trimEnd().endsWith('}')) continue;
 			try {
-				const doc = JSON.parse(lines.slice(s, e + 1).join('\n')) as unknown;
+				const doc = JSON.parse(lines.slice(s, e).join('\n')) as unknown;
 				if (doc && typeof doc === 'object' && !Array.isArray(doc))
 					return doc as Record<string, unknown>;
 			} catch {

@@ -1,9 +1,8 @@
 /**
- * The child processes of the tooling (scripts/, bench/, emulator/launch.ts), in one registry per
- * process. Each child runs in its own process group (n8n starts task runners, PostgreSQL and
- * Dovecot helpers of their own), and every one still running when this process exits — normally,
- * on an error or on a signal (with {@link runMain}) — is ended with its whole group; the cleanups
- * (throwaway folders) run after that.
+ * The child processes of the tooling, in one registry per process. Each runs in its own process
+ * group (n8n, PostgreSQL and Dovecot start helpers of their own); every one still running when this
+ * process exits (normally, on an error, on a signal with {@link runMain}) is ended with its whole
+ * group, then the cleanups (throwaway folders) run.
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { createWriteStream, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -43,28 +42,21 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 	}
 }
 
-/** Runs `fn` at exit, after every child has ended (folders to remove and the like). */
-export function onCleanup(fn: () => void): void {
-	cleanups.push(fn);
+/** Removes `dir` at exit (unless `keep`), after every child ended, retrying while one may still write. */
+export function removeAtExit(dir: string, keep = false): void {
+	if (keep) return;
+	cleanups.push(() =>
+		rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }),
+	);
 	installExitHook();
 }
 
-/** Removes `dir` at exit (unless `keep`), retrying while a server just killed may still write there. */
-export function removeAtExit(dir: string, keep = false): void {
-	if (!keep)
-		onCleanup(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
-}
-
 function installExitHook(): void {
-	if (exitHookInstalled) return;
+	if (!exitHookInstalled) process.on('exit', cleanUpNow);
 	exitHookInstalled = true;
-	process.on('exit', cleanUpNow);
 }
 
-/**
- * Whether a process of these process groups still runs (zombies do not count: our own children are
- * reaped only once the event loop runs again). Reads /proc (Linux); false without it.
- */
+/** Whether a process of these groups still runs (not a zombie: ours are reaped only later); Linux's /proc. */
 function groupsAlive(groups: Set<number>): boolean {
 	let entries: string[];
 	try {
@@ -94,9 +86,8 @@ function waitForGroups(groups: Set<number>, ms: number): void {
 }
 
 /**
- * Ends every child still running: its exit signal to its group (SIGKILL, or SIGTERM for a child that
- * removes its own files, like the emulator), SIGKILL to what is left after 5 s; then runs the
- * cleanups. Synchronous (it runs in the exit hook); safe to call twice.
+ * Ends every child still running (its exit signal to its group, SIGKILL to what is left after 5 s),
+ * then runs the cleanups. Synchronous (it runs in the exit hook); safe to call twice.
  */
 export function cleanUpNow(): void {
 	const groups = new Set(
@@ -121,19 +112,14 @@ export function cleanUpNow(): void {
 export interface MainOptions {
 	/** What failed, in the message of an exception (`<label> FAILED: …`). */
 	label: string;
-	/**
-	 * Called on the first SIGINT, SIGTERM or SIGHUP (a message, or stopping things in order); after
-	 * it settles, at most `graceMs` later, every child is killed and the process exits with 130.
-	 */
+	/** Called on the first signal; once it settles (at most `graceMs`, default 30 s) every child is killed, exit 130. */
 	onSignal?: (signal: NodeJS.Signals) => void | Promise<void>;
-	/** Default 30 000 ms. */
 	graceMs?: number;
 }
 
 /**
- * Runs a script's `main` and exits with the code it resolves with (an exception: `<label> FAILED:
- * <stack>` and code 1), after {@link cleanUpNow} either way. A signal ends the run as
- * {@link MainOptions.onSignal} says; a signal more than 2 s after the first one ends it at once (a
+ * Runs a script's `main` and exits with its code (an exception: `<label> FAILED: <stack>`, 1), after
+ * {@link cleanUpNow}. A second signal more than 2 s after the first ends the run at once (a
  * terminal's Ctrl-C arrives twice: from the terminal and relayed by tsx).
  */
 export function runMain(main: () => Promise<number>, options: MainOptions): void {
@@ -176,12 +162,10 @@ export function runMain(main: () => Promise<number>, options: MainOptions): void
 	);
 }
 
-/** Where and as whom a child runs. */
+/** Where (default: the repository's root) and as whom (PostgreSQL refuses root) a child runs. */
 export interface SpawnOptions {
-	/** Default: the repository's root. */
 	cwd?: string;
 	env?: NodeJS.ProcessEnv;
-	/** Run as this user and group (only as root; PostgreSQL refuses to run as root). */
 	uid?: number;
 	gid?: number;
 }
@@ -217,10 +201,10 @@ export interface Done {
 }
 
 /**
- * Runs a command to its end in its own process group; after `timeoutMs` it gets SIGTERM, then
- * SIGKILL 5 s later. What it left in its group is killed when it exits.
+ * Runs a command to its end in its own process group (SIGTERM after `timeoutMs`, SIGKILL 5 s later;
+ * what it left in its group is killed when it exits).
  *
- * @param opts.input written to its stdin; `echo`: its output is copied to stderr, each line after this prefix
+ * @param opts.input written to its stdin; `echo`: its output copied to stderr after this prefix
  * @throws Error when it cannot be spawned
  */
 export function runCommand(
@@ -278,16 +262,16 @@ export interface Service {
 	pid: number;
 	/** Resolves when it has exited. */
 	done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-	/** Its last 20 000 characters of output, by line (stdout and stderr). */
+	/** Its last 20 000 characters of output (stdout and stderr, by line). */
 	output(): string;
 	exited(): boolean;
 	/** Calls `fn` with each output line from now on. */
 	onLine(fn: (line: string, stream: 'stdout' | 'stderr') => void): void;
-	/** Resolves with the first line (among those kept, or later) that matches; rejects after `timeoutMs` or when the service exits. */
+	/** The first line (kept or later) that matches; rejects after `timeoutMs` or when it exits. */
 	waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
-	/** Its stop signal to the service alone (it stops its helpers), SIGKILL to its group after `graceMs` (default 10 s); resolves once it has exited. */
+	/** Its stop signal to it alone (it stops its helpers), SIGKILL to its group after `graceMs` (10 s). */
 	stop(graceMs?: number): Promise<void>;
-	/** SIGKILL to its group at once (the fault round's "worker dies"). */
+	/** SIGKILL to its group at once. */
 	kill(): Promise<void>;
 }
 
@@ -296,11 +280,9 @@ const OUTPUT_CHARS = 20_000;
 /**
  * Starts a long-running command in its own process group.
  *
- * @param opts.logFile each output line also goes there, after the time it arrived
- * @param opts.echo each output line also goes to stderr, after this prefix (`true`: `[name] `)
- * @param opts.stopSignal what `stop()` sends first (default SIGTERM)
- * @param opts.exitSignal what its group gets when this process exits (default SIGKILL)
- * @param opts.stdin a pipe to its stdin (`child.stdin`); default none
+ * @param opts.logFile each output line also goes there, after its time; `echo`: to stderr after this
+ *   prefix (`true`: `[name] `); `stopSignal`: what `stop()` sends (SIGTERM); `exitSignal`: what its
+ *   group gets when this process exits (SIGKILL); `stdin`: a pipe to its stdin
  */
 export function startService(
 	name: string,
@@ -395,16 +377,21 @@ export function startService(
 	};
 }
 
+/** Thrown by {@link waitUntil} when its time is up. */
+export class WaitTimeout extends Error {}
+
 /**
- * Polls `check` every `everyMs` until it returns a value other than undefined.
+ * Polls `check` every `everyMs` until it returns a value other than undefined (an exception counts
+ * as not yet).
  *
- * @throws Error naming `what` (and the last error `check` threw) after `timeoutMs`
+ * @throws WaitTimeout naming `what`, then `detail()` or the last error `check` threw, after `timeoutMs`
  */
 export async function waitUntil<T>(
 	what: string,
 	timeoutMs: number,
-	check: () => Promise<T | undefined>,
+	check: () => Promise<T | undefined> | T | undefined,
 	everyMs = 500,
+	detail?: () => string | Promise<string>,
 ): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	let lastError: unknown;
@@ -416,9 +403,12 @@ export async function waitUntil<T>(
 			lastError = err;
 		}
 		if (Date.now() >= deadline) {
-			throw new Error(
-				`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
-			);
+			const why = detail
+				? `: ${await detail()}`
+				: lastError
+					? ` (last error: ${(lastError as Error).message})`
+					: '';
+			throw new WaitTimeout(`timed out after ${secs(timeoutMs)} waiting for ${what}${why}`);
 		}
 		await sleep(everyMs);
 	}

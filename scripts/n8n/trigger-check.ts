@@ -1,13 +1,8 @@
 /**
- * The check of the activated trigger run (scripts/n8n/trigger-run.ts): examples/workflows/
- * trigger-finished-extractions.json activated in a running n8n 2.x server, extractions created at the
- * emulator before and after its activation, and the executions n8n saved read back over REST.
- *
- * What must hold: every extraction created after the activation that carries the Metadata Key
- * `batch` and finishes fires exactly once (created = fired, no duplicates); nothing that had finished
- * before the activation fires; an extraction without the key, or one that ends ERROR, does not fire;
- * every row shows its extraction's batch, file and invoice data; and, when a poll was failed on
- * purpose (503 at the emulator), n8n recorded that failed poll and still lost and repeated nothing.
+ * The check of the activated trigger run (trigger-run.ts). What must hold: every extraction created
+ * after the activation with the Metadata Key `batch` that finishes fires exactly once; nothing that
+ * finished before the activation fires, nor one without the key or ending ERROR; every row shows its
+ * extraction's batch, file and invoice data; a poll failed on purpose (503) was recorded by n8n.
  */
 import { preview, type Json } from './n8n-run';
 
@@ -17,7 +12,7 @@ export interface CreatedJob {
 	file: string;
 	/** Its metadata `batch`, if it has one. */
 	batch?: string;
-	/** Why it was created (for messages): "old", "workflow A", "slow", "during the outage", … */
+	/** Why it was created (for messages): "old", "slow", "during the outage", … */
 	role: string;
 }
 
@@ -44,24 +39,26 @@ export interface TriggerObservation {
 
 export interface TriggerCounts {
 	created: number;
-	/** Rows output over all executions (each firing of an extraction is one row). */
+	/** Rows over all executions. */
 	fired: number;
 	/** Rows beyond the first for the same extraction. */
 	duplicates: number;
-	/** Extractions that had finished before the activation and fired. */
+	/** Fired, but finished before the activation. */
 	old: number;
-	/** Extractions that must not fire (no key, ERROR) and fired, or ids nobody created. */
+	/** Fired, but must not (no key, ERROR) or nobody created it. */
 	unexpected: number;
-	/** Expected extractions that never fired. */
+	/** Expected, never fired. */
 	missing: number;
 }
 
 /** What an invoice file extracts to with the seeded Invoice schema (examples/files/). */
-const INVOICES: Record<string, { invoice_number: string; total_amount: number; currency: string }> =
-	{
-		'invoice.pdf': { invoice_number: 'INV-2026-0042', total_amount: 1234.5, currency: 'EUR' },
-		'invoice-2.pdf': { invoice_number: 'GX-7781', total_amount: 596, currency: 'GBP' },
-	};
+export const INVOICES: Record<
+	string,
+	{ invoice_number: string; total_amount: number; currency: string }
+> = {
+	'invoice.pdf': { invoice_number: 'INV-2026-0042', total_amount: 1234.5, currency: 'EUR' },
+	'invoice-2.pdf': { invoice_number: 'GX-7781', total_amount: 596, currency: 'GBP' },
+};
 
 /** The counts and every problem found (none: the run passed). */
 export function evaluateTrigger(obs: TriggerObservation): {
@@ -120,13 +117,11 @@ export function evaluateTrigger(obs: TriggerObservation): {
 			status: 'FINISHED',
 			...INVOICES[job.file],
 		};
-		for (const [key, value] of Object.entries(want)) {
-			if (JSON.stringify(row[key]) !== JSON.stringify(value)) {
+		for (const [key, value] of Object.entries(want))
+			if (JSON.stringify(row[key]) !== JSON.stringify(value))
 				problems.push(
 					`execution ${execution}, row of ${job.id} (${job.role}): ${key} is ${JSON.stringify(row[key])}, expected ${JSON.stringify(value)}`,
 				);
-			}
-		}
 	}
 	for (const e of obs.executions)
 		if (e.mode && e.mode !== 'trigger')

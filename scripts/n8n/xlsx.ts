@@ -12,14 +12,15 @@ export interface Sheet {
 	records: Array<Record<string, string | number | boolean | null>>;
 }
 
+const ENTITIES: Record<string, string> = { lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' };
 const unescape = (s: string): string =>
-	s
-		.replace(/&lt;/g, '<')
-		.replace(/&gt;/g, '>')
-		.replace(/&quot;/g, '"')
-		.replace(/&apos;/g, "'")
-		.replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
-		.replace(/&amp;/g, '&');
+	s.replace(/&(#\d+|lt|gt|quot|apos|amp);/g, (_, e: string) =>
+		e.startsWith('#') ? String.fromCodePoint(Number(e.slice(1))) : ENTITIES[e],
+	);
+
+/** The text of the `<t>` runs in `xml` (a shared or inline string), unescaped. */
+const textRuns = (xml: string): string =>
+	unescape([...xml.matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => t[1]).join(''));
 
 function columnIndex(ref: string): number {
 	const letters = /^[A-Z]+/.exec(ref)?.[0] ?? 'A';
@@ -37,9 +38,7 @@ export async function readFirstSheet(bytes: Buffer): Promise<Sheet> {
 	const sheetXml = await zip.file('xl/worksheets/sheet1.xml')?.async('string');
 	if (!sheetXml) throw new Error('the .xlsx has no xl/worksheets/sheet1.xml');
 	const sharedXml = (await zip.file('xl/sharedStrings.xml')?.async('string')) ?? '';
-	const shared = [...sharedXml.matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) =>
-		unescape([...m[1].matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => t[1]).join('')),
-	);
+	const shared = [...sharedXml.matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) => textRuns(m[1]));
 
 	const rows: Sheet['rows'] = [];
 	for (const row of sheetXml.matchAll(/<row[^>]*>([\s\S]*?)<\/row>/g)) {
@@ -52,8 +51,7 @@ export async function readFirstSheet(bytes: Buffer): Promise<Sheet> {
 			const v = /<v>([\s\S]*?)<\/v>/.exec(body)?.[1];
 			let value: string | number | boolean | null = null;
 			if (type === 's') value = shared[Number(v)] ?? null;
-			else if (type === 'inlineStr')
-				value = unescape([...body.matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => t[1]).join(''));
+			else if (type === 'inlineStr') value = textRuns(body);
 			else if (type === 'str' || type === 'e') value = v === undefined ? null : unescape(v);
 			else if (type === 'b') value = v === '1';
 			else value = v === undefined ? null : Number(v);

@@ -1,7 +1,4 @@
-/**
- * Helpers of the emulator's own tests (test/emulator/*.test.ts): one in-process emulator per test
- * file, raw HTTP calls to it (no node involved), multipart forms, polling, and the seeded ids.
- */
+/** Helpers of the emulator's own tests: one in-process emulator per test file, raw HTTP calls to it, forms, polling, seeded ids. */
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator';
 import { makePdf } from '../../emulator/sample-pdf';
 
@@ -16,8 +13,7 @@ export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 /**
  * A four-page invoice: page 1 has the Invoice schema's labels (INV-1, 2024-03-01, ACME Corporation,
- * 1,234.50 EUR), pages 2 and 4 one invoice line each (Consulting 1,000.00; Travel 234.50), page 3
- * nothing the schemas read.
+ * 1,234.50 EUR), pages 2 and 4 one invoice line each (Consulting 1,000.00; Travel 234.50).
  */
 export function fourPageInvoice(): Promise<Buffer> {
 	return makePdf([
@@ -35,7 +31,7 @@ export function fourPageInvoice(): Promise<Buffer> {
 	]);
 }
 
-/** One answer: status, headers, the body parsed when it is JSON (else its text), and its bytes. */
+/** One answer; `body` parsed when it is JSON, else its text. */
 export interface Answer {
 	status: number;
 	headers: Headers;
@@ -43,7 +39,7 @@ export interface Answer {
 	bytes: Buffer;
 }
 
-/** A request body: JSON, a multipart form, or raw text with its content type (default text/plain). */
+/** A request body: JSON, a multipart form, or text with its content type (default text/plain). */
 export interface CallInit {
 	headers?: Record<string, string>;
 	json?: unknown;
@@ -52,7 +48,6 @@ export interface CallInit {
 	contentType?: string;
 }
 
-/** A file for {@link form}: its name and bytes. */
 export interface FormFile {
 	name: string;
 	bytes: Buffer;
@@ -63,22 +58,19 @@ export function form(
 	fields: Record<string, string | FormFile | Array<string | FormFile>>,
 ): FormData {
 	const fd = new FormData();
-	for (const [name, value] of Object.entries(fields)) {
-		for (const one of Array.isArray(value) ? value : [value]) {
+	for (const [name, value] of Object.entries(fields))
+		for (const one of Array.isArray(value) ? value : [value])
 			if (typeof one === 'string') fd.append(name, one);
 			else fd.append(name, new Blob([new Uint8Array(one.bytes)]), one.name);
-		}
-	}
 	return fd;
 }
 
-/** Whether a v0 job (§v0-3) or an unversioned extraction (§unversioned-3) is in a final state. */
+/** Whether a job (§v0-3, §unversioned-3) is final. */
 export const isFinal = (a: Answer): boolean =>
 	['FINISHED', 'PARTIAL_FINISHED', 'ERROR'].includes(a.body.status);
 
 /** The emulator of one test file and calls to it; see {@link useEmulatorClient}. */
 export class EmulatorClient {
-	/** @param current the running emulator, undefined before and after the file's tests */
 	constructor(private readonly current: () => Emulator | undefined) {}
 
 	/** The running emulator; throws outside the file's tests. */
@@ -88,21 +80,11 @@ export class EmulatorClient {
 		return emulator;
 	}
 
-	/** v0 authentication (X-API-Key, §v0-5). */
-	v0(): Record<string, string> {
-		return { 'x-api-key': this.emu.apiKey };
-	}
+	/** The credential header of each family (§v0-5, §unversioned-5). */
+	v0 = (): Record<string, string> => ({ 'x-api-key': this.emu.apiKey });
+	tok = (): Record<string, string> => ({ authorization: this.emu.token });
 
-	/** Unversioned authentication (the raw token in Authorization, §unversioned-5). */
-	tok(): Record<string, string> {
-		return { authorization: this.emu.token };
-	}
-
-	/**
-	 * One request without following redirects. `url` is a path on the API origin or an absolute URL.
-	 *
-	 * @throws when the connection fails (e.g. an injected `drop`)
-	 */
+	/** One request, redirects not followed; `url` is a path on the API origin or absolute. Throws when the connection fails. */
 	async call(method: string, url: string, init: CallInit = {}): Promise<Answer> {
 		const headers: Record<string, string> = { ...(init.headers ?? {}) };
 		let body: BodyInit | undefined;
@@ -132,17 +114,13 @@ export class EmulatorClient {
 		};
 	}
 
-	/** {@link call} with the credential of the path's family (`/v0…` the API key, others the token); `init.headers` win. */
+	/** {@link call} with the credential of the path's family; `init.headers` win. */
 	async send(method: string, url: string, init: CallInit = {}): Promise<Answer> {
 		const family = /^(https?:\/\/[^/]+)?\/v0\//.test(url) ? this.v0() : this.tok();
 		return await this.call(method, url, { ...init, headers: { ...family, ...init.headers } });
 	}
 
-	/**
-	 * GETs `url` (see {@link send}) every 50 ms until `done` holds (default: a final job status).
-	 *
-	 * @throws after `timeoutMs` (default 50 s, under jest's test timeout) with the last answer
-	 */
+	/** GETs `url` every 50 ms until `done` holds; throws after `timeoutMs` (under jest's timeout) with the last answer. */
 	async poll(url: string, done = isFinal, timeoutMs = 50_000): Promise<Answer> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
@@ -168,4 +146,17 @@ export function useEmulatorClient(options: EmulatorOptions = {}): EmulatorClient
 		emulator = undefined;
 	});
 	return new EmulatorClient(() => emulator);
+}
+
+/** {@link fourPageInvoice} as `bytes` and as the form file `invoice.pdf`, made before the file's tests. */
+export function useInvoice(): { bytes: Buffer; file: FormFile } {
+	const invoice: { bytes: Buffer; file: FormFile } = {
+		bytes: Buffer.alloc(0),
+		file: { name: 'invoice.pdf', bytes: Buffer.alloc(0) },
+	};
+	beforeAll(async () => {
+		invoice.bytes = await fourPageInvoice();
+		invoice.file.bytes = invoice.bytes;
+	});
+	return invoice;
 }

@@ -13,9 +13,8 @@ import {
 	WORKFLOW_EU,
 	WORKFLOW_PLAIN,
 	form,
-	fourPageInvoice,
 	useEmulatorClient,
-	type FormFile,
+	useInvoice,
 } from './client';
 
 const PROCESSING_MS = 400;
@@ -23,14 +22,11 @@ const PROCESSING_MS = 400;
 let frozenAt: number | undefined;
 const api = useEmulatorClient({ processingMs: PROCESSING_MS, clock: () => frozenAt ?? Date.now() });
 
-let invoice: Buffer;
+const invoice = useInvoice();
 let small: Buffer;
-let pdfFile: FormFile;
 
 beforeAll(async () => {
-	invoice = await fourPageInvoice();
 	small = await makePdf([['Hello emulator world', 'Invoice number: INV-2']]);
-	pdfFile = { name: 'invoice.pdf', bytes: invoice };
 });
 
 beforeEach(() => api.emu.setCredits(10_000));
@@ -45,7 +41,7 @@ async function finishedExtraction(
 	metadata: Record<string, string> = {},
 ): Promise<Record<string, any>> {
 	const a = await post({
-		document: pdfFile,
+		document: invoice.file,
 		server: 'EU-1',
 		schema: INVOICE_SCHEMA,
 		metadata: JSON.stringify(metadata),
@@ -60,7 +56,7 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		const t0 = Date.now();
 		frozenAt = t0;
 		const a = await post({
-			document: pdfFile,
+			document: invoice.file,
 			server: 'EU-1',
 			schema: INVOICE_SCHEMA,
 			metadata: '{"batch":"b-1"}',
@@ -100,7 +96,7 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 		expect(done.body.extraction_time).toBe(PROCESSING_MS / 1000);
 		const image = await api.send('GET', done.body.content_images[1].url);
 		expect(image.headers.get('content-type')).toBe('image/png');
-		expect((await api.send('GET', done.body.document_url)).bytes).toEqual(invoice);
+		expect((await api.send('GET', done.body.document_url)).bytes).toEqual(invoice.bytes);
 	});
 
 	it('downloads csv, json and the page images; refuses without a schema or before the end (§unversioned-4.3)', async () => {
@@ -154,19 +150,19 @@ describe('unversioned extractions (§unversioned-4.1–§unversioned-4.4)', () =
 			(await post({ document: { name: 'a.pdf', bytes: Buffer.from('not a pdf') }, server: 'EU-1' }))
 				.status,
 		).toBe(400);
-		expect((await post({ document: pdfFile, server: 'US-1' })).body).toEqual({
+		expect((await post({ document: invoice.file, server: 'US-1' })).body).toEqual({
 			server: ['"US-1" is not a valid choice.'],
 		});
-		expect((await post({ document: pdfFile })).body).toEqual({
+		expect((await post({ document: invoice.file })).body).toEqual({
 			server: ['This field is required.'],
 		});
 
 		api.emu.setCredits(3);
-		const poor = await post({ document: pdfFile, server: 'EU-1' });
+		const poor = await post({ document: invoice.file, server: 'EU-1' });
 		expect(poor.status).toBe(403);
 		expect(poor.body).toEqual({ credits: ['Insufficient credits: 4 needed, 3 available.'] });
 		const trimmed = await post(
-			{ document: pdfFile, server: 'EU-1' },
+			{ document: invoice.file, server: 'EU-1' },
 			'?pdf_page_start=1&pdf_page_end=2',
 		);
 		expect(trimmed.status).toBe(201);
@@ -225,7 +221,7 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 	it("two files → an array sharing a session, with the workflow's schema and server; one file → an object", async () => {
 		const two = await api.send('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
 			form: form({
-				'extracts[0]document': pdfFile,
+				'extracts[0]document': invoice.file,
 				'extracts[1]document': { name: 'small.pdf', bytes: small },
 			}),
 		});
@@ -241,7 +237,7 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 		});
 		expect(two.body[0].workflow_session_id).toBe(two.body[1].workflow_session_id);
 		const one = await api.send('POST', `/workflow/${WORKFLOW_PLAIN}/extract/`, {
-			form: form({ 'extracts[0]document': pdfFile }),
+			form: form({ 'extracts[0]document': invoice.file }),
 		});
 		expect(one.body.schema).toBeNull();
 		expect(one.body.workflow_session_id).not.toBe(two.body[0].workflow_session_id);
@@ -257,14 +253,14 @@ describe('unversioned workflow uploads (§unversioned-4.10)', () => {
 		expect(
 			(
 				await api.send('POST', `/workflow/${WORKFLOW_EU}/extract/`, {
-					form: form({ document: pdfFile }),
+					form: form({ document: invoice.file }),
 				})
 			).body,
 		).toEqual({ extracts: ['This field is required.'] });
 		expect(
 			(
 				await api.send('POST', `/workflow/${UNKNOWN_ID}/extract/`, {
-					form: form({ 'extracts[0]document': pdfFile }),
+					form: form({ 'extracts[0]document': invoice.file }),
 				})
 			).body,
 		).toEqual({
@@ -340,7 +336,7 @@ describe('unversioned schemas (§unversioned-4.5–§unversioned-4.9)', () => {
 		expect((await api.send('GET', `/schema/${id}/`)).body.name).toBe('Receipt 3');
 
 		const parsing = await api.send('POST', '/v0/parsing', {
-			form: form({ document: pdfFile }),
+			form: form({ document: invoice.file }),
 		});
 		await api.poll(`/v0/parsing/${parsing.body.id}`);
 		const ex = await api.send('POST', '/v0/extract', {

@@ -10,25 +10,21 @@ import {
 	LINES_SCHEMA,
 	UNKNOWN_ID,
 	form,
-	fourPageInvoice,
 	useEmulatorClient,
-	type FormFile,
+	useInvoice,
 } from './client';
 
 const PROCESSING_MS = 400;
 const api = useEmulatorClient({ processingMs: PROCESSING_MS });
+const invoice = useInvoice();
 
-let invoice: Buffer;
-let pdfFile: FormFile;
-/** A document uploaded from `invoice` with metadata {customer: Globex, n: 1}, and its finished parsing. */
+/** A document uploaded from the invoice with metadata {customer: Globex, n: 1}, and its finished parsing. */
 let docId: string;
 let parsingId: string;
 
 beforeAll(async () => {
-	invoice = await fourPageInvoice();
-	pdfFile = { name: 'invoice.pdf', bytes: invoice };
 	const doc = await api.send('POST', '/v0/documents', {
-		form: form({ file: pdfFile, metadata: '{"customer":"Globex","n":1}' }),
+		form: form({ file: invoice.file, metadata: '{"customer":"Globex","n":1}' }),
 	});
 	docId = doc.body.id;
 	const parsing = await api.send('POST', '/v0/parsing', {
@@ -41,7 +37,7 @@ beforeAll(async () => {
 describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 	it('POST /v0/documents answers 201 with the Document (§v0-2.1) and stores the file as sent', async () => {
 		const a = await api.send('POST', '/v0/documents', {
-			form: form({ file: pdfFile, metadata: '{"customer":"Initech","n":2}' }),
+			form: form({ file: invoice.file, metadata: '{"customer":"Initech","n":2}' }),
 		});
 		expect(a.status).toBe(201);
 		expect(a.body).toMatchObject({
@@ -51,12 +47,12 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 			metadata: { customer: 'Initech', n: 2 },
 		});
 		expect(a.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
-		expect(api.emu.getStoredFile(a.body.id)).toEqual(invoice);
+		expect(api.emu.getStoredFile(a.body.id)).toEqual(invoice.bytes);
 	});
 
 	it('trims to the page range, takes the file name override, and reports invalid input per field', async () => {
 		const trimmed = await api.send('POST', '/v0/documents?pdf_page_start=2&pdf_page_end=3', {
-			form: form({ file: pdfFile, filename: 'trimmed.pdf' }),
+			form: form({ file: invoice.file, filename: 'trimmed.pdf' }),
 		});
 		expect(trimmed.status).toBe(201);
 		expect(trimmed.body).toMatchObject({ page_count: 2, filename: 'trimmed.pdf' });
@@ -65,18 +61,18 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 		).toBe(2);
 
 		const tooFar = await api.send('POST', '/v0/documents?pdf_page_end=9', {
-			form: form({ file: pdfFile }),
+			form: form({ file: invoice.file }),
 		});
 		expect(tooFar.body).toEqual({
 			pdf_page_end: ['Ensure this value is less than or equal to 4.'],
 		});
 		const bad = await api.send('POST', '/v0/documents?pdf_page_start=0&pdf_page_end=x', {
-			form: form({ file: pdfFile }),
+			form: form({ file: invoice.file }),
 		});
 		expect(bad.status).toBe(400);
 		expect(Object.keys(bad.body).sort()).toEqual(['pdf_page_end', 'pdf_page_start']);
 		const reversed = await api.send('POST', '/v0/documents?pdf_page_start=3&pdf_page_end=2', {
-			form: form({ file: pdfFile }),
+			form: form({ file: invoice.file }),
 		});
 		expect(reversed.status).toBe(400);
 		expect(
@@ -91,7 +87,7 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 		});
 		expect(empty.body).toEqual({ file: ['The submitted file is empty.'] });
 		const notAnObject = await api.send('POST', '/v0/documents', {
-			form: form({ file: pdfFile, metadata: '[1]' }),
+			form: form({ file: invoice.file, metadata: '[1]' }),
 		});
 		expect(notAnObject.body).toEqual({ metadata: ['Must be a JSON object.'] });
 	});
@@ -99,7 +95,7 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 	it('GET /v0/documents pages newest first with absolute next / previous links that keep the query (§v0-4.2, §v0-2.5)', async () => {
 		for (const name of ['paging-1.pdf', 'paging-2.pdf'])
 			await api.send('POST', '/v0/documents', {
-				form: form({ file: { name, bytes: invoice } }),
+				form: form({ file: { name, bytes: invoice.bytes } }),
 			});
 		const page1 = await api.send('GET', '/v0/documents?size=1&search=paging-');
 		expect(page1.status).toBe(200);
@@ -125,7 +121,7 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 
 	it('GET /v0/documents filters by search (filename, metadata values) and created_at (§v0-4.2)', async () => {
 		await api.send('POST', '/v0/documents', {
-			form: form({ file: { name: 'Needle-Report.pdf', bytes: invoice } }),
+			form: form({ file: { name: 'Needle-Report.pdf', bytes: invoice.bytes } }),
 		});
 		const names = async (query: string): Promise<string[]> =>
 			(await api.send('GET', `/v0/documents?${query}`)).body.results.map(
@@ -169,7 +165,7 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 		expect(f.status).toBe(200);
 		expect(f.headers.get('content-type')).toBe('application/pdf');
 		expect(f.headers.get('content-disposition')).toBe('attachment; filename="invoice.pdf"');
-		expect(f.bytes).toEqual(invoice);
+		expect(f.bytes).toEqual(invoice.bytes);
 		const logged = api.emu.requests.filter((q) => q.origin === 'files');
 		expect(logged.map((q) => q.status)).toEqual([200]);
 		expect(logged[0].headers['x-api-key']).toBeUndefined();
@@ -180,7 +176,7 @@ describe('v0 documents (§v0-4.1–§v0-4.4)', () => {
 	});
 
 	it('stores a large upload (40 MB) on disk, counts its pages and parses it', async () => {
-		const big = Buffer.concat([invoice, Buffer.alloc(40 * 1024 * 1024, 0x20)]);
+		const big = Buffer.concat([invoice.bytes, Buffer.alloc(40 * 1024 * 1024, 0x20)]);
 		const a = await api.send('POST', '/v0/documents', {
 			form: form({ file: { name: 'big.pdf', bytes: big } }),
 		});
@@ -285,7 +281,7 @@ describe('v0 parsings (§v0-4.5–§v0-4.7)', () => {
 	it('from a multipart file: pictures, PARTIAL_FINISHED, ERROR and unsupported-file outcomes (§v0-2.2, §v0-3)', async () => {
 		const a = await api.send('POST', '/v0/parsing', {
 			form: form({
-				document: { name: 'two.pdf', bytes: invoice },
+				document: { name: 'two.pdf', bytes: invoice.bytes },
 				picture_description_enabled: 'true',
 				model: 'PIGALLE_LITE',
 				metadata: '{"emulator_outcome":"PARTIAL_FINISHED"}',
@@ -375,7 +371,7 @@ describe('v0 extracts (§v0-4.8–§v0-4.9)', () => {
 	it('from a multipart document: a new parsing embedded; an array schema gives one object per page with a match (§v0-3, §v0-4.8)', async () => {
 		const t0 = Date.now();
 		const a = await api.send('POST', '/v0/extract', {
-			form: form({ schema: LINES_SCHEMA, document: pdfFile }),
+			form: form({ schema: LINES_SCHEMA, document: invoice.file }),
 		});
 		expect(a.status).toBe(201);
 		expect(a.body.parsing.status).toBe('IN_QUEUE');

@@ -1,13 +1,14 @@
 /**
  * Shared test setup: one emulator per test file on a free loopback port, workflows run through
- * n8n-core's WorkflowExecute (scripts/engine.ts), and builders for input items.
+ * n8n-core's WorkflowExecute (scripts/engine.ts), and builders for input items. A test file calls
+ * `useNode()` once and gets the helpers bound to its emulator.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator';
+import type { Emulator, EmulatorOptions } from '../../emulator';
 import {
 	binaryProperty,
 	runWorkflow,
@@ -15,15 +16,18 @@ import {
 	singleNodeWorkflow,
 	type RunResult,
 } from '../../scripts/engine';
+import { useEmulatorClient } from '../emulator/client';
 
 export const SAMPLE_PDF = readFileSync(
 	path.join(__dirname, '..', '..', 'examples', 'files', 'invoice.pdf'),
 );
 
-/** Seeded schema ids (emulator/seed.json). */
-export const INVOICE_SCHEMA = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
-export const INVOICE_LINES_SCHEMA = '6b1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
-export const WORKFLOW_WITH_SCHEMA = '0d5c5f0e-8b7a-4c52-9a3e-6f1e2d3c4b5a';
+/** Seeded ids (emulator/seed.json), named as the node's tests know them. */
+export {
+	INVOICE_SCHEMA,
+	LINES_SCHEMA as INVOICE_LINES_SCHEMA,
+	WORKFLOW_EU as WORKFLOW_WITH_SCHEMA,
+} from '../emulator/client';
 
 /** The sample invoice's expected extraction with the Invoice schema. */
 export const SAMPLE_RESULT = {
@@ -42,20 +46,10 @@ export const SAMPLE_RESULT = {
  * @returns a getter for the running emulator
  */
 export function useEmulator(options: EmulatorOptions = {}): () => Emulator {
-	let emulator: Emulator | undefined;
-	beforeAll(async () => {
-		emulator = await startEmulator({ processingMs: 1000, quiet: true, ...options });
-	});
-	afterAll(async () => {
-		await emulator?.close();
-		emulator = undefined; // its records (up to 50,000 seeded jobs) are garbage from here on
-		await shutdownEngine();
-	});
-	beforeEach(() => emulator?.clearLog());
-	return () => {
-		if (!emulator) throw new Error('emulator not started');
-		return emulator;
-	};
+	const client = useEmulatorClient({ processingMs: 1000, ...options });
+	afterAll(shutdownEngine);
+	beforeEach(() => client.emu.clearLog());
+	return () => client.emu;
 }
 
 /** Credentials of both types pointing at the emulator. */
@@ -112,4 +106,24 @@ export async function runNode(
 /** The emulator's API requests (files origin excluded unless asked), without the noise of other origins. */
 export function apiRequests(emulator: Emulator, origin: 'api' | 'files' = 'api') {
 	return emulator.requests.filter((r) => r.origin === origin);
+}
+
+/**
+ * `useEmulator` with the helpers bound to the file's emulator: `runNode(parameters, input, options)`,
+ * `credentialsFor(overrides)`, `apiRequests(origin)`, and `fileItem`.
+ */
+export function useNode(options: EmulatorOptions = {}) {
+	const emulator = useEmulator(options);
+	type Rest<F> = F extends (emulator: Emulator, ...rest: infer R) => infer T
+		? (...rest: R) => T
+		: never;
+	const bind = <F extends (emulator: Emulator, ...rest: never[]) => unknown>(f: F) =>
+		((...rest: never[]) => f(emulator(), ...rest)) as Rest<F>;
+	return {
+		emulator,
+		runNode: bind(runNode),
+		credentialsFor: bind(credentialsFor),
+		apiRequests: bind(apiRequests),
+		fileItem,
+	};
 }

@@ -168,6 +168,8 @@ async function outputItems(
 			simplify: ctx.getNodeParameter('simplify', true) as boolean,
 			splitIntoItems: options.splitIntoItems === true,
 			includeInputBinary: false,
+			check:
+				spec.value === 'extractionFinished' && options.checkAgainstSchema === true ? {} : undefined,
 		};
 		const items: INodeExecutionData[] = [];
 		for (const extraction of resources)

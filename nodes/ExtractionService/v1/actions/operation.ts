@@ -13,13 +13,9 @@ import { readItemSettings, type OutputSettings } from '../helpers/settings';
 import { withAbsoluteUrls } from '../helpers/output';
 import { requireUuid } from '../helpers/validation';
 import { servicePath, type ApiFamily, type ExtractionServiceClient } from '../transport';
-import {
-	idParameter,
-	optionsCollection,
-	resumeWaitField,
-	returnAllFields,
-	type IdParameter,
-} from './fields';
+import { optionsCollection, returnAllFields } from './fields/collections';
+import { idParameter, type IdParameter } from './fields/locators';
+import { resumeWaitField, waitForCompletionField, waitOptionFields } from './fields/wait';
 import { filtersCollection } from '../helpers/filters';
 
 /** An operation module: its UI description and what it does for one input item. */
@@ -37,7 +33,9 @@ export interface Operation {
 	): Promise<INodeExecutionData[] | JobOutcomes>;
 }
 
-/** Shows `properties` only for one resource and operation. */
+/** An operation module's `execute`, declared as `export const execute: OperationExecute = …`. */
+export type OperationExecute = Operation['execute'];
+
 /** An ID parameter as operations read it: its UI name (errors name it) and its parameter name. */
 export type IdField = Pick<IdParameter, 'displayName' | 'name'>;
 
@@ -69,6 +67,24 @@ interface ResourceSpec {
 }
 
 /**
+ * The request fields that address one resource by ID: its family, path, and the name and ID an
+ * error names (e.g. "Schema 3f0c… not found").
+ */
+export function byIdRequest(
+	spec: Pick<ResourceSpec, 'family' | 'segment' | 'resourceName'>,
+	id: string,
+	itemIndex: number,
+) {
+	return {
+		family: spec.family,
+		path: servicePath(spec.family, spec.segment, id),
+		itemIndex,
+		resourceName: spec.resourceName,
+		resourceId: id,
+	};
+}
+
+/**
  * A Get of a resource that is not a job (`§v0-4.3` documents, `§unversioned-4.7` schemas): reads it
  * by ID and outputs it, with absolute URLs added (`withAbsoluteUrls`) when `absoluteUrls` is set.
  *
@@ -80,12 +96,8 @@ export function readOperation(spec: ResourceSpec & { absoluteUrls?: boolean }): 
 		async execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient) {
 			const id = readId(this, itemIndex, spec.id);
 			const json = await client.request<IDataObject>({
-				family: spec.family,
+				...byIdRequest(spec, id, itemIndex),
 				method: 'GET',
-				path: servicePath(spec.family, spec.segment, id),
-				itemIndex,
-				resourceName: spec.resourceName,
-				resourceId: id,
 			});
 			const baseUrl = spec.absoluteUrls && (await client.baseUrl(spec.family, itemIndex));
 			return [{ json: baseUrl ? withAbsoluteUrls(json, baseUrl) : json }];
@@ -109,19 +121,16 @@ export function deleteOperation(spec: ResourceSpec): Operation {
 		async execute(this: IExecuteFunctions, itemIndex: number, client: ExtractionServiceClient) {
 			const id = readId(this, itemIndex, spec.id);
 			await client.send({
-				family: spec.family,
+				...byIdRequest(spec, id, itemIndex),
 				method: 'DELETE',
-				path: servicePath(spec.family, spec.segment, id),
-				itemIndex,
 				expect: 'nothing',
-				resourceName: spec.resourceName,
-				resourceId: id,
 			});
 			return [{ json: { id, deleted: true } }];
 		},
 	};
 }
 
+/** Shows `properties` only for one resource and operation. */
 export function forOperation(
 	resource: string,
 	operation: string,
@@ -131,6 +140,24 @@ export function forOperation(
 		{ show: { resource: [resource], operation: [operation] } },
 		properties,
 	);
+}
+
+/**
+ * The description of an operation that creates jobs (parsing, extract, extraction): its own
+ * fields, Wait for Completion (on by default), what shapes the output (e.g. Simplify), and the
+ * Options collection with the wait options last.
+ */
+export function jobCreateDescription(
+	resource: string,
+	operation: string,
+	spec: { fields: INodeProperties[]; output?: INodeProperties[]; options: INodeProperties[] },
+): INodeProperties[] {
+	return forOperation(resource, operation, [
+		...spec.fields,
+		waitForCompletionField,
+		...(spec.output ?? []),
+		...optionsCollection([...spec.options, ...waitOptionFields]),
+	]);
 }
 
 /**
@@ -165,7 +192,7 @@ export function jobGetOperation(spec: {
 				`reaches a final status (${kind.finalStatuses.join(', ')})`,
 			),
 			...(spec.fields ?? []),
-			...optionsCollection(spec.options ?? []),
+			...optionsCollection([...(spec.options ?? []), ...waitOptionFields]),
 		]),
 		async execute(
 			this: IExecuteFunctions,

@@ -4,7 +4,8 @@ import { CREDENTIAL_TYPE, type ApiFamily } from '../transport';
 import * as document from './document/Document.resource';
 import * as extract from './extract/Extract.resource';
 import * as extraction from './extraction/Extraction.resource';
-import { NOT_AS_TOOL, allowChangesField, executionSettingsFields } from './fields';
+import { executionSettingsFields } from './fields/collections';
+import { NOT_AS_TOOL, allowChangesField } from './fields/versions';
 import type { Operation } from './operation';
 import * as parsing from './parsing/Parsing.resource';
 import * as schema from './schema/Schema.resource';
@@ -90,30 +91,44 @@ export const credentials = (['v0', 'unversioned'] as const).map((family) => ({
 /** The operations that only read: the tool variant offers them without `allowChanges`. */
 export const READ_OPERATIONS = new Set(['get', 'getAll', 'download']);
 
+/** The tool variant of version 3 and later (where `allowChanges` exists), and of older versions. */
+const TOOL_FROM_3 = { '@tool': [true], '@version': [{ _cnd: { gte: 3 } }] };
+const TOOL_BEFORE_3 = { '@tool': [true], '@version': [{ _cnd: { lte: 2 } }] };
+
 /**
- * A resource's parameters, its operations that cost credits or change data hidden in the tool
- * variant while `allowChanges` is off (the parameter exists only there, from version 3, so the
- * regular node and older tool nodes offer every operation as before).
+ * A resource's parameters, its operation selector made three times (n8n shows the one whose display
+ * options match): as it always was for the regular node and for tool nodes before version 3; and
+ * for the tool variant from version 3, its operations that cost credits or change data hidden while
+ * `allowChanges` is off, starting on Get (a hidden default is a value the editor flags as not
+ * supported).
  */
 function guarded(description: INodeProperties[]): INodeProperties[] {
-	return description.map((property) =>
-		property.name !== 'operation'
-			? property
-			: {
-					...property,
-					options: (property.options as INodePropertyOptions[]).map((option) =>
-						READ_OPERATIONS.has(String(option.value))
-							? option
-							: {
-									...option,
-									displayOptions: {
-										...option.displayOptions,
-										hide: { ...option.displayOptions?.hide, allowChanges: [false] },
-									},
+	return description.flatMap((property) => {
+		const options = property.options as INodePropertyOptions[];
+		if (property.name !== 'operation' || !options.some((option) => option.value === 'get'))
+			return [property];
+		const shown = property.displayOptions ?? {};
+		return [
+			{ ...property, displayOptions: { ...shown, hide: { ...shown.hide, '@tool': [true] } } },
+			{ ...property, displayOptions: { ...shown, show: { ...shown.show, ...TOOL_BEFORE_3 } } },
+			{
+				...property,
+				default: READ_OPERATIONS.has(String(property.default)) ? property.default : 'get',
+				displayOptions: { ...shown, show: { ...shown.show, ...TOOL_FROM_3 } },
+				options: options.map((option) =>
+					READ_OPERATIONS.has(String(option.value))
+						? option
+						: {
+								...option,
+								displayOptions: {
+									...option.displayOptions,
+									hide: { ...option.displayOptions?.hide, allowChanges: [false] },
 								},
-					),
-				},
-	);
+							},
+				),
+			},
+		];
+	});
 }
 
 /** The node's parameters: the tool switch, the resource selector, each resource's operations and fields, then the execution settings. */

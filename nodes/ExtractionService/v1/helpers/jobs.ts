@@ -30,11 +30,11 @@ export interface JobKind {
 }
 
 /**
- * The three kinds of asynchronous job:
- * - parsing: `§v0-3` (final `FINISHED`, `PARTIAL_FINISHED`, `ERROR`), polled at `§v0-4.7`;
- * - extract: `§v0-3` (final `FINISHED`, `ERROR`), polled at `§v0-4.9`;
- * - extraction: `§unversioned-2.1/§unversioned-3` (final `FINISHED`, `ERROR`), polled at `§unversioned-4.3`, where
- *   200 and 202 both carry the resource.
+ * The three kinds of asynchronous job and their final statuses (`§v0-3`, `§unversioned-3`):
+ * - parsing: final `FINISHED`, `PARTIAL_FINISHED`, `ERROR`, polled at `§v0-4.7`;
+ * - extract: final `FINISHED`, `ERROR`, polled at `§v0-4.9`;
+ * - extraction (`§unversioned-2.1`): final `FINISHED`, `ERROR`, polled at `§unversioned-4.3`,
+ *   where 200 and 202 both carry the resource.
  */
 export const JOB_KINDS = {
 	parsing: {

@@ -1,6 +1,7 @@
 import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { ApiFamily, ExtractionServiceClient } from '../transport';
+import { validationsOf } from './completeness';
 import type { OutputSettings } from './settings';
 
 /** Simplify: the output switch of every job that has extracted data (`simplifyResult`). */
@@ -76,68 +77,94 @@ export function simplifyResult(
 	return [{ ...meta, result: (result ?? null) as IDataObject }];
 }
 
+/** A job kind's output: its API family, its extracted data, and what identifies a job in Simplify's shape. */
+interface JobShape {
+	family: ApiFamily;
+	/** The extracted data (an extract's `result`, an extraction's `extracted_data`). */
+	result: (job: IDataObject) => unknown;
+	/** Identifying fields for the simplified shape; `fileName` is the uploaded file's, if any. */
+	meta: (job: IDataObject, fileName?: string) => IDataObject;
+}
+
 /**
  * Output items of one finished (or timed-out) job, for the operations that offer Simplify and
  * Split Into Items (extracts and extractions). With Simplify: `simplifyResult(result, meta)` plus
- * `error` and `timedOut` when present; without: the full job with absolute URLs. With "Include Input
+ * `error` and `timedOut` when present; without: the full job with absolute URLs. With Check Against
+ * Schema, each item also gets `validation` (`completeness.ts`; it replaces an extracted field of that
+ * name, which stays in the full resource). With "Include Input
  * Binary", the uploaded file rides along on each item.
  *
- * @param job the resource as the service returned it (plus `timedOut` from waitForJob)
- * @param result its extracted data (`result` in `§v0-2.4`, `extracted_data` in `§unversioned-2.1`)
- * @param meta identifying fields for the simplified shape
- * @param output the item's output settings (`readItemSettings`)
- * @param binary the input file to pass on (`passThroughBinary`), if any
+ * @returns the kind's items function: `job` is the resource as the service returned it (plus
+ *   `timedOut` from waitForJob), `output` the item's output settings (`readItemSettings`),
+ *   `fileName` the uploaded file's name, `binary` the input file to pass on (`passThroughBinary`)
  */
-export async function jobOutputItems(
-	client: ExtractionServiceClient,
-	family: ApiFamily,
-	job: IDataObject,
-	result: unknown,
-	meta: IDataObject,
-	itemIndex: number,
-	output: OutputSettings,
-	binary?: INodeExecutionData['binary'],
-): Promise<INodeExecutionData[]> {
-	let jsons: IDataObject[];
-	if (output.simplify) {
-		const fullMeta: IDataObject = { ...meta };
-		if (job.error) fullMeta.error = job.error;
-		if (job.timedOut) fullMeta.timedOut = true;
-		jsons = simplifyResult(result, fullMeta, output.splitIntoItems);
-	} else {
-		jsons = [withAbsoluteUrls(job, await client.baseUrl(family, itemIndex))];
-	}
-	return jsons.map((json) => (binary ? { json, binary } : { json }));
+function jobOutputItems(shape: JobShape) {
+	return async (
+		client: ExtractionServiceClient,
+		job: IDataObject,
+		itemIndex: number,
+		output: OutputSettings,
+		fileName?: string,
+		binary?: INodeExecutionData['binary'],
+	): Promise<INodeExecutionData[]> => {
+		let jsons: IDataObject[];
+		if (output.simplify) {
+			const meta: IDataObject = { ...shape.meta(job, fileName) };
+			if (job.error) meta.error = job.error;
+			if (job.timedOut) meta.timedOut = true;
+			jsons = simplifyResult(shape.result(job), meta, output.splitIntoItems);
+		} else {
+			jsons = [withAbsoluteUrls(job, await client.baseUrl(shape.family, itemIndex))];
+		}
+		if (output.check) {
+			const split = output.simplify && output.splitIntoItems;
+			const validations = await validationsOf(
+				client,
+				output.check,
+				job,
+				shape.result(job),
+				split,
+				itemIndex,
+			);
+			jsons = jsons.map((json, index) => ({
+				...json,
+				validation: validations[index] as unknown as IDataObject,
+			}));
+		}
+		return jsons.map((json) => (binary ? { json, binary } : { json }));
+	};
 }
 
 /**
  * Output items for one Extraction (`§unversioned-2.1`). Simplified: `extracted_data` fields plus
- * `id`, `status`, `document_name`; see `jobOutputItems`.
- *
- * @param fileName the uploaded file's name, when the service gives none
- * @param binary the input file to pass on, if any
+ * `id`, `status`, `document_name` (else the uploaded file's name); see `jobOutputItems`.
  */
-export async function extractionItems(
-	client: ExtractionServiceClient,
-	extraction: IDataObject,
-	itemIndex: number,
-	output: OutputSettings,
-	fileName?: string,
-	binary?: INodeExecutionData['binary'],
-): Promise<INodeExecutionData[]> {
-	const meta: IDataObject = {
+export const extractionItems = jobOutputItems({
+	family: 'unversioned',
+	result: (extraction) => extraction.extracted_data,
+	meta: (extraction, fileName) => ({
 		id: extraction.id,
 		status: extraction.status,
 		document_name: extraction.document_name ?? fileName ?? null,
-	};
-	return await jobOutputItems(
-		client,
-		'unversioned',
-		extraction,
-		extraction.extracted_data,
-		meta,
-		itemIndex,
-		output,
-		binary,
-	);
-}
+	}),
+});
+
+/**
+ * Output items for one v0 Extract (`§v0-2.4`). Simplified: `result` fields plus `id`, `status`,
+ * `schema` (its name) and `filename` (the document's, else the uploaded file's); see
+ * `jobOutputItems`.
+ */
+export const extractItems = jobOutputItems({
+	family: 'v0',
+	result: (extract) => extract.result,
+	meta: (extract, fileName) => {
+		const schema = (extract.schema ?? {}) as IDataObject;
+		const document = (((extract.parsing ?? {}) as IDataObject).document ?? {}) as IDataObject;
+		return {
+			id: extract.id,
+			status: extract.status,
+			schema: schema.name ?? null,
+			filename: document.filename ?? fileName ?? null,
+		};
+	},
+});

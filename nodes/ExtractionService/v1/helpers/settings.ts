@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { readCheckSettings, type CheckSettings } from './completeness';
 import { DEFAULT_WAIT_TIMEOUT_SECONDS, type WaitSettings } from './jobs';
 import { positiveSeconds } from './validation';
 
@@ -19,11 +20,15 @@ export interface ItemSettings {
 	files: FileSelection;
 }
 
-/** How finished jobs become output items (`Simplify`, `Split Into Items`, `Include Input Binary`). */
+/**
+ * How finished jobs become output items (`Simplify`, `Split Into Items`, `Include Input Binary`,
+ * and Check Against Schema when it is on).
+ */
 export interface OutputSettings {
 	simplify: boolean;
 	splitIntoItems: boolean;
 	includeInputBinary: boolean;
+	check?: CheckSettings;
 }
 
 /** The binary properties an item uploads: `names` as typed (one, or a comma list), or all of them. */
@@ -68,6 +73,12 @@ export function readItemSettings(
 			simplify: ctx.getNodeParameter('simplify', itemIndex, true) as boolean,
 			splitIntoItems: options.splitIntoItems === true,
 			includeInputBinary: options.includeInputBinary === true,
+			check: readCheckSettings(
+				ctx.getNode(),
+				itemIndex,
+				options,
+				ctx.getNodeParameter('resource', itemIndex, '') === 'extract',
+			),
 		},
 		files: {
 			names: String(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') ?? ''),

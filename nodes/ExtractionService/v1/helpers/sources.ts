@@ -52,6 +52,11 @@ export async function documentSourceRequests(
 			reuse: key,
 		};
 	};
+	/** The one JSON request of a document given by ID or URL. */
+	const byReference = (document: string): JobRequest[] => {
+		const job = keyed();
+		return [{ body: { ...job.fields, document }, reuse: job.reuse }];
+	};
 	switch (source) {
 		case 'binary':
 			return (await inputFiles(ctx, itemIndex, files)).map((file) => {
@@ -62,40 +67,19 @@ export async function documentSourceRequests(
 					reuse: job.reuse,
 				};
 			});
-		case 'documentId': {
-			const job = keyed();
-			return [
-				{
-					body: {
-						...job.fields,
-						document: requireUuid(
-							node,
-							itemIndex,
-							'Document ID',
-							ctx.getNodeParameter('documentId', itemIndex, '', { extractValue: true }),
-						),
-					},
-					reuse: job.reuse,
-				},
-			];
-		}
-		case 'url': {
-			const job = keyed();
-			return [
-				{
-					body: {
-						...job.fields,
-						document: requireHttpUrl(
-							node,
-							itemIndex,
-							'URL',
-							ctx.getNodeParameter('url', itemIndex),
-						),
-					},
-					reuse: job.reuse,
-				},
-			];
-		}
+		case 'documentId':
+			return byReference(
+				requireUuid(
+					node,
+					itemIndex,
+					'Document ID',
+					ctx.getNodeParameter('documentId', itemIndex, '', { extractValue: true }),
+				),
+			);
+		case 'url':
+			return byReference(
+				requireHttpUrl(node, itemIndex, 'URL', ctx.getNodeParameter('url', itemIndex)),
+			);
 		case 'urlList':
 			return [
 				{

@@ -100,6 +100,28 @@ export function parseUrlList(
 }
 
 /**
+ * A JSON parameter: a JSON text, or a value an expression already gave (object, list, number …).
+ *
+ * @returns the parsed value; undefined when empty (undefined, null or blank text)
+ * @throws NodeOperationError naming the parameter when the text is not valid JSON
+ */
+export function parseJson(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	value: unknown,
+): unknown {
+	if (value === undefined || value === null) return undefined;
+	if (typeof value !== 'string') return value;
+	if (!value.trim()) return undefined;
+	try {
+		return JSON.parse(value) as unknown;
+	} catch (error) {
+		fail(node, itemIndex, parameter, `is not valid JSON: ${(error as Error).message}`);
+	}
+}
+
+/**
  * A JSON object parameter (metadata, schema definition). Accepts an object or a JSON string; an
  * empty string gives `undefined` (not sent).
  *
@@ -111,16 +133,8 @@ export function parseJsonObject(
 	parameter: string,
 	value: unknown,
 ): IDataObject | undefined {
-	if (value === undefined || value === null) return undefined;
-	let parsed: unknown = value;
-	if (typeof value === 'string') {
-		if (!value.trim()) return undefined;
-		try {
-			parsed = JSON.parse(value);
-		} catch (error) {
-			fail(node, itemIndex, parameter, `is not valid JSON: ${(error as Error).message}`);
-		}
-	}
+	const parsed = parseJson(node, itemIndex, parameter, value);
+	if (parsed === undefined) return undefined;
 	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
 		fail(
 			node,

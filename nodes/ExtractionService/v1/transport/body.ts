@@ -5,8 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * Most bytes of a 2xx answer the node reads where it expects JSON (`§node`, Checked answers), in
- * bytes: 32 MiB. A page of 100 extractions with their data is well under 1 MiB, and the largest
+ * Most bytes of a 2xx answer the node reads where it expects JSON, in bytes: 32 MiB. A page of 100 extractions with their data is well under 1 MiB, and the largest
  * extraction results (hundreds of pages of line items) a few MiB; 32 MiB leaves room for those while
  * keeping what one answer costs (its bytes, its text, the parsed JSON: about 4 times its size) far
  * from what an n8n worker has. Beyond it the answer is refused as unusable while it streams, and the
@@ -15,8 +14,7 @@ import type { IDataObject } from 'n8n-workflow';
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /**
- * Most bytes the node reads of an answer it will not use as data (`§node`, Checked answers), in
- * bytes: 64 KiB. That is every 4xx/5xx answer — downloads' too — whose message is in its first lines
+ * Most bytes the node reads of an answer it will not use as data, in bytes: 64 KiB. That is every 4xx/5xx answer — downloads' too — whose message is in its first lines
  * (a field-error body is a few hundred bytes; the error shows 500 characters of it), and the body of
  * a 3xx, which is never read. The rest is left unread (the connection is closed), and the error says
  * the answer was cut.

@@ -182,6 +182,8 @@ export class ExtractionServiceClient {
 
 	private readonly controller = new AbortController();
 
+	private readonly memo = new Map<string, Promise<unknown>>();
+
 	/** Jobs and documents the service created in this execution, in order (see `recordCreated`). */
 	readonly created: CreatedResource[] = [];
 
@@ -214,6 +216,19 @@ export class ExtractionServiceClient {
 		executionSignal?.addEventListener('abort', onCancel, { once: true });
 		if ('onExecutionCancellation' in ctx && typeof ctx.onExecutionCancellation === 'function')
 			ctx.onExecutionCancellation(onCancel);
+	}
+
+	/**
+	 * Runs `make` once per key for this client — once per execution (once per poll in the trigger)
+	 * — and hands every caller the same promise (e.g. a schema read for Check Against Schema).
+	 */
+	once<T>(key: string, make: () => Promise<T>): Promise<T> {
+		let promise = this.memo.get(key) as Promise<T> | undefined;
+		if (!promise) {
+			promise = make();
+			this.memo.set(key, promise);
+		}
+		return promise;
 	}
 
 	/** Aborted when the execution is cancelled or `abort()` is called (a sibling item failed). */
@@ -250,7 +265,10 @@ export class ExtractionServiceClient {
 		this.created.push(resource);
 	}
 
-	/** The family's credential, read once per execution: Base URL checked, secrets collected. */
+	/**
+	 * The family's credential, read once per execution: Base URL checked (an http(s) URL without a
+	 * user or password, `§node`, Addresses and credentials), secrets collected.
+	 */
 	private async credential(family: ApiFamily, itemIndex: number): Promise<FamilyCredential> {
 		let entry = this.credentials.get(family);
 		if (!entry) {
@@ -276,7 +294,7 @@ export class ExtractionServiceClient {
 					);
 				}
 				// A user and password in the Base URL would travel into every absolute URL the node
-				// outputs (`*_absolute`) and into messages: refused (§node, Addresses and credentials).
+				// outputs (`*_absolute`) and into messages.
 				if (parsed.username || parsed.password) {
 					throw new NodeOperationError(
 						this.ctx.getNode(),

@@ -1,7 +1,4 @@
-/**
- * Lists (`§v0-2.5`, `§unversioned-2.4`): one checked page, or every item of a list, through the
- * client's requests.
- */
+/** Lists: one checked page, or every item of a list, through the client's requests. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { UnusableAnswerError, capText, idKey, unusableAnswerError } from './answers';

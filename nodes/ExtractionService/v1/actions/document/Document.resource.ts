@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { NOT_AS_TOOL } from '../fields';
+import { NOT_AS_TOOL } from '../fields/versions';
 import * as download from './download.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';

@@ -1,10 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
 import { withAbsoluteUrls } from '../../helpers/output';
-import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { DOCUMENT_ID, idParameter, optionsCollection, outputBinaryField } from '../fields';
-import { forOperation, readId } from '../operation';
+import { outputBinaryField } from '../fields/binary';
+import { optionsCollection } from '../fields/collections';
+import { DOCUMENT_ID, idParameter } from '../fields/locators';
+import { byIdRequest, forOperation, type OperationExecute, readId } from '../operation';
 
 export const description = forOperation('document', 'download', [
 	...idParameter({ ...DOCUMENT_ID, description: 'The document to download' }),
@@ -20,23 +21,19 @@ export const description = forOperation('document', 'download', [
  * @returns the Document as JSON and the file as a binary with the document's name and MIME type
  * @throws NodeApiError 404 naming the document
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const id = readId(this, itemIndex, DOCUMENT_ID);
 	const property = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
-	const request = { family: 'v0' as const, itemIndex, resourceName: 'Document', resourceId: id };
-	const document = await client.request<IDataObject>({
-		...request,
-		method: 'GET',
-		path: servicePath('v0', 'documents', id),
-	});
+	const request = byIdRequest(
+		{ family: 'v0', segment: 'documents', resourceName: 'Document' },
+		id,
+		itemIndex,
+	);
+	const document = await client.request<IDataObject>({ ...request, method: 'GET' });
 	const file = await client.download({
 		...request,
 		method: 'GET',
-		path: `${servicePath('v0', 'documents', id)}/download`,
+		path: `${request.path}/download`,
 	});
 	const fileName =
 		String(document.filename ?? '') ||
@@ -54,4 +51,4 @@ export async function execute(
 			property,
 		),
 	];
-}
+};

@@ -1,4 +1,4 @@
-import { DOCUMENT_ID, idParameter } from '../fields';
+import { DOCUMENT_ID, idParameter } from '../fields/locators';
 import { readOperation } from '../operation';
 
 /** Document → Get (`§v0-4.3`): the Document (`§v0-2.1`) with `file_url_absolute`. */

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
 import { checkResource } from '../../helpers/jobs';
@@ -6,16 +6,15 @@ import { JobOutcomes, outcomeOf } from '../../helpers/outcomes';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { readItemSettings } from '../../helpers/settings';
 import { pageRange, parseJsonObject } from '../../helpers/validation';
-import { servicePath, type ExtractionServiceClient } from '../../transport';
+import { servicePath } from '../../transport';
 import {
 	allBinaryPropertiesField,
 	binaryPropertyField,
 	includeInputBinaryField,
-	metadataField,
-	optionsCollection,
-	pageRangeFields,
-} from '../fields';
-import { forOperation } from '../operation';
+} from '../fields/binary';
+import { optionsCollection } from '../fields/collections';
+import { metadataField, pageRangeFields } from '../fields/job-options';
+import { forOperation, type OperationExecute } from '../operation';
 
 export const description = forOperation('document', 'upload', [
 	binaryPropertyField,
@@ -42,11 +41,7 @@ export const description = forOperation('document', 'upload', [
  * @returns one item per uploaded file: the Document (`§v0-2.1`) with `file_url_absolute`
  * @throws NodeOperationError for a missing/empty file, bad metadata or page range (before any request)
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<JobOutcomes> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const node = this.getNode();
 	const { options, files: selection, output } = readItemSettings(this, itemIndex);
 	const metadata = parseJsonObject(node, itemIndex, 'Metadata', options.metadata);
@@ -81,4 +76,4 @@ export async function execute(
 			files.map(async (file) => await outcomeOf(client, itemIndex, undefined, upload(file))),
 		),
 	);
-}
+};

@@ -1,25 +1,17 @@
-import type { INodeProperties, IExecuteFunctions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
+import { checkAgainstSchemaField, schemaDefinitionField } from '../../helpers/completeness';
 import { passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait, type JobRequest } from '../../helpers/jobs';
-import type { JobOutcomes } from '../../helpers/outcomes';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
-import type { ExtractionServiceClient } from '../../transport';
-import {
-	PARSING_ID,
-	binarySourceOptionFields,
-	optionsCollection,
-	parsingOptionFields,
-	sourceFields,
-	waitForCompletionField,
-	waitOptionFields,
-	type DocumentSource,
-} from '../fields';
-import { simplifyField, splitIntoItemsField } from '../../helpers/output';
-import { forOperation } from '../operation';
-import { extractItems } from './common';
+import { binarySourceOptionFields } from '../fields/binary';
+import { parsingOptionFields } from '../fields/job-options';
+import { PARSING_ID } from '../fields/locators';
+import { sourceFields, type DocumentSource } from '../fields/source';
+import { extractItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { jobCreateDescription, type OperationExecute } from '../operation';
 
 /**
  * Where an extract's document comes from. `§v0-4.8` wants exactly one of `document` and
@@ -29,7 +21,7 @@ import { extractItems } from './common';
  */
 type Source = Extract<DocumentSource, 'binary' | 'documentId' | 'parsingId' | 'url'>;
 
-/** The sources that make a new parsing: only they take the parsing options (`§v0-4.8`). */
+/** The sources that make a new parsing: only they take the parsing options. */
 const PARSING_SOURCES: Source[] = ['binary', 'documentId', 'url'];
 
 const schemaIdField: INodeProperties = {
@@ -43,21 +35,23 @@ const schemaIdField: INodeProperties = {
 		'ID of the extraction schema that defines the fields to extract. The /v0 API cannot list schemas: copy the ID from the Extraction Service dashboard, or from Schema → Get Many (token credential).',
 };
 
-export const description = forOperation('extract', 'create', [
-	...sourceFields(['binary', 'documentId', 'parsingId', 'url'], 'What to extract from'),
-	schemaIdField,
-	waitForCompletionField,
-	simplifyField,
-	...optionsCollection([
+export const description = jobCreateDescription('extract', 'create', {
+	fields: [
+		...sourceFields(['binary', 'documentId', 'parsingId', 'url'], 'What to extract from'),
+		schemaIdField,
+	],
+	output: [simplifyField],
+	options: [
 		...binarySourceOptionFields,
+		checkAgainstSchemaField,
+		schemaDefinitionField,
 		...parsingOptionFields.map((field) => ({
 			...field,
 			displayOptions: { show: { '/source': PARSING_SOURCES } },
 		})),
 		splitIntoItemsField,
-		...waitOptionFields,
-	]),
-]);
+	],
+});
 
 /**
  * Extract → Create (`§v0-4.8`): one extract per file (binary source: each selected binary
@@ -68,11 +62,7 @@ export const description = forOperation('extract', 'create', [
  * @throws NodeOperationError for invalid input (before any request), `ERROR` outcomes and timeouts;
  *   NodeApiError for service errors
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<JobOutcomes> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const node = this.getNode();
 	const settings = readItemSettings(this, itemIndex);
 	const source = this.getNodeParameter('source', itemIndex) as Source;
@@ -82,8 +72,8 @@ export async function execute(
 		'Schema ID',
 		this.getNodeParameter('schemaId', itemIndex),
 	);
-	// `§v0-4.8`: model, picture/table options and metadata "only apply when a new parsing is created
-	// from document" — they are validated always but not sent with a parsing.
+	// Model, picture/table options and metadata "only apply when a new parsing is created from
+	// document": they are validated always but not sent with a parsing.
 	const options = parsingOptions(node, itemIndex, settings.options);
 	const jobs: JobRequest[] =
 		source === 'parsingId'
@@ -125,4 +115,4 @@ export async function execute(
 				passThroughBinary(this, itemIndex, file, settings.output.includeInputBinary),
 			),
 	);
-}
+};

@@ -1,8 +1,7 @@
+import { checkAgainstSchemaField, schemaDefinitionField } from '../../helpers/completeness';
 import { JOB_KINDS } from '../../helpers/jobs';
-import { waitOptionFields } from '../fields';
-import { simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { jobGetOperation } from '../operation';
-import { extractItems } from './common';
 
 /**
  * Extract → Get (`§v0-4.9`): retrieves an extract, optionally waiting until it is final. The /v0
@@ -20,7 +19,7 @@ export const { description, execute } = jobGetOperation({
 		description: 'The extract to retrieve (the id output by Extract → Create)',
 	},
 	fields: [simplifyField],
-	options: [splitIntoItemsField, ...waitOptionFields],
+	options: [checkAgainstSchemaField, schemaDefinitionField, splitIntoItemsField],
 	shape: async (_ctx, client, extract, itemIndex, output) =>
 		await extractItems(client, extract, itemIndex, output),
 });

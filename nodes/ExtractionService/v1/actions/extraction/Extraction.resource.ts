@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { NOT_AS_TOOL } from '../fields';
+import { NOT_AS_TOOL } from '../fields/versions';
 import * as create from './create.operation';
 import * as del from './delete.operation';
 import * as download from './download.operation';

@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
+import { checkAgainstSchemaField } from '../../helpers/completeness';
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { jobKey, readReuseKey, withKey } from '../../helpers/reuse';
-import type { JobOutcomes } from '../../helpers/outcomes';
 import { readItemSettings } from '../../helpers/settings';
 import {
 	UUID_PLACEHOLDER,
@@ -11,34 +11,30 @@ import {
 	parseJsonObject,
 	requireUuid,
 } from '../../helpers/validation';
-import type { ExtractionServiceClient } from '../../transport';
 import {
 	allBinaryPropertiesField,
 	binaryPropertyField,
 	includeInputBinaryField,
-	metadataField,
-	optionsCollection,
-	pageRangeFields,
-	reuseExistingJobField,
-	schemaLocator,
-	waitForCompletionField,
-	waitOptionFields,
-} from '../fields';
+} from '../fields/binary';
+import { metadataField, pageRangeFields, reuseExistingJobField } from '../fields/job-options';
+import { schemaLocator } from '../fields/locators';
 import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
-import { forOperation } from '../operation';
+import { jobCreateDescription, type OperationExecute } from '../operation';
 import { EXTRACTION_FILE_TYPES, serverField } from './common';
 
-export const description = forOperation('extraction', 'create', [
-	binaryPropertyField,
-	serverField,
-	schemaLocator(
-		false,
-		'Schema that defines the data to extract; without one, the extraction gives the content only',
-	),
-	waitForCompletionField,
-	simplifyField,
-	...optionsCollection([
+export const description = jobCreateDescription('extraction', 'create', {
+	fields: [
+		binaryPropertyField,
+		serverField,
+		schemaLocator(
+			false,
+			'Schema that defines the data to extract; without one, the extraction gives the content only',
+		),
+	],
+	output: [simplifyField],
+	options: [
 		allBinaryPropertiesField,
+		checkAgainstSchemaField,
 		{
 			displayName: 'Classifier ID',
 			name: 'classifier',
@@ -52,9 +48,8 @@ export const description = forOperation('extraction', 'create', [
 		...pageRangeFields,
 		reuseExistingJobField,
 		splitIntoItemsField,
-		...waitOptionFields,
-	]),
-]);
+	],
+});
 
 /**
  * Extraction → Create (`§unversioned-4.2`): uploads each selected file (.pdf, .png, .jpg, .jpeg
@@ -67,11 +62,7 @@ export const description = forOperation('extraction', 'create', [
  * @returns one item per extraction (or per element of a list with "Split Into Items")
  * @throws NodeOperationError for refused input before any request; NodeApiError 403 "Insufficient credits"
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<JobOutcomes> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const node = this.getNode();
 	const { options, wait, output, files: selection } = readItemSettings(this, itemIndex);
 	const schemaValue = String(
@@ -115,4 +106,4 @@ export async function execute(
 				passThroughBinary(this, itemIndex, file, output.includeInputBinary),
 			),
 	);
-}
+};

@@ -1,4 +1,4 @@
-import { EXTRACTION_ID, idParameter } from '../fields';
+import { EXTRACTION_ID, idParameter } from '../fields/locators';
 import { deleteOperation } from '../operation';
 
 /** Extraction → Delete (`§unversioned-4.4`): outputs `{ id, deleted: true }`. */

@@ -1,10 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
-import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { EXTRACTION_ID, idParameter, optionsCollection, outputBinaryField } from '../fields';
-import { forOperation, readId } from '../operation';
+import { outputBinaryField } from '../fields/binary';
+import { optionsCollection } from '../fields/collections';
+import { EXTRACTION_ID, idParameter } from '../fields/locators';
+import { byIdRequest, forOperation, type OperationExecute, readId } from '../operation';
 
 /** Download formats (`§unversioned-4.3` `download=`): what users pick, and the file each gives. */
 const FORMATS: Record<
@@ -51,17 +52,13 @@ export const description = forOperation('extraction', 'download', [
 
 /**
  * Extraction → Download (`§unversioned-4.3` with `download=csv|json|images`) as an n8n
- * binary. `§unversioned-4.3`: "when the extraction has no schema, nothing is downloaded" — the node reads the
+ * binary. "When the extraction has no schema, nothing is downloaded": the node reads the
  * extraction first and says so, and that it must be FINISHED, before asking for the file.
  *
  * @returns the extraction id/format as JSON and the file (`<document>.csv`, `.json`, `-images.zip`)
  * @throws NodeOperationError when the extraction has no schema or is not finished
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const node = this.getNode();
 	const id = readId(this, itemIndex, EXTRACTION_ID);
 	const format = this.getNodeParameter('format', itemIndex) as string;
@@ -71,13 +68,11 @@ export async function execute(
 		throw new NodeOperationError(node, `Parameter "Format" has an unknown value "${format}"`, {
 			itemIndex,
 		});
-	const request = {
-		family: 'unversioned' as const,
+	const request = byIdRequest(
+		{ family: 'unversioned', segment: 'extract', resourceName: 'Extraction' },
+		id,
 		itemIndex,
-		resourceName: 'Extraction',
-		resourceId: id,
-		path: servicePath('unversioned', 'extract', id),
-	};
+	);
 
 	const extraction = await client.request<IDataObject>({ ...request, method: 'GET' });
 	if (!extraction.schema) {
@@ -116,4 +111,4 @@ export async function execute(
 			property,
 		),
 	];
-}
+};

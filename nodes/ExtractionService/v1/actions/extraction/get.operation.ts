@@ -1,5 +1,6 @@
+import { checkAgainstSchemaField } from '../../helpers/completeness';
 import { JOB_KINDS } from '../../helpers/jobs';
-import { EXTRACTION_ID, waitOptionFields } from '../fields';
+import { EXTRACTION_ID } from '../fields/locators';
 import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { jobGetOperation } from '../operation';
 
@@ -14,7 +15,7 @@ export const { description, execute } = jobGetOperation({
 	kind: JOB_KINDS.extraction,
 	id: { ...EXTRACTION_ID, description: 'The extraction to retrieve' },
 	fields: [simplifyField],
-	options: [splitIntoItemsField, ...waitOptionFields],
+	options: [checkAgainstSchemaField, splitIntoItemsField],
 	shape: async (_ctx, client, extraction, itemIndex, output) =>
 		await extractionItems(client, extraction, itemIndex, output),
 });

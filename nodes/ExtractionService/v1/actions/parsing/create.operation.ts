@@ -1,29 +1,18 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-
 import { passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { readReuseKey } from '../../helpers/reuse';
-import type { JobOutcomes } from '../../helpers/outcomes';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
-import type { ExtractionServiceClient } from '../../transport';
-import {
-	binarySourceOptionFields,
-	optionsCollection,
-	parsingOptionFields,
-	reuseExistingJobField,
-	sourceFields,
-	treatPartialAsErrorField,
-	waitForCompletionField,
-	waitOptionFields,
-} from '../fields';
-import { forOperation } from '../operation';
+import { binarySourceOptionFields } from '../fields/binary';
+import { parsingOptionFields, reuseExistingJobField } from '../fields/job-options';
+import { sourceFields } from '../fields/source';
+import { treatPartialAsErrorField } from '../fields/wait';
+import { jobCreateDescription, type OperationExecute } from '../operation';
 
-export const description = forOperation('parsing', 'create', [
-	...sourceFields(['binary', 'documentId', 'url', 'urlList'], 'What to parse'),
-	waitForCompletionField,
-	...optionsCollection([
+export const description = jobCreateDescription('parsing', 'create', {
+	fields: sourceFields(['binary', 'documentId', 'url', 'urlList'], 'What to parse'),
+	options: [
 		...binarySourceOptionFields,
 		...parsingOptionFields,
 		// One request for a list of URLs makes several parsings: no key can name one of them.
@@ -32,9 +21,8 @@ export const description = forOperation('parsing', 'create', [
 			displayOptions: { show: { '/source': ['binary', 'documentId', 'url'] } },
 		},
 		treatPartialAsErrorField,
-		...waitOptionFields,
-	]),
-]);
+	],
+});
 
 /**
  * Parsing → Create (`§v0-4.5`) from a file, a document ID, a URL or a list of URLs (the service then
@@ -45,11 +33,7 @@ export const description = forOperation('parsing', 'create', [
  * @returns one item per parsing: the Parsing (`§v0-2.3`) with absolute `file_url`/`picture` URLs
  * @throws NodeOperationError for invalid input (before any request), ERROR, timeouts
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<JobOutcomes> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const settings = readItemSettings(this, itemIndex);
 	const source = this.getNodeParameter('source', itemIndex) as string;
 	const fields = parsingOptions(this.getNode(), itemIndex, settings.options);
@@ -79,4 +63,4 @@ export async function execute(
 			return [binary ? { json, binary } : { json }];
 		},
 	);
-}
+};

@@ -1,6 +1,7 @@
 import { JOB_KINDS } from '../../helpers/jobs';
 import { withAbsoluteUrls } from '../../helpers/output';
-import { PARSING_ID, treatPartialAsErrorField, waitOptionFields } from '../fields';
+import { PARSING_ID } from '../fields/locators';
+import { treatPartialAsErrorField } from '../fields/wait';
 import { jobGetOperation } from '../operation';
 
 /**
@@ -13,7 +14,7 @@ export const { description, execute } = jobGetOperation({
 	resource: 'parsing',
 	kind: JOB_KINDS.parsing,
 	id: { ...PARSING_ID, description: 'The parsing to retrieve' },
-	options: [treatPartialAsErrorField, ...waitOptionFields],
+	options: [treatPartialAsErrorField],
 	shape: async (_ctx, client, parsing, itemIndex) => [
 		{ json: withAbsoluteUrls(parsing, await client.baseUrl('v0', itemIndex)) },
 	],

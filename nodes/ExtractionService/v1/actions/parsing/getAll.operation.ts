@@ -3,7 +3,7 @@ import { listOperation } from '../operation';
 
 /**
  * Parsing → Get Many (`§v0-4.6`): filters `status`, `search`, created range; Return All follows the
- * pages. The list items' fields beyond `id` and `status` are "not shown" (`§v0-4.6`): they are
+ * pages. The list items' fields beyond `id` and `status` are "not shown": they are
  * output as the service sends them.
  */
 export const { description, execute } = listOperation({

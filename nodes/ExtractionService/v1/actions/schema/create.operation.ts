@@ -1,8 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, IDataObject } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { optionsCollection } from '../fields';
-import { forOperation } from '../operation';
+import { servicePath } from '../../transport';
+import { optionsCollection } from '../fields/collections';
+import { forOperation, type OperationExecute } from '../operation';
 import { additionalInformationsField, definitionField } from './common';
 import { schemaBody } from './body';
 
@@ -34,11 +34,7 @@ export const description = forOperation('schema', 'create', [
  *
  * @returns the created Schema (`§unversioned-2.3`)
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const body = schemaBody(this.getNode(), itemIndex, {
 		name: this.getNodeParameter('name', itemIndex),
@@ -55,4 +51,4 @@ export async function execute(
 		resourceName: 'Schema',
 	});
 	return [{ json: schema }];
-}
+};

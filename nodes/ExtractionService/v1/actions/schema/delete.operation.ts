@@ -1,4 +1,4 @@
-import { SCHEMA_ID, schemaLocator } from '../fields';
+import { SCHEMA_ID, schemaLocator } from '../fields/locators';
 import { deleteOperation } from '../operation';
 
 /** Schema → Delete (`§unversioned-4.9`): outputs `{ id, deleted: true }`. */

@@ -1,4 +1,4 @@
-import { SCHEMA_ID, schemaLocator } from '../fields';
+import { SCHEMA_ID, schemaLocator } from '../fields/locators';
 import { readOperation } from '../operation';
 
 /** Schema → Get (`§unversioned-4.7`): the Schema as the service sends it. */

@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { servicePath, type ExtractionServiceClient } from '../../transport';
-import { SCHEMA_ID, optionsCollection, schemaLocator } from '../fields';
-import { forOperation, readId } from '../operation';
+import { optionsCollection } from '../fields/collections';
+import { SCHEMA_ID, schemaLocator } from '../fields/locators';
+import { byIdRequest, forOperation, type OperationExecute, readId } from '../operation';
 import { schemaBody } from './body';
 import { additionalInformationsField, definitionField } from './common';
 
@@ -44,11 +44,7 @@ export const description = forOperation('schema', 'update', [
  * @returns the updated Schema
  * @throws NodeOperationError when no field is set or a value is invalid (before the PUT)
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<INodeExecutionData[]> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const node = this.getNode();
 	const id = readId(this, itemIndex, SCHEMA_ID);
 	const update = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
@@ -59,13 +55,11 @@ export async function execute(
 			{ itemIndex },
 		);
 	}
-	const request = {
-		family: 'unversioned' as const,
-		path: servicePath('unversioned', 'schema', id),
+	const request = byIdRequest(
+		{ family: 'unversioned', segment: 'schema', resourceName: 'Schema' },
+		id,
 		itemIndex,
-		resourceName: 'Schema',
-		resourceId: id,
-	};
+	);
 	const current = await client.request<IDataObject>({ ...request, method: 'GET' });
 	const body = schemaBody(node, itemIndex, {
 		name: update.name ?? current.name,
@@ -74,4 +68,4 @@ export async function execute(
 		additionalInformations: update.additionalInformations ?? current.additional_informations,
 	});
 	return [{ json: await client.request<IDataObject>({ ...request, method: 'PUT', body }) }];
-}
+};

@@ -1,61 +1,51 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { inputFiles, multipartBody } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
-import type { JobOutcomes } from '../../helpers/outcomes';
 import { readItemSettings } from '../../helpers/settings';
 import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
-import { servicePath, type ExtractionServiceClient } from '../../transport';
-import {
-	allBinaryPropertiesField,
-	binaryPropertyField,
-	optionsCollection,
-	waitForCompletionField,
-	waitOptionFields,
-} from '../fields';
+import { servicePath } from '../../transport';
+import { allBinaryPropertiesField, binaryPropertyField } from '../fields/binary';
 import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
-import { forOperation } from '../operation';
+import { jobCreateDescription, type OperationExecute } from '../operation';
 import { EXTRACTION_FILE_TYPES } from '../extraction/common';
 
-export const description = forOperation('workflow', 'upload', [
-	{
-		displayName: 'Workflow ID',
-		name: 'workflowId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: UUID_PLACEHOLDER,
-		description:
-			'ID of the workflow (a configuration set up in the Extraction Service dashboard) to upload to; the API has no list of workflows',
-	},
-	{
-		...binaryPropertyField,
-		description:
-			'All files of the item go to the workflow in one call; each becomes an extraction and an output item',
-	},
-	waitForCompletionField,
-	simplifyField,
-	...optionsCollection([allBinaryPropertiesField, splitIntoItemsField, ...waitOptionFields]),
-]);
+export const description = jobCreateDescription('workflow', 'upload', {
+	fields: [
+		{
+			displayName: 'Workflow ID',
+			name: 'workflowId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: UUID_PLACEHOLDER,
+			description:
+				'ID of the workflow (a configuration set up in the Extraction Service dashboard) to upload to; the API has no list of workflows',
+		},
+		{
+			...binaryPropertyField,
+			description:
+				'All files of the item go to the workflow in one call; each becomes an extraction and an output item',
+		},
+	],
+	output: [simplifyField],
+	options: [allBinaryPropertiesField, splitIntoItemsField],
+});
 
 /**
  * Workflow → Upload (`§unversioned-4.10`): sends every selected file of the item in ONE
  * request to `POST /workflow/{id}/extract/`.
  *
- * The multipart shape of the `extracts` array is "not shown" (`§unversioned-4.10`). We send the encoding Django
+ * The multipart shape of the `extracts` array is "not shown". We send the encoding Django
  * REST framework's form parser reads for a list of nested objects (`parse_html_list`, pattern
  * `^extracts\[([0-9]+)\](.*)$`): fields `extracts[0]document`, `extracts[1]document`, … — the
- * emulator reads exactly this. The answer is "one object" per `§unversioned-4.10`, and its shape for several items
+ * emulator reads exactly this. The answer is "one object", and its shape for several items
  * is not shown: one object and an array are both accepted; each extraction is waited for.
  *
  * @returns one item per extraction created
  * @throws NodeApiError 404 when the workflow does not exist
  */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	client: ExtractionServiceClient,
-): Promise<JobOutcomes> {
+export const execute: OperationExecute = async function (itemIndex, client) {
 	const id = requireUuid(
 		this.getNode(),
 		itemIndex,
@@ -82,4 +72,4 @@ export async function execute(
 		wait,
 		async (extraction) => await extractionItems(client, extraction, itemIndex, output),
 	);
-}
+};
