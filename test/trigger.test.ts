@@ -15,16 +15,9 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { heldAnswer, type ListOrder } from '../emulator';
 import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
 import { EmulatorClient, form } from './emulator/client';
-import {
-	INVOICE_SCHEMA,
-	SAMPLE_PDF,
-	credentialsFor,
-	fileItem,
-	runNode,
-	useEmulator,
-} from './helpers/setup';
+import { INVOICE_SCHEMA, SAMPLE_PDF, useNode } from './helpers/setup';
 
-const emulator = useEmulator({ processingMs: 100 });
+const { emulator, runNode, credentialsFor, fileItem } = useNode({ processingMs: 100 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -104,7 +97,7 @@ async function documentUpload(prefix = 'upload'): Promise<IDataObject> {
 function trigger(
 	event: string,
 	parameters: IDataObject = {},
-	credentials = credentialsFor(emulator()),
+	credentials = credentialsFor(),
 ): TriggerHarness {
 	return createTriggerHarness({ parameters: { event, ...parameters }, credentials });
 }
@@ -140,280 +133,292 @@ async function pollUntilFired(
 
 const sorted = (values: string[]) => [...values].sort();
 
-describe.each<ListOrder>(['newest-first', 'oldest-first'])(
-	'Extraction Finished / Failed, list %s',
-	(order) => {
+/** `fired`, then what polls fire until every one of `expected` has fired (see pollUntilFired). */
+const withTheRest = async (harness: TriggerHarness, fired: string[], expected: string[]) => [
+	...fired,
+	...(await pollUntilFired(
+		harness,
+		expected.filter((id) => !fired.includes(id)),
+	)),
+];
+
+/** With pages of 1 (20 a poll), the first poll fires some of `made`, and later polls the rest, each once. */
+async function drainsOverPolls(harness: TriggerHarness, made: string[]): Promise<void> {
+	emulator().setMaxPageSize(1);
+	const first = ids(await ok(harness.poll()));
+	expect(first.length).toBeGreaterThan(0);
+	expect(first.length).toBeLessThan(made.length);
+	expect(sorted(await withTheRest(harness, first, made))).toEqual(sorted(made));
+}
+
+/**
+ * An activated Extraction Finished trigger on one batch (metadata `batch: name`), and makers of the
+ * batch's extractions: `final(n)` one after another, `held(n)` at once and held unfinished (ids).
+ */
+async function batchTrigger(name: string) {
+	const harness = trigger('extractionFinished', { filters: { metaKey: 'batch', metaValue: name } });
+	await ok(harness.activate());
+	const metadata = { batch: name };
+	const held = async (n: number) =>
+		await Promise.all(
+			Array.from({ length: n }, async () => await extraction({ hold: true, metadata })),
+		);
+	return {
+		harness,
+		async final(n: number): Promise<string[]> {
+			const made: string[] = [];
+			for (let i = 0; i < n; i++) made.push(String((await extraction({ metadata })).id));
+			return made;
+		},
+		held: async (n: number) => (await held(n)).map((job) => String(job.id)),
+	};
+}
+
+/** A describe for each list order the emulator offers (the reference does not show the order). */
+function describeListOrders(title: string, tests: (order: ListOrder) => void): void {
+	describe.each<ListOrder>(['newest-first', 'oldest-first'])(`${title}, list %s`, (order) => {
 		beforeAll(() => emulator().setListOrder(order));
 		afterAll(() => emulator().setListOrder('newest-first'));
 		afterEach(() => emulator().setMaxPageSize(100));
+		tests(order);
+	});
+}
 
-		it('emits nothing old after activation; each new finished extraction fires exactly once across many polls', async () => {
-			const old = [await extraction(), await extraction()];
-			const harness = trigger('extractionFinished');
-			const activation = await harness.activate();
-			expect(activation.error).toBeUndefined();
-			expect(activation.emitted).toBe(false);
-			expect(await ok(harness.poll())).toEqual([]);
+describeListOrders('Extraction Finished / Failed', (order) => {
+	it('emits nothing old after activation; each new finished extraction fires exactly once across many polls', async () => {
+		const old = [await extraction(), await extraction()];
+		const harness = trigger('extractionFinished');
+		const activation = await harness.activate();
+		expect(activation.error).toBeUndefined();
+		expect(activation.emitted).toBe(false);
+		expect(await ok(harness.poll())).toEqual([]);
 
-			// Three invoices through the action node (Extraction → Create, waiting for them).
-			const input = await Promise.all(
-				[1, 2, 3].map(
-					async () => await fileItem({ data: { bytes: SAMPLE_PDF, fileName: nextName('node') } }),
-				),
-			);
-			const created = await runNode(
-				emulator(),
-				{
-					resource: 'extraction',
-					operation: 'create',
-					binaryPropertyName: 'data',
-					server: 'EU-1',
-					schema: byId(INVOICE_SCHEMA),
-				},
-				input,
-			);
-			expect(created.error).toBeUndefined();
-			const createdIds = ids(created.items);
-			expect(createdIds).toHaveLength(3);
+		// Three invoices through the action node (Extraction → Create, waiting for them).
+		const input = await Promise.all(
+			[1, 2, 3].map(
+				async () => await fileItem({ data: { bytes: SAMPLE_PDF, fileName: nextName('node') } }),
+			),
+		);
+		const created = await runNode(
+			{
+				resource: 'extraction',
+				operation: 'create',
+				binaryPropertyName: 'data',
+				server: 'EU-1',
+				schema: byId(INVOICE_SCHEMA),
+			},
+			input,
+		);
+		expect(created.error).toBeUndefined();
+		const createdIds = ids(created.items);
+		expect(createdIds).toHaveLength(3);
 
-			const first = await ok(harness.poll());
-			expect(sorted(ids(first))).toEqual(sorted(createdIds));
-			// Output like Extraction → Get with Simplify: the extracted fields at the top level.
-			expect(first[0].json).toMatchObject({
-				status: 'FINISHED',
-				invoice_number: 'INV-2026-0042',
-				currency: 'EUR',
-			});
-			expect(first[0].json.document_name).toMatch(/^node-\d+\.pdf$/);
-
-			const later = [
-				...ids(await ok(harness.poll())),
-				...ids(await ok(harness.poll())),
-				...ids(await ok(harness.poll())),
-			];
-			expect(later).toEqual([]);
-			const one = await extraction();
-			expect(ids(await ok(harness.poll()))).toEqual([one.id]);
-			expect(ids(await ok(harness.poll()))).toEqual([]);
-			expect(old).toHaveLength(2);
+		const first = await ok(harness.poll());
+		expect(sorted(ids(first))).toEqual(sorted(createdIds));
+		// Output like Extraction → Get with Simplify: the extracted fields at the top level.
+		expect(first[0].json).toMatchObject({
+			status: 'FINISHED',
+			invoice_number: 'INV-2026-0042',
+			currency: 'EUR',
 		});
+		expect(first[0].json.document_name).toMatch(/^node-\d+\.pdf$/);
 
-		it('fires each extraction once while pages shift under the poller (page size 2, jobs created between and during polls, finishing out of order)', async () => {
-			emulator().setMaxPageSize(2);
-			await extraction();
-			const harness = trigger('extractionFinished');
-			expect((await harness.activate()).emitted).toBe(false);
+		const later = [
+			...ids(await ok(harness.poll())),
+			...ids(await ok(harness.poll())),
+			...ids(await ok(harness.poll())),
+		];
+		expect(later).toEqual([]);
+		const one = await extraction();
+		expect(ids(await ok(harness.poll()))).toEqual([one.id]);
+		expect(ids(await ok(harness.poll()))).toEqual([]);
+		expect(old).toHaveLength(2);
+	});
 
-			const expected: string[] = [];
-			const fired: string[] = [];
-			// A slow job first, then faster ones: the slow one is pushed deeper while it runs.
-			const slow = await extraction({ hold: true });
-			expected.push(String(slow.id));
-			for (let burst = 0; burst < 3; burst++) {
-				const jobs = await Promise.all([1, 2, 3].map(async () => await extraction()));
-				expected.push(...jobs.map((job) => String(job.id)));
-				fired.push(...ids(await ok(harness.poll())));
-			}
-			// Two extractions created while a poll is between two list pages: new finished ones first, so
-			// the poll reads a second page (newest first: page 2; oldest first: the last page), which the
-			// emulator holds until the two were created.
-			const burst = await Promise.all([1, 2, 3].map(async () => await extraction()));
-			expected.push(...burst.map((job) => String(job.id)));
-			const secondPage = heldAnswer();
-			emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{}, secondPage.fault]);
-			const during = harness.poll();
-			await secondPage.arrived;
-			const meanwhile = await Promise.all(
-				[1, 2].map(async () => await extraction({ settle: false })),
-			);
-			expected.push(...meanwhile.map((job) => String(job.id)));
-			secondPage.release();
-			fired.push(...ids(await ok(during)));
-			emulator().clearFaults();
+	it('fires each extraction once while pages shift under the poller (page size 2, jobs created between and during polls, finishing out of order)', async () => {
+		emulator().setMaxPageSize(2);
+		await extraction();
+		const harness = trigger('extractionFinished');
+		expect((await harness.activate()).emitted).toBe(false);
 
-			release([slow]);
-			for (const job of [slow, ...meanwhile]) await settle(`/extract/${String(job.id)}/`);
-			fired.push(
-				...(await pollUntilFired(
-					harness,
-					expected.filter((id) => !fired.includes(id)),
-				)),
-			);
-			expect(sorted(fired)).toEqual(sorted(expected));
+		const expected: string[] = [];
+		const fired: string[] = [];
+		// A slow job first, then faster ones: the slow one is pushed deeper while it runs.
+		const slow = await extraction({ hold: true });
+		expected.push(String(slow.id));
+		for (let burst = 0; burst < 3; burst++) {
+			const jobs = await Promise.all([1, 2, 3].map(async () => await extraction()));
+			expected.push(...jobs.map((job) => String(job.id)));
+			fired.push(...ids(await ok(harness.poll())));
+		}
+		// Two extractions created while a poll is between two list pages: new finished ones first, so
+		// the poll reads a second page (newest first: page 2; oldest first: the last page), which the
+		// emulator holds until the two were created.
+		const burst = await Promise.all([1, 2, 3].map(async () => await extraction()));
+		expected.push(...burst.map((job) => String(job.id)));
+		const secondPage = heldAnswer();
+		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{}, secondPage.fault]);
+		const during = harness.poll();
+		await secondPage.arrived;
+		const meanwhile = await Promise.all(
+			[1, 2].map(async () => await extraction({ settle: false })),
+		);
+		expected.push(...meanwhile.map((job) => String(job.id)));
+		secondPage.release();
+		fired.push(...ids(await ok(during)));
+		emulator().clearFaults();
+
+		release([slow]);
+		for (const job of [slow, ...meanwhile]) await settle(`/extract/${String(job.id)}/`);
+		expect(sorted(await withTheRest(harness, fired, expected))).toEqual(sorted(expected));
+	});
+
+	it('drains a backlog larger than one poll may read (page size 1: 20 pages a poll) over several polls, each extraction once', async () => {
+		const { harness, final } = await batchTrigger(`backlog-${order}`);
+		await drainsOverPolls(harness, await final(45));
+	});
+
+	it('a burst seen unfinished (more than a poll reads by id) fires whole on the first poll after it finished, read from its list pages', async () => {
+		const { harness, held } = await batchTrigger(`burst-${order}`);
+		emulator().setMaxPageSize(10);
+		const burstIds = await held(60);
+		// The poll sees all 60 unfinished and follows them.
+		expect(ids(await ok(harness.poll()))).toEqual([]);
+		release(burstIds);
+		for (const id of burstIds) await settle(`/extract/${id}/`);
+
+		emulator().clearLog();
+		const fired = ids(await ok(harness.poll()));
+		expect(sorted(fired)).toEqual(sorted(burstIds));
+		// Found on the 6 list pages, then each read once by id for its data: no read by id to find them.
+		const readsById = emulator().requests.filter(
+			(r) => r.method === 'GET' && /^\/extract\/[^/]+\/$/.test(r.path),
+		).length;
+		expect(readsById).toBe(burstIds.length);
+		expect(await ok(harness.poll())).toEqual([]);
+	});
+
+	it('a burst seen unfinished still fires each extraction once when older ones were deleted meanwhile (positions moved)', async () => {
+		const { harness, final, held } = await batchTrigger(`burst-deleted-${order}`);
+		emulator().setMaxPageSize(10);
+		const older = await final(12);
+		const burstIds = await held(50);
+		const first = ids(await ok(harness.poll()));
+		expect(sorted(first)).toEqual(sorted(older));
+		for (const id of older) await call('DELETE', `/extract/${id}/`);
+		release(burstIds);
+		for (const id of burstIds) await settle(`/extract/${id}/`);
+		expect(sorted(await pollUntilFired(harness, burstIds, 5))).toEqual(sorted(burstIds));
+	});
+
+	it('fires new extractions once when as many old ones were deleted meanwhile (the count did not change)', async () => {
+		const { harness, final } = await batchTrigger(`deletions-${order}`);
+		const old = await final(5);
+		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(old));
+		emulator().setMaxPageSize(2);
+
+		for (const id of old.slice(0, 3)) await call('DELETE', `/extract/${id}/`);
+		const fresh = await final(3);
+		expect(sorted(await pollUntilFired(harness, fresh, 3))).toEqual(sorted(fresh));
+	});
+
+	it('a workflow that deletes each extraction it handled: the next poll finds where it stopped by date, fires each new one once, replays nothing', async () => {
+		const { harness, final } = await batchTrigger(`delete-after-${order}`);
+		const make = async () => (await final(1))[0];
+		// Twelve handled; the newest eight (every one the trigger names as where it stopped) deleted,
+		// the four older stay: the next poll must find the boundary between them and the new ones.
+		const handled: string[] = [];
+		for (let n = 0; n < 12; n++) handled.push(await make());
+		expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(handled));
+		for (const id of handled.slice(4)) await call('DELETE', `/extract/${id}/`);
+		const fired: string[] = [];
+		const created: string[] = [];
+		for (let round = 0; round < 3; round++) {
+			const fresh = [await make(), await make()];
+			created.push(...fresh);
+			const run = await harness.poll();
+			expect(run.error).toBeUndefined();
+			const got = ids(run.items);
+			fired.push(...got);
+			// The workflow deletes what it handled.
+			for (const id of got) await call('DELETE', `/extract/${id}/`);
+		}
+		// Nothing new, and every extraction the edge named deleted: nothing fires again.
+		const quiet = await harness.poll();
+		expect(quiet.error).toBeUndefined();
+		expect(quiet.items).toEqual([]);
+		expect(sorted(fired)).toEqual(sorted(created));
+	});
+
+	it('fires each extraction once when the first poll after an empty list reads it while more are created (a page held until two were created)', async () => {
+		const { harness, final } = await batchTrigger(`growing-${order}`);
+		emulator().setMaxPageSize(2);
+		const before = await final(5);
+		// The poll's second list page waits until two more extractions exist: newest first, every
+		// page after page 1 then holds items two places older than page 1's count said.
+		const secondPage = heldAnswer();
+		emulator().injectFaults({ method: 'GET', path: '/extract/' }, [{}, secondPage.fault]);
+		const during = harness.poll();
+		await secondPage.arrived;
+		const meanwhile = await final(2);
+		secondPage.release();
+		const fired = ids(await ok(during));
+		emulator().clearFaults();
+		const made = [...before, ...meanwhile];
+		const all = await withTheRest(harness, fired, made);
+		expect(sorted(all)).toEqual(sorted(made));
+	});
+
+	it("fires failed extractions on Extraction Failed only, with the service's reason", async () => {
+		const failed = trigger('extractionFailed');
+		const finished = trigger('extractionFinished');
+		await ok(failed.activate());
+		await ok(finished.activate());
+		const bad = await extraction({
+			outcome: 'ERROR',
+			metadata: { emulator_error: 'unreadable scan' },
 		});
+		const good = await extraction();
 
-		it('drains a backlog larger than one poll may read (page size 1: 20 pages a poll) over several polls, each extraction once', async () => {
-			const batch = { metaKey: 'batch', metaValue: `backlog-${order}` };
-			const harness = trigger('extractionFinished', { filters: batch });
-			await ok(harness.activate());
-			const backlog: string[] = [];
-			for (let n = 0; n < 45; n++)
-				backlog.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
-			emulator().setMaxPageSize(1);
-
-			const first = ids(await ok(harness.poll()));
-			expect(first.length).toBeGreaterThan(0);
-			expect(first.length).toBeLessThan(backlog.length);
-			const fired = [
-				...first,
-				...(await pollUntilFired(
-					harness,
-					backlog.filter((id) => !first.includes(id)),
-				)),
-			];
-			expect(sorted(fired)).toEqual(sorted(backlog));
+		const failures = await ok(failed.poll());
+		expect(ids(failures)).toEqual([bad.id]);
+		expect(failures[0].json).toMatchObject({
+			status: 'ERROR',
+			error: 'Emulated processing failure: unreadable scan',
 		});
+		expect(ids(await ok(finished.poll()))).toEqual([good.id]);
+		expect(await ok(failed.poll())).toEqual([]);
+		expect(await ok(finished.poll())).toEqual([]);
+	});
 
-		it('a burst seen unfinished (more than a poll reads by id) fires whole on the first poll after it finished, read from its list pages', async () => {
-			const batch = { metaKey: 'batch', metaValue: `burst-${order}` };
-			const harness = trigger('extractionFinished', { filters: batch });
-			await ok(harness.activate());
-			emulator().setMaxPageSize(10);
-			const burst = await Promise.all(
-				Array.from(
-					{ length: 60 },
-					async () => await extraction({ hold: true, metadata: { batch: batch.metaValue } }),
-				),
-			);
-			const burstIds = burst.map((job) => String(job.id));
-			// The poll sees all 60 unfinished and follows them.
-			expect(ids(await ok(harness.poll()))).toEqual([]);
-			release(burstIds);
-			for (const id of burstIds) await settle(`/extract/${id}/`);
-
-			emulator().clearLog();
-			const fired = ids(await ok(harness.poll()));
-			expect(sorted(fired)).toEqual(sorted(burstIds));
-			// Found on the 6 list pages, then each read once by id for its data: no read by id to find them.
-			const readsById = emulator().requests.filter(
-				(r) => r.method === 'GET' && /^\/extract\/[^/]+\/$/.test(r.path),
-			).length;
-			expect(readsById).toBe(burstIds.length);
-			expect(await ok(harness.poll())).toEqual([]);
+	it('manual mode returns the most recent matching extraction and does not move the cursor', async () => {
+		const harness = trigger('extractionFinished', {
+			filters: { metaKey: 'mailbox', metaValue: `inbox-${order}` },
 		});
+		await ok(harness.activate());
+		const before = harness.staticData();
+		const earlier = await extraction({ metadata: { mailbox: `inbox-${order}` } });
+		const latest = await extraction({ metadata: { mailbox: `inbox-${order}` } });
+		await extraction({ metadata: { mailbox: 'other' } });
 
-		it('a burst seen unfinished still fires each extraction once when older ones were deleted meanwhile (positions moved)', async () => {
-			const batch = { metaKey: 'batch', metaValue: `burst-deleted-${order}` };
-			const harness = trigger('extractionFinished', { filters: batch });
-			await ok(harness.activate());
-			emulator().setMaxPageSize(10);
-			const older: string[] = [];
-			for (let n = 0; n < 12; n++)
-				older.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
-			const burst = await Promise.all(
-				Array.from(
-					{ length: 50 },
-					async () => await extraction({ hold: true, metadata: { batch: batch.metaValue } }),
-				),
-			);
-			const burstIds = burst.map((job) => String(job.id));
-			const first = ids(await ok(harness.poll()));
-			expect(sorted(first)).toEqual(sorted(older));
-			for (const id of older) await call('DELETE', `/extract/${id}/`);
-			release(burstIds);
-			for (const id of burstIds) await settle(`/extract/${id}/`);
-			expect(sorted(await pollUntilFired(harness, burstIds, 5))).toEqual(sorted(burstIds));
-		});
+		const sample = await harness.fetchTestEvent();
+		expect(sample.error).toBeUndefined();
+		expect(ids(sample.items)).toEqual([latest.id]);
+		expect(sample.items[0].json.invoice_number).toBe('INV-2026-0042');
+		expect(harness.staticData()).toEqual(before);
 
-		it('fires new extractions once when as many old ones were deleted meanwhile (the count did not change)', async () => {
-			const batch = { metaKey: 'batch', metaValue: `deletions-${order}` };
-			const harness = trigger('extractionFinished', { filters: batch });
-			await ok(harness.activate());
-			const old: string[] = [];
-			for (let n = 0; n < 5; n++)
-				old.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
-			expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(old));
-			emulator().setMaxPageSize(2);
-
-			for (const id of old.slice(0, 3)) await call('DELETE', `/extract/${id}/`);
-			const fresh: string[] = [];
-			for (let n = 0; n < 3; n++)
-				fresh.push(String((await extraction({ metadata: { batch: batch.metaValue } })).id));
-			expect(sorted(await pollUntilFired(harness, fresh, 3))).toEqual(sorted(fresh));
-		});
-
-		it('a workflow that deletes each extraction it handled: the next poll finds where it stopped by date, fires each new one once, replays nothing', async () => {
-			const batch = { metaKey: 'batch', metaValue: `delete-after-${order}` };
-			const harness = trigger('extractionFinished', { filters: batch });
-			await ok(harness.activate());
-			const make = async () =>
-				String((await extraction({ metadata: { batch: batch.metaValue } })).id);
-			// Twelve handled; the newest eight (every one the trigger names as where it stopped) deleted,
-			// the four older stay: the next poll must find the boundary between them and the new ones.
-			const handled: string[] = [];
-			for (let n = 0; n < 12; n++) handled.push(await make());
-			expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(handled));
-			for (const id of handled.slice(4)) await call('DELETE', `/extract/${id}/`);
-			const fired: string[] = [];
-			const created: string[] = [];
-			for (let round = 0; round < 3; round++) {
-				const fresh = [await make(), await make()];
-				created.push(...fresh);
-				const run = await harness.poll();
-				expect(run.error).toBeUndefined();
-				const got = ids(run.items);
-				fired.push(...got);
-				// The workflow deletes what it handled.
-				for (const id of got) await call('DELETE', `/extract/${id}/`);
-			}
-			// Nothing new, and every extraction the edge named deleted: nothing fires again.
-			const quiet = await harness.poll();
-			expect(quiet.error).toBeUndefined();
-			expect(quiet.items).toEqual([]);
-			expect(sorted(fired)).toEqual(sorted(created));
-		});
-
-		it("fires failed extractions on Extraction Failed only, with the service's reason", async () => {
-			const failed = trigger('extractionFailed');
-			const finished = trigger('extractionFinished');
-			await ok(failed.activate());
-			await ok(finished.activate());
-			const bad = await extraction({
-				outcome: 'ERROR',
-				metadata: { emulator_error: 'unreadable scan' },
-			});
-			const good = await extraction();
-
-			const failures = await ok(failed.poll());
-			expect(ids(failures)).toEqual([bad.id]);
-			expect(failures[0].json).toMatchObject({
-				status: 'ERROR',
-				error: 'Emulated processing failure: unreadable scan',
-			});
-			expect(ids(await ok(finished.poll()))).toEqual([good.id]);
-			expect(await ok(failed.poll())).toEqual([]);
-			expect(await ok(finished.poll())).toEqual([]);
-		});
-
-		it('manual mode returns the most recent matching extraction and does not move the cursor', async () => {
-			const harness = trigger('extractionFinished', {
-				filters: { metaKey: 'mailbox', metaValue: `inbox-${order}` },
-			});
-			await ok(harness.activate());
-			const before = harness.staticData();
-			const earlier = await extraction({ metadata: { mailbox: `inbox-${order}` } });
-			const latest = await extraction({ metadata: { mailbox: `inbox-${order}` } });
-			await extraction({ metadata: { mailbox: 'other' } });
-
-			const sample = await harness.fetchTestEvent();
-			expect(sample.error).toBeUndefined();
-			expect(ids(sample.items)).toEqual([latest.id]);
-			expect(sample.items[0].json.invoice_number).toBe('INV-2026-0042');
-			expect(harness.staticData()).toEqual(before);
-
-			// The cursor did not move: the next poll still fires both, and only the filtered ones.
-			expect(sorted(ids(await ok(harness.poll())))).toEqual(
-				sorted([String(earlier.id), String(latest.id)]),
-			);
-		});
-	},
-);
+		// The cursor did not move: the next poll still fires both, and only the filtered ones.
+		expect(sorted(ids(await ok(harness.poll())))).toEqual(
+			sorted([String(earlier.id), String(latest.id)]),
+		);
+	});
+});
 
 describe('Extraction trigger: failing polls keep the cursor', () => {
 	afterEach(() => emulator().clearFaults());
 
 	it('a 401 (expired token, secrets echoed back) fails the poll with a clear message, keeps the state, and the next good poll fires each job once', async () => {
-		const credentials = credentialsFor(emulator());
+		const credentials = credentialsFor();
 		const harness = trigger('extractionFinished', {}, credentials);
 		await ok(harness.activate());
 		const job = await extraction();
@@ -472,66 +477,47 @@ describe('Extraction trigger: failing polls keep the cursor', () => {
 	});
 });
 
-describe.each<ListOrder>(['newest-first', 'oldest-first'])(
-	'Document Uploaded, list %s',
-	(order) => {
-		beforeAll(() => emulator().setListOrder(order));
-		afterAll(() => emulator().setListOrder('newest-first'));
-		afterEach(() => emulator().setMaxPageSize(100));
+describeListOrders('Document Uploaded', (order) => {
+	it('emits nothing old after activation; each upload fires exactly once', async () => {
+		await documentUpload();
+		const harness = trigger('documentUploaded');
+		expect((await harness.activate()).emitted).toBe(false);
+		expect(await ok(harness.poll())).toEqual([]);
 
-		it('emits nothing old after activation; each upload fires exactly once', async () => {
-			await documentUpload();
-			const harness = trigger('documentUploaded');
-			expect((await harness.activate()).emitted).toBe(false);
-			expect(await ok(harness.poll())).toEqual([]);
+		const uploads = [await documentUpload(), await documentUpload(), await documentUpload()];
+		const fired = await ok(harness.poll());
+		expect(sorted(ids(fired))).toEqual(sorted(uploads.map((doc) => String(doc.id))));
+		const created = fired.map((item) => String(item.json.created_at));
+		expect(created).toEqual([...created].sort()); // oldest first
+		const firstUpload = fired.find((item) => item.json.id === uploads[0].id);
+		expect(firstUpload?.json.file_url_absolute).toBe(
+			`${emulator().url}/v0/documents/${String(uploads[0].id)}/download`,
+		);
+		expect(await ok(harness.poll())).toEqual([]);
+		const last = await documentUpload();
+		expect(ids(await ok(harness.poll()))).toEqual([last.id]);
+		expect(await ok(harness.poll())).toEqual([]);
+	});
 
-			const uploads = [await documentUpload(), await documentUpload(), await documentUpload()];
-			const fired = await ok(harness.poll());
-			expect(sorted(ids(fired))).toEqual(sorted(uploads.map((doc) => String(doc.id))));
-			const created = fired.map((item) => String(item.json.created_at));
-			expect(created).toEqual([...created].sort()); // oldest first
-			const firstUpload = fired.find((item) => item.json.id === uploads[0].id);
-			expect(firstUpload?.json.file_url_absolute).toBe(
-				`${emulator().url}/v0/documents/${String(uploads[0].id)}/download`,
-			);
-			expect(await ok(harness.poll())).toEqual([]);
-			const last = await documentUpload();
-			expect(ids(await ok(harness.poll()))).toEqual([last.id]);
-			expect(await ok(harness.poll())).toEqual([]);
-		});
+	it("fires once a document whose created_at is minutes before the activation (a service clock behind n8n's)", async () => {
+		const harness = trigger('documentUploaded');
+		await ok(harness.activate());
+		expect(await ok(harness.poll())).toEqual([]);
+		const skewed = await documentUpload();
+		emulator().backdate(String(skewed.id), 3 * 60_000);
+		expect(ids(await ok(harness.poll()))).toEqual([skewed.id]);
+		expect(await ok(harness.poll())).toEqual([]);
+	});
 
-		it("fires once a document whose created_at is minutes before the activation (a service clock behind n8n's)", async () => {
-			const harness = trigger('documentUploaded');
-			await ok(harness.activate());
-			expect(await ok(harness.poll())).toEqual([]);
-			const skewed = await documentUpload();
-			emulator().backdate(String(skewed.id), 3 * 60_000);
-			expect(ids(await ok(harness.poll()))).toEqual([skewed.id]);
-			expect(await ok(harness.poll())).toEqual([]);
-		});
-
-		it('drains a backlog larger than one poll may read over several polls, each document once', async () => {
-			const harness = trigger('documentUploaded', { filters: { search: `backlog-${order}` } });
-			await ok(harness.activate());
-			emulator().setMaxPageSize(1); // one poll reads at most 20 pages: 20 documents
-			const uploads: string[] = [];
-			for (let n = 0; n < 45; n++)
-				uploads.push(String((await documentUpload(`backlog-${order}`)).id));
-
-			const first = ids(await ok(harness.poll()));
-			expect(first.length).toBeGreaterThan(0);
-			expect(first.length).toBeLessThan(uploads.length);
-			const fired = [
-				...first,
-				...(await pollUntilFired(
-					harness,
-					uploads.filter((id) => !first.includes(id)),
-				)),
-			];
-			expect(sorted(fired)).toEqual(sorted(uploads));
-		});
-	},
-);
+	it('drains a backlog larger than one poll may read over several polls, each document once', async () => {
+		const harness = trigger('documentUploaded', { filters: { search: `backlog-${order}` } });
+		await ok(harness.activate());
+		const uploads: string[] = [];
+		for (let n = 0; n < 45; n++)
+			uploads.push(String((await documentUpload(`backlog-${order}`)).id));
+		await drainsOverPolls(harness, uploads);
+	});
+});
 
 describe('Parsing Finished / Failed', () => {
 	it('fires finished (also partially) and failed parsings once each, on their own events, also one that finishes polls later', async () => {
@@ -631,7 +617,7 @@ describe('Include Existing Since and a changed configuration', () => {
 		const savedFingerprint = saved.fingerprint;
 		const refiltered = createTriggerHarness({
 			parameters: { event: 'documentUploaded', filters: { search: 'upload' } },
-			credentials: credentialsFor(emulator()),
+			credentials: credentialsFor(),
 			staticData: { 'node:Extraction Service Trigger': saved },
 		});
 		expect((await refiltered.activate()).emitted).toBe(false);
@@ -657,20 +643,23 @@ async function overlappingPolls(harness: TriggerHarness): Promise<INodeExecution
 	return harness.emits().slice(before);
 }
 
+/** Two new documents, then two polls that overlap: one execution with each, once; then nothing. */
+async function overlapFiresOnce(harness: TriggerHarness, prefix: string): Promise<void> {
+	expect((await harness.activate()).error).toBeUndefined();
+	const fresh = [
+		String((await documentUpload(prefix)).id),
+		String((await documentUpload(prefix)).id),
+	];
+	const emitted = await overlappingPolls(harness);
+	expect(emitted).toHaveLength(1);
+	expect(sorted(ids(emitted[0]))).toEqual(sorted(fresh));
+	expect(await ok(harness.poll())).toEqual([]);
+}
+
 describe('Polls that overlap', () => {
 	// n8n 2.41 starts a node's next poll even while the previous one still runs (a slow service).
 	it('a poll started while the previous one still runs does nothing: each job fires once', async () => {
-		const harness = trigger('documentUploaded');
-		expect((await harness.activate()).error).toBeUndefined();
-		const fresh = [
-			String((await documentUpload('overlap')).id),
-			String((await documentUpload('overlap')).id),
-		];
-		// Both polls together: one execution with each new document, once.
-		const emitted = await overlappingPolls(harness);
-		expect(emitted).toHaveLength(1);
-		expect(sorted(ids(emitted[0]))).toEqual(sorted(fresh));
-		expect(ids(await ok(harness.poll()))).toEqual([]);
+		await overlapFiresOnce(trigger('documentUploaded'), 'overlap');
 	});
 });
 
@@ -678,7 +667,7 @@ describe("n8n's durable cursors (each poll on its own copy of the static data, c
 	const durable = (event: string, parameters: IDataObject = {}) =>
 		createTriggerHarness({
 			parameters: { event, ...parameters },
-			credentials: credentialsFor(emulator()),
+			credentials: credentialsFor(),
 			durableCursors: true,
 		});
 
@@ -713,15 +702,7 @@ describe("n8n's durable cursors (each poll on its own copy of the static data, c
 
 	it('a poll started while the previous one still runs does nothing (the copies are not shared): each job fires once', async () => {
 		const harness = durable('documentUploaded', { filters: { search: 'overlap-durable' } });
-		expect((await harness.activate()).error).toBeUndefined();
-		const fresh = [
-			String((await documentUpload('overlap-durable')).id),
-			String((await documentUpload('overlap-durable')).id),
-		];
-		const emitted = await overlappingPolls(harness);
-		expect(emitted).toHaveLength(1);
-		expect(sorted(ids(emitted[0]))).toEqual(sorted(fresh));
-		expect(await ok(harness.poll())).toEqual([]);
+		await overlapFiresOnce(harness, 'overlap-durable');
 	});
 });
 
@@ -731,7 +712,7 @@ describe.each([false, true])(
 		const harnessFor = (search: string) =>
 			createTriggerHarness({
 				parameters: { event: 'documentUploaded', filters: { search } },
-				credentials: credentialsFor(emulator()),
+				credentials: credentialsFor(),
 				durableCursors,
 			});
 

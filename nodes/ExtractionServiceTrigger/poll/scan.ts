@@ -31,9 +31,9 @@ export const MAX_MISSES = 3;
 /** Most pages read when the edge is looked for by date (every extraction of the edge was deleted). */
 const MAX_SEARCH_PAGES = MAX_POLL_PAGES;
 
-/** A page as read in this poll, with the order of reading (to compare counts) and its position in the list. */
+/** A page as read in this poll, with when it was read (`seq`: higher is later). */
 interface ReadPage {
-	n: number;
+	seq: number;
 	page: ListPage;
 }
 
@@ -47,16 +47,33 @@ class Pages {
 
 	/** Page `n` (past the end: an empty page). */
 	async get(n: number): Promise<ListPage> {
+		return (await this.read(n)).page;
+	}
+
+	/**
+	 * Page `n` as read after the read numbered `seq` (read again if its copy is older): a list that
+	 * grows at the front while a poll reads it then shows each item on a page read later, never
+	 * between two pages.
+	 */
+	async after(n: number, seq: number): Promise<ReadPage> {
 		const cached = this.cache.get(n);
-		if (cached) return cached.page;
+		if (cached && cached.seq > seq) return cached;
+		this.cache.delete(n);
+		return await this.read(n);
+	}
+
+	private async read(n: number): Promise<ReadPage> {
+		const cached = this.cache.get(n);
+		if (cached) return cached;
 		const page = await this.list.pageOrEmpty({}, n, PAGE_SIZE);
 		this.requests++;
 		if (n === 1)
 			this.size = page.next
 				? Math.max(1, page.results.length)
 				: Math.max(PAGE_SIZE, page.results.length);
-		this.cache.set(n, { n, page });
-		return page;
+		const read = { seq: this.requests, page };
+		this.cache.set(n, read);
+		return read;
 	}
 
 	has(n: number): boolean {
@@ -139,15 +156,11 @@ export async function pollScan(
 				.values()
 				.map((mark) => ({ ...mark, key: order === 'oldest-first' ? mark.key : at - 1 - mark.key })),
 		);
-		state = {
-			v: STATE_VERSION,
-			strategy: 'scan',
-			fingerprint,
+		state = scanState(fingerprint, pending, {
 			edge: order === 'oldest-first' ? state.back : [...state.front].reverse(),
 			at,
 			order,
-			pending: packMarks(pending.values()),
-		};
+		});
 	} else if (
 		state.edge.length === 0 &&
 		first.results.length > 0 &&
@@ -168,16 +181,17 @@ export async function pollScan(
 
 	// 2. The new extractions, oldest first, read towards the newest end.
 	const fresh: Array<{ item: IDataObject; pos: number }> = [];
-	// Positions from the list's oldest end: as served (oldest first), or counted back from the edge.
-	const edgeIndex = (found.n - 1) * size + found.index;
+	// Positions from the list's oldest end: as served (oldest first), or counted back from the edge
+	// (where this poll met it: `found` moves when the list grew while it was read).
+	const edgeIndex = () => (found.n - 1) * size + found.index;
 	const frame: Frame = {
 		oldestFirst: order === 'oldest-first',
 		posOf: (n, index) =>
 			order === 'oldest-first'
 				? (n - 1) * size + index
-				: found.pos + edgeIndex - ((n - 1) * size + index),
+				: found.pos + edgeIndex() - ((n - 1) * size + index),
 		pageOf: (pos) =>
-			pages.pageOf(Math.max(0, order === 'oldest-first' ? pos : edgeIndex + found.pos - pos)),
+			pages.pageOf(Math.max(0, order === 'oldest-first' ? pos : edgeIndex() + found.pos - pos)),
 	};
 	const seen = new Set<string>(state.edge);
 	const take = (n: number, index: number, page: ListPage): void => {
@@ -201,16 +215,11 @@ export async function pollScan(
 			if (page.results.length === 0) break;
 			page.results.forEach((_, index) => take(n, index, page));
 		}
-	} else if (found.n <= MAX_POLL_PAGES + 1) {
-		// Page 1 on to the edge's page: items created meanwhile push older ones onto later pages, so
-		// reading this way may see an item twice, never skip one.
-		const collected: Array<{ n: number; index: number; page: ListPage }> = [];
-		for (let n = 1; n <= found.n; n++) {
-			const page = await pages.get(n);
-			const last = n === found.n ? found.index : page.results.length;
-			for (let index = 0; index < last; index++) collected.push({ n, index, page });
-		}
-		for (const { n, index, page } of collected.reverse()) take(n, index, page);
+	} else if (
+		found.n <= MAX_POLL_PAGES + 1 &&
+		(await readToEdge(pages, state, found, (n, index, page) => take(n, index, page)))
+	) {
+		// Read from page 1 to the edge (see readToEdge).
 	} else {
 		// More new pages than a poll reads: from the edge towards page 1, as far as the poll's pages
 		// go, and only while no extraction was created meanwhile (it would push one past a page read).
@@ -283,16 +292,102 @@ export async function pollScan(
 	const at = newest === undefined ? found.pos + 1 : newestPos + 1;
 	return {
 		resources: byCreation(resources),
-		state: {
-			v: STATE_VERSION,
-			strategy: 'scan',
-			fingerprint,
+		state: scanState(fingerprint, pending, {
 			edge,
 			at,
 			order,
-			pending: packMarks(pending.values()),
 			...(t === undefined ? {} : { t }),
-		},
+		}),
+	};
+}
+
+/** Where a poll found the edge (`findEdge`): its page and index there, and its position. */
+interface EdgePlace {
+	n: number;
+	index: number;
+	pos: number;
+}
+
+/**
+ * A newest-first list: the new extractions in front of the edge, read from page 1 on, each page read
+ * after the one before it (`Pages.after`). Extractions created meanwhile push older ones onto later
+ * pages, so an item may be met twice, never skipped, and the edge may have moved on a page or two:
+ * reading stops at the first extraction of the edge met (with no edge: at the list's end), `found`
+ * moves there, and the items in front of it go to `take`, oldest first.
+ *
+ * @returns false when neither was met within `MAX_POLL_PAGES` + 3 pages, or the list ended before
+ *   the edge (deleted meanwhile); nothing was taken then
+ */
+async function readToEdge(
+	pages: Pages,
+	state: ScanState,
+	found: EdgePlace,
+	take: (n: number, index: number, page: ListPage) => void,
+): Promise<boolean> {
+	const rank = new Map(state.edge.map((id, index) => [id, index]));
+	const collected: Array<{ n: number; index: number; page: ListPage }> = [];
+	let seq = -1;
+	for (let n = 1; n <= MAX_POLL_PAGES + 3; n++) {
+		const read = await pages.after(n, seq);
+		const { page } = read;
+		seq = read.seq;
+		const at = page.results.findIndex((item) => rank.has(idOf(item) ?? ''));
+		const end = at >= 0 ? at : page.results.length;
+		for (let index = 0; index < end; index++) collected.push({ n, index, page });
+		const last = !page.next || page.results.length === 0;
+		if (at < 0 && !(last && rank.size === 0)) {
+			if (last) return false;
+			continue;
+		}
+		const r = at >= 0 ? (rank.get(idOf(page.results[at]) as string) as number) : undefined;
+		Object.assign(found, {
+			n,
+			index: end,
+			pos: r === undefined ? -1 : state.at - 1 - (state.edge.length - 1 - r),
+		});
+		for (const { n: m, index, page: p } of collected.reverse()) take(m, index, p);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * Binary search of a page for the boundary of a test that holds on one side of it only: the
+ * `'first'` index in [0, high] where it holds (it holds at `high`), or the `'last'` one (it holds at
+ * 0). Each probe is one call of `test`, at most ⌈log2(high + 1)⌉ of them.
+ */
+async function bisect(
+	high: number,
+	side: 'first' | 'last',
+	test: (index: number) => Promise<boolean>,
+): Promise<number> {
+	let low = 0;
+	while (low < high) {
+		if (side === 'first') {
+			const mid = Math.floor((low + high) / 2);
+			if (await test(mid)) high = mid;
+			else low = mid + 1;
+		} else {
+			const mid = Math.ceil((low + high) / 2);
+			if (await test(mid)) low = mid;
+			else high = mid - 1;
+		}
+	}
+	return low;
+}
+
+/** A scan state of this configuration: `place` says where the next poll goes on; `pending` is packed. */
+function scanState(
+	fingerprint: string,
+	pending: MarkSet,
+	place: Omit<ScanState, 'v' | 'strategy' | 'fingerprint' | 'pending'>,
+): ScanState {
+	return {
+		v: STATE_VERSION,
+		strategy: 'scan',
+		fingerprint,
+		...place,
+		pending: packMarks(pending.values()),
 	};
 }
 
@@ -461,14 +556,8 @@ async function edgeByDate(
 				if (!page.next) return { order, n: n + 1, index: 0, pos: -1, present };
 				continue;
 			}
-			let low = 0;
-			let high = page.results.length - 1; // the first old item is in [low, high]
-			while (low < high) {
-				const mid = Math.floor((low + high) / 2);
-				if (await isOld(page, mid)) high = mid;
-				else low = mid + 1;
-			}
-			return place(order, n, low, page);
+			const firstOld = await bisect(page.results.length - 1, 'first', (i) => isOld(page, i));
+			return place(order, n, firstOld, page);
 		}
 		return undefined;
 	}
@@ -484,14 +573,8 @@ async function edgeByDate(
 			if (n === 1) return { order, n: 1, index: -1, pos: -1, present };
 			continue;
 		}
-		let low = 0;
-		let high = page.results.length - 1; // the last old item is in [low, high]
-		while (low < high) {
-			const mid = Math.ceil((low + high) / 2);
-			if (await isOld(page, mid)) low = mid;
-			else high = mid - 1;
-		}
-		return place(order, n, low, page);
+		const lastOld = await bisect(page.results.length - 1, 'last', (i) => isOld(page, i));
+		return place(order, n, lastOld, page);
 	}
 	return undefined;
 }
@@ -636,14 +719,7 @@ async function activate(
 	if (first.results.length === 0)
 		return {
 			resources: [],
-			state: {
-				v: STATE_VERSION,
-				strategy: 'scan',
-				fingerprint,
-				edge: [],
-				at: 0,
-				pending: packMarks(pending.values()),
-			},
+			state: scanState(fingerprint, pending, { edge: [], at: 0 }),
 		};
 
 	const order = await orderFromDates(list, pages);
@@ -698,16 +774,12 @@ async function activate(
 		: undefined;
 	return {
 		resources: byCreation(resources),
-		state: {
-			v: STATE_VERSION,
-			strategy: 'scan',
-			fingerprint,
+		state: scanState(fingerprint, pending, {
 			edge,
 			at: newest ? newest.pos + 1 : 0,
 			...(order ? { order } : {}),
-			pending: packMarks(pending.values()),
 			...(t === undefined ? {} : { t }),
-		},
+		}),
 	};
 }
 
@@ -824,16 +896,12 @@ async function activateUnknown(
 	}
 	return {
 		resources: byCreation(resources),
-		state: {
-			v: STATE_VERSION,
-			strategy: 'scan',
-			fingerprint,
+		state: scanState(fingerprint, pending, {
 			edge: [],
 			front: ids(first.results).slice(0, EDGE_SIZE),
 			back: ids(last.results).slice(-EDGE_SIZE),
 			at: (lastN - 1) * size + last.results.length,
-			pending: packMarks(pending.values()),
-		},
+		}),
 	};
 }
 
