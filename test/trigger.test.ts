@@ -350,6 +350,41 @@ describeListOrders('Extraction Finished / Failed', (order) => {
 		expect(sorted(fired)).toEqual(sorted(created));
 	});
 
+	it('fires each extraction once when the first ones listed have dates against the list order (two created together, the second stamped earlier)', async () => {
+		const { harness, held } = await batchTrigger(`against-${order}`);
+		// Created together: the service stamps the second one 2 s earlier than the first, yet lists it
+		// after it (as concurrent creates can be): the two dates point to the wrong order.
+		const together = [...(await held(1)), ...(await held(1))];
+		emulator().backdate(together[1], 2000);
+		expect(ids(await ok(harness.poll()))).toEqual([]);
+		const later: string[] = [];
+		for (let n = 0; n < 6; n++) later.push(...(await held(1)));
+		release(later.filter((_, n) => n % 2 === 0));
+		const fired = ids(await ok(harness.poll()));
+		const made = [...together, ...later];
+		release(made);
+		for (const id of made) await settle(`/extract/${id}/`);
+		const all = await withTheRest(harness, fired, made);
+		expect(sorted(all)).toEqual(sorted(made));
+	});
+
+	it('fires each new extraction once when the two listed at activation have dates against the list order', async () => {
+		const name = `against-at-activation-${order}`;
+		const metadata = { batch: name };
+		const first = String((await extraction({ metadata })).id);
+		const second = String((await extraction({ metadata })).id);
+		emulator().backdate(second, 2000);
+		const harness = trigger('extractionFinished', {
+			filters: { metaKey: 'batch', metaValue: name },
+		});
+		await ok(harness.activate());
+		const later: string[] = [];
+		for (let n = 0; n < 6; n++) later.push(String((await extraction({ metadata })).id));
+		const all = await pollUntilFired(harness, later);
+		expect(sorted(all)).toEqual(sorted(later));
+		expect(all).not.toContain(first);
+	});
+
 	it('fires each extraction once when the first poll after an empty list reads it while more are created (a page held until two were created)', async () => {
 		const { harness, final } = await batchTrigger(`growing-${order}`);
 		emulator().setMaxPageSize(2);

@@ -111,7 +111,9 @@ interface Hit {
  *   reads the list's order from where they stand (the newer of two is nearer the front: newest
  *   first), on page 1 or on the page its hints point to (`at`, the edge's position from the oldest
  *   end; `order`): a poll with nothing new reads one page (newest first) or two (oldest first),
- *   whatever the list's length or its `count`. When every extraction of the edge was deleted, the
+ *   whatever the list's length or its `count`. An edge standing where the order the state gave it
+ *   cannot put it (that order came from dates that ran against the list) turns round
+ *   (`FoundEdge.against`). When every extraction of the edge was deleted, the
  *   edge is found by date (`t`, reads by id); when that fails too, the poll reports it and goes on
  *   from the list's newest end.
  * - New extractions are handled oldest first: those final fire (if their status does) or are
@@ -171,8 +173,19 @@ export async function pollScan(
 		return await activate(env, list, pages, -Infinity, fingerprint, pending);
 	}
 
-	// 1. Where the last poll stopped, and the list's order.
-	const found = await findEdge(env, list, pages, state);
+	// 1. Where the last poll stopped, and the list's order. An edge standing where its own order
+	// cannot put it was ranked by dates that ran against the list: its ranks and positions turn round.
+	let found = await findEdge(env, list, pages, state);
+	if (found?.against) {
+		const { at } = state;
+		state = {
+			...state,
+			edge: [...state.edge].reverse(),
+			order: found.order === 'oldest-first' ? 'newest-first' : 'oldest-first',
+		};
+		pending = new MarkSet(pending.values().map((mark) => ({ ...mark, key: at - 1 - mark.key })));
+		found = await findEdge(env, list, pages, state);
+	}
 	if (!found) {
 		const restart = await activate(env, list, pages, undefined, fingerprint, pending);
 		return { ...restart, error: lostEdgeError(env, state) };
@@ -309,6 +322,17 @@ interface EdgePlace {
 }
 
 /**
+ * The edge as `findEdge` found it: the list's order, its place, the ids of the edge still listed,
+ * and whether it stands where the state's order cannot put it (`against`: that order came from
+ * dates that ran against the list's own order).
+ */
+interface FoundEdge extends EdgePlace {
+	order: ListOrder;
+	present: Set<string>;
+	against?: boolean;
+}
+
+/**
  * A newest-first list: the new extractions in front of the edge, read from page 1 on, each page read
  * after the one before it (`Pages.after`). Extractions created meanwhile push older ones onto later
  * pages, so an item may be met twice, never skipped, and the edge may have moved on a page or two:
@@ -404,9 +428,7 @@ async function findEdge(
 	list: EventList,
 	pages: Pages,
 	state: ScanState,
-): Promise<
-	{ order: ListOrder; n: number; index: number; pos: number; present: Set<string> } | undefined
-> {
+): Promise<FoundEdge | undefined> {
 	const rank = new Map(state.edge.map((id, index) => [id, index]));
 	const hits: Hit[] = [];
 	const present = new Set<string>();
@@ -429,6 +451,7 @@ async function findEdge(
 	const first = await scan(1);
 	const size = pages.size;
 	const count = first.count ?? 0;
+	const place = (hit: Hit) => (hit.n - 1) * size + hit.index;
 	/** The order the hits show: the newer of two is nearer the front in a newest-first list. */
 	const orderOfHits = (): ListOrder | undefined => {
 		if (hits.length < 2) return undefined;
@@ -436,20 +459,31 @@ async function findEdge(
 		const older = sorted[0];
 		const newer = sorted[sorted.length - 1];
 		if (older.rank === newer.rank) return undefined;
-		const place = (hit: Hit) => (hit.n - 1) * size + hit.index;
 		return place(newer) < place(older) ? 'newest-first' : 'oldest-first';
 	};
-	const result = (order: ListOrder) => {
+	const result = async (order: ListOrder): Promise<FoundEdge> => {
 		const newest = hits.reduce((a, b) => (b.rank > a.rank ? b : a));
-		const at = (newest.n - 1) * size + newest.index;
+		const oldest = hits.reduce((a, b) => (b.rank < a.rank ? b : a));
+		const at = place(newest);
 		// Newest first, positions are counted from the edge as the state placed it (not from `count`,
 		// which a service may cap): the newest of the edge is at `at` - 1.
+		const posOf = (hit: Hit) => state.at - 1 - (state.edge.length - 1 - hit.rank);
+		// The positions the state gave the edge bound where it may stand now: oldest first, deletions
+		// only move it towards the front; newest first, no more extractions follow it to the list's end
+		// than were older than it. Beyond that bound, the edge's ranks came from dates that ran
+		// against the list order (`orderFromDates`).
+		const oldestPage = await pages.get(oldest.n);
+		const against =
+			order === 'oldest-first'
+				? at > state.at - 1
+				: !oldestPage.next && oldestPage.results.length - 1 - oldest.index > posOf(oldest);
 		return {
 			order,
 			n: newest.n,
 			index: newest.index,
-			pos: order === 'oldest-first' ? at : state.at - 1 - (state.edge.length - 1 - newest.rank),
+			pos: order === 'oldest-first' ? at : posOf(newest),
 			present,
+			against,
 		};
 	};
 	if (state.edge.length === 0) {
@@ -478,15 +512,15 @@ async function findEdge(
 			probes.splice(i + 1, 0, hits[0].n - 1, hits[0].n + 1);
 	}
 	let order = orderOfHits();
-	if (order) return result(order);
+	if (order) return await result(order);
 	if (hits.length === 1) {
 		// One extraction of the edge left: nothing else listed (either order), or a neighbour's date,
 		// or the dates of the list's ends tell which side is newer.
 		if (!first.next && first.results.every((item) => rank.has(idOf(item) ?? '')))
-			return result(state.order ?? 'newest-first');
+			return await result(state.order ?? 'newest-first');
 		order =
 			(await orderAround(list, pages, hits[0], state.t)) ?? (await orderFromDates(list, pages));
-		if (order) return result(order);
+		if (order) return await result(order);
 	}
 	// A newest-first list with more new extractions than a page: the following pages.
 	if (hits.length === 0) {
@@ -494,7 +528,7 @@ async function findEdge(
 			const page = await scan(n);
 			if (hits.length > 0) {
 				order = orderOfHits() ?? (await orderAround(list, pages, hits[0], state.t));
-				if (order) return result(order);
+				if (order) return await result(order);
 			}
 			if (!page.next || page.results.length === 0) break;
 		}
@@ -520,9 +554,7 @@ async function edgeByDate(
 	pages: Pages,
 	state: ScanState,
 	present: Set<string>,
-): Promise<
-	{ order: ListOrder; n: number; index: number; pos: number; present: Set<string> } | undefined
-> {
+): Promise<FoundEdge | undefined> {
 	const t = state.t as number;
 	const order = await orderFromDates(list, pages);
 	if (!order) return undefined;
