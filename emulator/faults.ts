@@ -102,16 +102,6 @@ const DETAILS: Record<number, string> = {
 	504: 'Gateway timeout.',
 };
 
-/** Whether a fault replaces the answer with a hostile one (custom body, redirect, echo). */
-function isHostileAnswer(fault: FaultSpec): boolean {
-	return (
-		fault.body !== undefined ||
-		fault.json !== undefined ||
-		fault.location !== undefined ||
-		fault.echoHeaders === true
-	);
-}
-
 /**
  * The answer of a fault instead of the handler's (`requestHeaders` for `echoHeaders`), or undefined
  * when the fault only delays or drops the handler's answer.
@@ -120,14 +110,17 @@ export function faultAnswer(
 	fault: FaultSpec,
 	requestHeaders: Record<string, string>,
 ): Reply | undefined {
-	if (!fault.status && !isHostileAnswer(fault)) return undefined;
+	// A custom body, a redirect or an echo replaces the answer (a hostile one).
+	const hostile =
+		fault.body !== undefined || fault.json !== undefined || fault.location !== undefined;
+	if (!fault.status && !hostile && !fault.echoHeaders) return undefined;
 	const headers: Record<string, string> = {};
 	if (fault.location !== undefined) headers.location = fault.location;
 	if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
 	const status = fault.status ?? 200;
 	const detail = DETAILS[status] ?? `Emulated fault (HTTP ${status}).`;
-	if (!isHostileAnswer(fault)) return { status, json: { detail }, headers };
 	if (fault.echoHeaders) return { status, json: { detail, headers: requestHeaders }, headers };
+	if (!hostile) return { status, json: { detail }, headers };
 	if (fault.json !== undefined) return { status, json: fault.json, headers };
 	headers['content-type'] = fault.contentType ?? 'text/html; charset=utf-8';
 	return {

@@ -95,9 +95,8 @@ export class Input {
 	boolean(name: string, fallback: boolean): boolean {
 		const value = this.get(name);
 		if (value === undefined || value === null) return fallback;
-		if (typeof value === 'boolean') return value;
-		if (value === 0 || value === 1) return value === 1;
-		const text = typeof value === 'string' ? value.trim().toLowerCase() : '';
+		// true, false, 0 and 1 read as their text; a file, list or object as no text.
+		const text = typeof value === 'object' ? '' : String(value).trim().toLowerCase();
 		if (TRUE_VALUES.includes(text)) return true;
 		if (FALSE_VALUES.includes(text)) return false;
 		this.errors.add(name, 'Must be a valid boolean.');

@@ -16,23 +16,11 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { aborted } from 'node:util';
 import { IncomingBody, loggedBody, type LoggedBody } from './body';
-import {
-	faultAnswer,
-	FaultQueue,
-	type FaultMatch,
-	type FaultSpec,
-	type RandomFault,
-} from './faults';
+import { faultAnswer, FaultQueue } from './faults';
+import type { FaultMatch, FaultSpec, RandomFault } from './faults';
 import { filesRoutes } from './files';
-import {
-	HttpError,
-	Router,
-	type AppContext,
-	type ListOrder,
-	type ListQuirks,
-	type Reply,
-	type RequestContext,
-} from './http';
+import { HttpError, Router } from './http';
+import type { AppContext, ListOrder, ListQuirks, Reply, RequestContext } from './http';
 import { MAX_PAGE_SIZE } from './listing';
 import { PdfTextExtractor } from './pdf';
 import { blankPdf, releaseJobs, seedDocuments, seedJobs, type SeedJobOptions } from './seeding';
