@@ -16,23 +16,24 @@ export type ListFilter<T> = ((record: T) => boolean) | false | '' | undefined;
  * A list answer (§v0-2.5, §unversioned-2.4): the records every filter keeps, newest first by creation
  * sequence (never created_at: no ties whatever the clocks say), reversed under `oldest-first`. A page
  * past the end → 404 "Invalid page." as DRF (page 1 of an empty list is valid); `next` / `previous`
- * are absolute URLs of the same query. Only the page's items are rendered. `errors` holds the
- * filters' invalid query parameters, reported with the paging's. List quirks: README.
+ * are absolute URLs of the same query. Only the page's items are rendered. `filters` reads them from
+ * the query and adds its invalid parameters to `errors`, reported with the paging's. List quirks:
+ * README.
  */
 export function listReply<T extends { seq: number }, R>(
 	req: RequestContext,
 	records: Iterable<T>,
 	render: (record: T) => R,
-	filters: Array<ListFilter<T>> = [],
-	errors = new ErrorBag(),
+	filters: (errors: ErrorBag) => Array<ListFilter<T>> = () => [],
 ): Reply {
+	const errors = new ErrorBag();
+	const tests = filters(errors).filter((f) => typeof f === 'function');
 	const page = readPositiveInt(req.query, 'page', errors) ?? 1;
 	const asked = Math.min(
 		readPositiveInt(req.query, 'size', errors) ?? DEFAULT_PAGE_SIZE,
 		req.maxPageSize,
 	);
 	errors.throwIfAny();
-	const tests = filters.filter((f) => typeof f === 'function');
 	// The maps hold creation order: TimSort reverses that one run in linear time.
 	const items = Array.from(records)
 		.filter((r) => tests.every((test) => test(r)))
@@ -69,7 +70,7 @@ export function searchFilter<T>(
 	);
 }
 
-/** The values of a metadata object as strings, for `search` (§v0-4.2 "matches filename and metadata values"). */
+/** The values of a metadata object as strings, for `search` (§v0-4.2 "matches filename and metadata values") and `meta_value`. */
 export function metadataValues(metadata: Record<string, unknown> | null | undefined): string[] {
 	return Object.values(metadata ?? {}).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
 }

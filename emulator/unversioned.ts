@@ -8,31 +8,15 @@ import JSZip from 'jszip';
 import type { UploadedFile } from './body';
 import { Input, readPageRange, REQUIRED, type ErrorAt, type PageRange } from './fields';
 import { attachment, fileReply, PNG_REPLY, TINY_PNG } from './files';
-import {
-	ErrorBag,
-	fieldError,
-	isoTimestamp,
-	isUuid,
-	json,
-	lookup,
-	notFound,
-	queryValue,
-} from './http';
+import { fieldError, isoTimestamp, isUuid, json, lookup, notFound, queryValue } from './http';
 import type { AppContext, Handler, Reply, RequestContext, Routes } from './http';
 import { ingestFile, newJob, serviceCreatedAt } from './ingest';
-import { listReply, searchFilter } from './listing';
+import { listReply, metadataValues, searchFilter } from './listing';
 import { sniffKind } from './pdf';
 import { computeResult } from './schema-result';
 import { jobState, processedPages, readJob, statusLabel, type JobState } from './state';
-import {
-	SERVERS,
-	type EmulatorControls,
-	type ExtractionRecord,
-	type FileRecord,
-	type Job,
-	type SchemaRecord,
-	type SchemaSnapshot,
-} from './store';
+import { SERVERS } from './store';
+import type { ExtractionRecord, FileRecord, Job, SchemaRecord, SchemaSnapshot } from './store';
 
 const ACCEPTED_EXTENSIONS = ['.pdf', '.png', '.jpg', '.jpeg'];
 const DOWNLOADS = ['csv', 'json', 'images'];
@@ -157,17 +141,23 @@ export function addExtraction(
 }
 
 /**
- * One extraction per upload. Credits (§unversioned-8.3, amount "not shown"): 1 a page of the stored
- * document, taken at creation for all uploads at once; too few → 403 `credits` and nothing is made.
- * An ERROR extraction is not refunded.
+ * One extraction per upload, once `input`'s `metadata` is read and no field is invalid (else 400);
+ * a workflow's share a fresh `workflow_session_id`. Credits (§unversioned-8.3, amount "not shown"): 1
+ * a page of the stored document, taken at creation for all uploads at once; too few → 403 `credits`
+ * and nothing is made. An ERROR extraction is not refunded.
  */
 async function createExtractions(
 	app: AppContext,
 	req: RequestContext,
+	input: Input,
 	uploads: UploadedFile[],
-	settings: ExtractionSettings & { controls: EmulatorControls; range: PageRange },
+	settings: Omit<ExtractionSettings, 'metadata' | 'workflowSessionId'> & { range: PageRange },
 ): Promise<Reply> {
-	const { controls, range, ...fields } = settings;
+	const metadata = input.metadata();
+	const controls = input.controls(metadata);
+	input.errors.throwIfAny();
+	const { range, ...fields } = settings;
+	const workflowSessionId = fields.workflowId === null ? null : app.store.nextWorkflowSession();
 	const sources = [];
 	for (const upload of uploads)
 		sources.push(await ingestFile(app, upload.filename, upload.file, range));
@@ -179,7 +169,7 @@ async function createExtractions(
 	const records = sources.map((source) => {
 		req.body.retain(source.file);
 		const job = newJob(app, source, controls, { allowPartial: false });
-		return addExtraction(app, source, fields, job);
+		return addExtraction(app, source, { ...fields, workflowSessionId, metadata }, job);
 	});
 	const now = app.clock();
 	const rendered = records.map((r) => renderExtraction(r, now));
@@ -200,46 +190,34 @@ async function createExtraction(app: AppContext, req: RequestContext): Promise<R
 	else if (schemaId !== null && !schema)
 		errors.add('schema', `Invalid pk "${schemaId}" - object does not exist.`);
 	const classifier = input.optionalString('classifier');
-	const metadata = input.metadata();
-	const controls = input.controls(metadata);
-	errors.throwIfAny();
-	return createExtractions(app, req, [upload as UploadedFile], {
+	return createExtractions(app, req, input, [upload as UploadedFile], {
 		server: server as ExtractionRecord['server'],
 		schema: schema ?? null,
 		classifier,
 		workflowId: null,
-		workflowSessionId: null,
-		metadata,
-		controls,
 		range,
 	});
 }
 
 /** GET /extract/ (§unversioned-4.1). `meta_key` + `meta_value` together: that key has that value. */
 async function listExtractions(app: AppContext, req: RequestContext): Promise<Reply> {
-	const errors = new ErrorBag();
 	const workflowId = queryValue(req.query, 'workflow_id');
 	const sessionRaw = queryValue(req.query, 'workflow_session_id');
 	const metaKey = queryValue(req.query, 'meta_key');
 	const metaValue = queryValue(req.query, 'meta_value');
-	let session: number | undefined;
-	if (sessionRaw && /^-?\d+$/.test(sessionRaw.trim())) session = Number(sessionRaw);
-	else if (sessionRaw) errors.add('workflow_session_id', 'Enter a number.');
-	const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 	// The current schema object (null once deleted), §unversioned-2.2.
 	const schemaOf = (e: ExtractionRecord) =>
 		(e.schema && app.store.schemas.get(e.schema.id)) || null;
-	return listReply(
-		req,
-		app.store.extractions.values(),
-		(e) => {
-			const schema = schemaOf(e);
-			return {
-				...extractionFields(e, jobState(e.job, req.now)),
-				schema: schema && renderSchema(schema),
-			};
-		},
-		[
+	const render = (e: ExtractionRecord) => {
+		const schema = schemaOf(e);
+		const fields = extractionFields(e, jobState(e.job, req.now));
+		return { ...fields, schema: schema && renderSchema(schema) };
+	};
+	return listReply(req, app.store.extractions.values(), render, (errors) => {
+		const session =
+			sessionRaw && /^-?\d+$/.test(sessionRaw.trim()) ? Number(sessionRaw) : undefined;
+		if (sessionRaw && session === undefined) errors.add('workflow_session_id', 'Enter a number.');
+		return [
 			searchFilter(req, (e) => [e.documentName, schemaOf(e)?.name]),
 			workflowId && ((e) => e.workflowId === workflowId),
 			session !== undefined && ((e) => e.workflowSessionId === session),
@@ -247,12 +225,11 @@ async function listExtractions(app: AppContext, req: RequestContext): Promise<Re
 			metaValue &&
 				((e) => {
 					const meta = e.metadata ?? {};
-					const values = metaKey ? [meta[metaKey]] : Object.values(meta);
-					return values.some((v) => v !== undefined && asText(v) === metaValue);
+					const only = metaKey ? { [metaKey]: meta[metaKey] } : meta;
+					return metadataValues(only).includes(metaValue);
 				}),
-		],
-		errors,
-	);
+		];
+	});
 }
 
 /**
@@ -361,8 +338,8 @@ const EXTRACTS_FIELD = /^extracts\[([0-9]+)\](.*)$/;
 /**
  * POST /workflow/{id}/extract/ (§unversioned-4.10). The multipart encoding of `extracts` is "not
  * shown"; the emulator reads DRF's (`extracts[0]document`, …, in index order). Each item makes an
- * extraction with the workflow's schema and server, sharing a fresh `workflow_session_id`; a
- * top-level `metadata` (emulator extension) applies to each.
+ * extraction with the workflow's schema and server; a top-level `metadata` (emulator extension)
+ * applies to each.
  */
 const workflowExtract: Handler = async (app, req, { id }) => {
 	const workflow = lookup(app.store.workflows, id, 'Workflow');
@@ -379,17 +356,11 @@ const workflowExtract: Handler = async (app, req, { id }) => {
 		const upload = await readDocument(input, field, { field: 'extracts', prefix: `${field}: ` });
 		if (upload) uploads.push(upload);
 	}
-	const metadata = input.metadata();
-	const controls = input.controls(metadata);
-	input.errors.throwIfAny();
-	return createExtractions(app, req, uploads, {
+	return createExtractions(app, req, input, uploads, {
 		server: workflow.server,
 		schema: workflow.schemaId ? (app.store.snapshotSchema(workflow.schemaId) ?? null) : null,
 		classifier: null,
 		workflowId: workflow.id,
-		workflowSessionId: app.store.nextWorkflowSession(),
-		metadata,
-		controls,
 		range: {},
 	});
 };

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { UploadedFile } from './body';
 import { EMPTY_FILE, Input, isBlank, isUploadedFile, readPageRange, REQUIRED } from './fields';
 import { PNG_REPLY } from './files';
-import { ErrorBag, isoTimestamp, isUuid, json, lookup, notFound, queryValue } from './http';
+import { isoTimestamp, isUuid, json, lookup, notFound, queryValue } from './http';
 import type { AppContext, Params, Reply, RequestContext, Routes } from './http';
 import { fetchUrl, ingestFile, isHttpUrl, newJob, serviceCreatedAt } from './ingest';
 import { listReply, metadataValues, readCreatedRange, searchFilter } from './listing';
@@ -259,24 +259,20 @@ async function createParsings(app: AppContext, req: RequestContext): Promise<Rep
 
 /** GET /v0/parsing (§v0-4.6). List items are full Parsings (fields beyond id and status: "not shown"). */
 async function listParsings(app: AppContext, req: RequestContext): Promise<Reply> {
-	const errors = new ErrorBag();
 	const status = queryValue(req.query, 'status');
-	if (status && !PARSING_STATUSES.includes(status))
-		errors.add('status', `Select a valid choice. ${status} is not one of the available choices.`);
-	return listReply(
-		req,
-		app.store.parsings.values(),
-		(p) => renderParsing(app, p, req.now),
-		[
+	const render = (p: ParsingRecord) => renderParsing(app, p, req.now);
+	return listReply(req, app.store.parsings.values(), render, (errors) => {
+		if (status && !PARSING_STATUSES.includes(status))
+			errors.add('status', `Select a valid choice. ${status} is not one of the available choices.`);
+		return [
 			readCreatedRange(req, errors),
 			searchFilter(req, (p) => [
 				app.store.documents.get(p.documentId)?.filename,
 				...metadataValues(p.metadata),
 			]),
 			status && ((p) => statusLabel(jobState(p.job, req.now), 'IN_QUEUE') === status),
-		],
-		errors,
-	);
+		];
+	});
 }
 
 /**
@@ -340,14 +336,11 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 /** The v0 family's routes. */
 export const v0Routes: Routes = {
 	'POST /v0/documents': uploadDocument,
-	'GET /v0/documents': async (app, req) => {
-		const errors = new ErrorBag();
-		const filters = [
+	'GET /v0/documents': async (app, req) =>
+		listReply(req, app.store.documents.values(), renderDocument, (errors) => [
 			readCreatedRange(req, errors),
-			searchFilter<DocumentRecord>(req, (d) => [d.filename, ...metadataValues(d.metadata)]),
-		];
-		return listReply(req, app.store.documents.values(), renderDocument, filters, errors);
-	},
+			searchFilter(req, (d) => [d.filename, ...metadataValues(d.metadata)]),
+		]),
 	'GET /v0/documents/:id': async (app, _req, { id }) =>
 		json(200, renderDocument(lookup(app.store.documents, id, 'Document'))),
 	'GET /v0/documents/:id/download': downloadDocument,
