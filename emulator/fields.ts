@@ -48,11 +48,8 @@ export class Input {
 		const value = body.kind === 'json' ? body.value : {};
 		if (value !== null && typeof value === 'object' && !Array.isArray(value))
 			return new Input('json', value as Record<string, unknown>);
-		const got = Array.isArray(value)
-			? 'list'
-			: value === null
-				? 'null'
-				: DRF_TYPE_NAMES[typeof value];
+		// What JSON leaves here: a list, null (typeof 'object'), a string, a number or a boolean.
+		const got = Array.isArray(value) ? 'list' : (DRF_TYPE_NAMES[typeof value] ?? 'null');
 		throw new HttpError(400, {
 			non_field_errors: [`Invalid data. Expected a dictionary, but got ${got}.`],
 		});
