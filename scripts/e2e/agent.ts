@@ -37,27 +37,17 @@ import path from 'node:path';
 import WebSocket from 'ws';
 
 import type { EmulatorProcess } from '../../emulator/launch';
-import { readArgs, RUNNER_FLAGS, runnerOptions, type RunnerOptions } from '../lib/args';
-import { Checks } from '../lib/checks';
-import { runMain } from '../lib/processes';
+import { readArgs, RUNNER_FLAGS, runnerOptions } from '../lib/args';
+import { requestLine, type Example } from '../n8n/examples';
 import { startScriptedModel, text, type ModelRequest } from './agent-model';
-import { createExtraction, finish, requestLine, startPublished } from './n8n-with-package';
+import { createExtraction, runPublished, type Published } from './n8n-with-package';
 
 const INVOICE_NUMBER = 'INV-AGENT-7731';
 const FIND_INPUT = `Which extraction holds invoice ${INVOICE_NUMBER}? Give me its id.`;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
-interface Options extends RunnerOptions {
-	search: string;
-}
-
-function parseArgs(): Options {
-	const { values: v } = readArgs(__filename, { ...RUNNER_FLAGS, search: { type: 'string' } });
-	return { ...runnerOptions(v), search: v.search ?? 'invoice' };
-}
-
-const checks = new Checks();
-const check = checks.check.bind(checks);
+const { values: v } = readArgs(__filename, { ...RUNNER_FLAGS, search: { type: 'string' } });
+const opts = { ...runnerOptions(v), search: v.search ?? 'invoice' };
 
 /** A message the chat shows: text, or (a send-and-wait approval) text with buttons. */
 interface ChatMessage {
@@ -127,20 +117,15 @@ const seenSince = (emulator: EmulatorProcess, from: number, method: string, patt
  * @returns whether the round's checks passed
  */
 async function approvalRound(
-	at: {
-		url: string;
-		webhookId: string;
-		emulator: EmulatorProcess;
-		model: { requests: ModelRequest[] };
-	},
+	at: Published & { webhookId: string; model: { requests: ModelRequest[] } },
 	id: string,
 	button: 'Approve' | 'Decline',
 ): Promise<boolean> {
-	const { emulator, model } = at;
+	const { emulator, model, check } = at;
 	const from = emulator.requests.length;
 	const asked = model.requests.length;
 	const deletes = () => seenSince(emulator, from, 'DELETE', new RegExp(`^/extract/${id}/?$`));
-	const chat = await startChat(at.url, at.webhookId, `Delete the extraction ${id}.`);
+	const chat = await startChat(at.ctx.url, at.webhookId, `Delete the extraction ${id}.`);
 	try {
 		const ask = await chat.next();
 		await emulator.settle();
@@ -185,26 +170,30 @@ async function approvalRound(
 	}
 }
 
-async function main(): Promise<number> {
-	const opts = parseArgs();
-	const model = await startScriptedModel({
+let model: Awaited<ReturnType<typeof startScriptedModel>>;
+let found = '';
+
+/** The scripted model, the extraction to find, and the example's OpenAI credential pointing at the model. */
+async function beforeImport(em: EmulatorProcess, ex: Example) {
+	model = await startScriptedModel({
 		toolCall: (message) =>
 			/^Delete/.test(message)
 				? { tool: /^Delete_Extraction$/, arguments: { extractionId: UUID.exec(message)?.[0] } }
 				: { tool: /find/i, arguments: { search: opts.search } },
 		idPattern: UUID,
 	});
-	let found = '';
-	const run = await startPublished('agent', opts, 'ai-agent-with-approval.json', async (em, ex) => {
-		found = await createExtraction(em, 'agent-invoice.pdf', invoice(INVOICE_NUMBER));
-		console.log(`emulator ${em.url}, scripted model ${model.url}; extraction ${found} created`);
-		const openAi = ex.workflow.nodes.find((n) => n.type.endsWith('.lmChatOpenAi'))?.credentials;
-		const { openAiApi } = (openAi ?? {}) as Record<string, object>;
-		if (!openAiApi) throw new Error('the example has no OpenAI Chat Model with a credential');
-		const data = { apiKey: 'sk-scripted-stub', url: `${model.url}/v1` };
-		return { credentials: [{ ...openAiApi, type: 'openAiApi', data }] };
-	});
-	const { emulator, ctx } = run;
+	found = await createExtraction(em, 'agent-invoice.pdf', invoice(INVOICE_NUMBER));
+	console.log(`emulator ${em.url}, scripted model ${model.url}; extraction ${found} created`);
+	const openAi = ex.workflow.nodes.find((n) => n.type.endsWith('.lmChatOpenAi'))?.credentials;
+	const { openAiApi } = (openAi ?? {}) as Record<string, object>;
+	if (!openAiApi) throw new Error('the example has no OpenAI Chat Model with a credential');
+	const data = { apiKey: 'sk-scripted-stub', url: `${model.url}/v1` };
+	return { credentials: [{ ...openAiApi, type: 'openAiApi', data }] };
+}
+
+/** The three chats, on the published example. */
+async function main(run: Published) {
+	const { emulator, ctx, check } = run;
 	const trigger = run.workflow.nodes.find((n) => n.type.endsWith('.chatTrigger'));
 	const webhookId = String(trigger?.webhookId ?? '');
 
@@ -255,7 +244,7 @@ async function main(): Promise<number> {
 	// 2 and 3. a data-changing tool waits for a person (extractions made now: the search above lists every invoice)
 	const round = async (button: 'Approve' | 'Decline') => {
 		const id = await createExtraction(emulator, `agent-${button}.pdf`, invoice(`INV-${button}`));
-		return approvalRound({ url: ctx.url, webhookId, emulator, model }, id, button);
+		return approvalRound({ ...run, webhookId, model }, id, button);
 	};
 	const done = (await round('Approve')) && (await round('Decline'));
 
@@ -269,19 +258,10 @@ async function main(): Promise<number> {
 		);
 	await model.stop();
 	const ran = searches.length;
-	return finish(
-		run,
-		checks,
-		opts,
-		'agent',
-		done,
+	const okLine =
 		`agent: tool called ${ran} time${ran === 1 ? '' : 's'}, result reached the answer\n` +
-			'agent: Delete_Extraction waited for approval, ran after Approve, not after Decline',
-	);
+		'agent: Delete_Extraction waited for approval, ran after Approve, not after Decline';
+	return { done, okLine };
 }
 
-runMain(main, {
-	label: 'agent',
-	onSignal: (sig) =>
-		console.error(`\n${sig}: stopping every server and removing the throwaway folder`),
-});
+runPublished('agent', opts, 'ai-agent-with-approval.json', beforeImport, main);

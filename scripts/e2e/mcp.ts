@@ -21,11 +21,10 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { readArgs, RUNNER_FLAGS, runnerOptions, type RunnerOptions } from '../lib/args';
-import { Checks } from '../lib/checks';
-import { runMain } from '../lib/processes';
-import type { ExampleNode } from '../n8n/examples';
-import { createExtraction, finish, requestLine, startPublished } from './n8n-with-package';
+import type { EmulatorProcess } from '../../emulator/launch';
+import { readArgs, RUNNER_FLAGS, runnerOptions } from '../lib/args';
+import { requestLine, type Example, type ExampleNode } from '../n8n/examples';
+import { createExtraction, runPublished, type Published } from './n8n-with-package';
 
 const MCP_TRIGGER = '@n8n/n8n-nodes-langchain.mcpTrigger';
 const TOOL_TYPE = 'n8n-nodes-extraction-service.extractionServiceTool';
@@ -33,26 +32,18 @@ const DOCUMENT_NAME = 'mcp-invoice.pdf';
 /** n8n 2.41's production path of MCP triggers (N8N_ENDPOINT_MCP, default `mcp`). */
 const MCP_ENDPOINT = 'mcp';
 
-interface Options extends RunnerOptions {
-	tool: string;
-	search: string;
-}
-
-function parseArgs(): Options {
-	const { values: v } = readArgs(__filename, {
-		...RUNNER_FLAGS,
-		tool: { type: 'string' },
-		search: { type: 'string' },
-	});
-	return {
-		...runnerOptions(v),
-		tool: v.tool ?? 'Find_Extractions',
-		search: v.search ?? 'mcp-invoice',
-	};
-}
-
-const checks = new Checks();
-const check = checks.check.bind(checks);
+const { values: v } = readArgs(__filename, {
+	...RUNNER_FLAGS,
+	tool: { type: 'string' },
+	search: { type: 'string' },
+});
+const opts = {
+	...runnerOptions(v),
+	tool: v.tool ?? 'Find_Extractions',
+	search: v.search ?? 'mcp-invoice',
+};
+let extractionId = '';
+const token = randomBytes(24).toString('hex');
 
 /** The tool name n8n gives a node (n8n-workflow's nodeNameToToolName: runs of other characters become `_`). */
 function toolName(nodeName: string): string {
@@ -74,27 +65,25 @@ function resultText(result: object): string {
 		.join('\n');
 }
 
-async function main(): Promise<number> {
-	const opts = parseArgs();
-	let extractionId = '';
-	const token = randomBytes(24).toString('hex');
-	const run = await startPublished('mcp', opts, 'mcp-server.json', async (emulator, example) => {
-		const lines = ['Invoice number: INV-MCP-2207', 'Vendor: MCP Test Supplies', 'Total: 22.07 EUR'];
-		extractionId = await createExtraction(emulator, DOCUMENT_NAME, lines);
-		console.log(`emulator ${emulator.url}; extraction ${extractionId} (${DOCUMENT_NAME}) created`);
-		// the example's Bearer Auth credential, with a random token
-		const trigger = example.workflow.nodes.find((n) => n.type === MCP_TRIGGER);
-		const bearer = (trigger?.credentials as Record<string, object> | undefined)?.httpBearerAuth;
-		if (!bearer) throw new Error('mcp-server.json has no MCP Server Trigger with Bearer Auth');
-		return { credentials: [{ ...bearer, type: 'httpBearerAuth', data: { token } }] };
-	});
-	const { emulator, workflow } = run;
+/** The extraction to find, and the example's Bearer Auth credential with a random token. */
+async function beforeImport(emulator: EmulatorProcess, example: Example) {
+	const lines = ['Invoice number: INV-MCP-2207', 'Vendor: MCP Test Supplies', 'Total: 22.07 EUR'];
+	extractionId = await createExtraction(emulator, DOCUMENT_NAME, lines);
+	console.log(`emulator ${emulator.url}; extraction ${extractionId} (${DOCUMENT_NAME}) created`);
+	const trigger = example.workflow.nodes.find((n) => n.type === MCP_TRIGGER);
+	const bearer = (trigger?.credentials as Record<string, object> | undefined)?.httpBearerAuth;
+	if (!bearer) throw new Error('mcp-server.json has no MCP Server Trigger with Bearer Auth');
+	return { credentials: [{ ...bearer, type: 'httpBearerAuth', data: { token } }] };
+}
+
+/** The checks, on the published example. */
+async function main({ emulator, workflow, ctx, check }: Published) {
 	const trigger = workflow.nodes.find((n) => n.type === MCP_TRIGGER);
 	const webhookPath = (trigger?.parameters as { path?: unknown } | undefined)?.path;
 	if (typeof webhookPath !== 'string' || !webhookPath)
 		throw new Error('mcp-server.json has no MCP Server Trigger with a path');
 	const toolNodes = workflow.nodes.filter((n) => n.type === TOOL_TYPE);
-	const mcpUrl = `${run.ctx.url}/${MCP_ENDPOINT}/${webhookPath}`;
+	const mcpUrl = `${ctx.url}/${MCP_ENDPOINT}/${webhookPath}`;
 	console.log(`MCP production URL ${mcpUrl}`);
 
 	// 1. the production URL asks for the token
@@ -185,18 +174,8 @@ async function main(): Promise<number> {
 		await client.close();
 	}
 
-	return finish(
-		run,
-		checks,
-		opts,
-		'mcp',
-		called,
-		`mcp: ${listed} tools listed, ${opts.tool} called, result has ${extractionId}`,
-	);
+	const okLine = `mcp: ${listed} tools listed, ${opts.tool} called, result has ${extractionId}`;
+	return { done: called, okLine };
 }
 
-runMain(main, {
-	label: 'mcp',
-	onSignal: (sig) =>
-		console.error(`\n${sig}: stopping every server and removing the throwaway folder`),
-});
+runPublished('mcp', opts, 'mcp-server.json', beforeImport, main);

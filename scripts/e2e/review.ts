@@ -12,7 +12,7 @@ import type { ImapFlow, MessageStructureObject } from 'imapflow';
 import type { EmulatorProcess } from '../../emulator/launch';
 import type { Checks } from '../lib/checks';
 import { sleep } from '../lib/processes';
-import { SEEDED_INVOICE_SCHEMA } from '../n8n/examples';
+import { emulatorCall, SEEDED_INVOICE_SCHEMA } from '../n8n/examples';
 import { CHECKED_FIELDS, extracted, LABELS, type PlannedDocument as Document } from './mail';
 
 /** One form field as the page shows it. */
@@ -69,31 +69,20 @@ function htmlPart(node: MessageStructureObject): string | undefined {
  * without one of them incomplete.
  */
 export async function createReviewSchema(emulator: EmulatorProcess): Promise<string> {
-	const headers = { authorization: emulator.token, 'content-type': 'application/json' };
-	const url = `${emulator.url}/schema/`;
-	const seeded = (await (await fetch(`${url}${SEEDED_INVOICE_SCHEMA}/`, { headers })).json()) as {
-		schema: Record<string, unknown>;
-	};
-	const res = await fetch(url, {
-		method: 'POST',
-		headers,
-		body: JSON.stringify({
-			name: 'Invoice (review)',
-			description: 'Main fields of an invoice; number, total and currency required',
-			schema: { ...seeded.schema, required: CHECKED_FIELDS },
-		}),
+	const seeded = await emulatorCall(emulator, 'GET', `/schema/${SEEDED_INVOICE_SCHEMA}/`, 200);
+	const created = await emulatorCall(emulator, 'POST', '/schema/', 201, {
+		name: 'Invoice (review)',
+		description: 'Main fields of an invoice; number, total and currency required',
+		schema: { ...(seeded.schema as object), required: CHECKED_FIELDS },
 	});
-	const created = (await res.json()) as { id?: string };
-	if (res.status !== 201 || !created.id)
-		throw new Error(`POST /schema/ → ${res.status}: ${JSON.stringify(created).slice(0, 300)}`);
+	if (typeof created.id !== 'string' || !created.id)
+		throw new Error(`POST /schema/ → 201 without an id: ${JSON.stringify(created).slice(0, 300)}`);
 	return created.id;
 }
 
 /** Deletes the review flow's schema (DELETE /schema/:id/, §unversioned-4.9): the emulator's schemas as seeded again. */
 export async function deleteReviewSchema(emulator: EmulatorProcess, id: string): Promise<void> {
-	const headers = { authorization: emulator.token };
-	const res = await fetch(`${emulator.url}/schema/${id}/`, { method: 'DELETE', headers });
-	if (res.status !== 204) throw new Error(`DELETE /schema/${id}/ → ${res.status}`);
+	await emulatorCall(emulator, 'DELETE', `/schema/${id}/`, 204);
 }
 
 /**

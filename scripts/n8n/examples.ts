@@ -1,11 +1,14 @@
 /**
  * The example workflows (examples/workflows/, or --examples DIR) and the copy n8n imports (never
- * the original): paths and URLs pointed at the throwaway user folder and the emulator.
+ * the original): paths and URLs pointed at the throwaway user folder and the emulator; and the
+ * extractions the runs make at the emulator directly, for the examples to find.
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import type { LoggedRequest } from '../../emulator';
+import type { EmulatorReady } from '../../emulator/launch';
 import { ROOT } from '../lib/processes';
 import type { Json } from './n8n-run';
 
@@ -102,4 +105,67 @@ export function prepareWorkflow(
 	copy.id = example.id;
 	copy.nodes = copy.nodes.map((n) => ({ ...n, parameters: rewrite(n.parameters ?? {}) as Json }));
 	return copy;
+}
+
+/** An emulator request in one line: `GET /extract/?search=x → 200`. */
+export const requestLine = (q: LoggedRequest): string => {
+	const query = new URLSearchParams(q.query as Record<string, string>).toString();
+	return `${q.method} ${q.path}${query ? `?${query}` : ''} → ${q.status}`;
+};
+
+/**
+ * One call to the emulator's API with its token: `body` sent as a form, or as JSON.
+ *
+ * @returns the answer's JSON (`{}` when it has none)
+ * @throws Error `METHOD route → status: answer` unless it answers `want`
+ */
+export async function emulatorCall(
+	emu: Pick<EmulatorReady, 'url' | 'token'>,
+	method: 'GET' | 'POST' | 'DELETE',
+	route: string,
+	want: number,
+	body?: FormData | object,
+): Promise<Json> {
+	const form = body instanceof FormData;
+	const res = await fetch(`${emu.url}${route}`, {
+		method,
+		headers: {
+			authorization: emu.token,
+			...(!form && body && { 'content-type': 'application/json' }),
+		},
+		body: form ? body : body && JSON.stringify(body),
+		signal: AbortSignal.timeout(30_000),
+	});
+	const text = await res.text();
+	if (res.status !== want)
+		throw new Error(`${method} ${route} → ${res.status}: ${text.slice(0, 300)}`);
+	return (text ? JSON.parse(text) : {}) as Json;
+}
+
+/**
+ * One extraction of the PDF `bytes` with the seeded Invoice schema, created at the emulator
+ * directly (`POST /extract/`, §unversioned-4.1), with `metadata` when given.
+ *
+ * @returns its id
+ * @throws Error when the emulator does not answer 201 with an id
+ */
+export async function createExtraction(
+	emu: Pick<EmulatorReady, 'url' | 'token'>,
+	documentName: string,
+	bytes: Uint8Array,
+	metadata?: Json,
+): Promise<string> {
+	const form = new FormData();
+	form.set(
+		'document',
+		new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }),
+		documentName,
+	);
+	form.set('server', 'EU-1');
+	form.set('schema', SEEDED_INVOICE_SCHEMA);
+	if (metadata) form.set('metadata', JSON.stringify(metadata));
+	const created = await emulatorCall(emu, 'POST', '/extract/', 201, form);
+	if (typeof created.id !== 'string' || !created.id)
+		throw new Error(`POST /extract/ → 201 without an id: ${JSON.stringify(created).slice(0, 300)}`);
+	return created.id;
 }

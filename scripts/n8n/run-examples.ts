@@ -22,16 +22,16 @@ import path from 'node:path';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { numberFlag, readArgs, RUNNER_FLAGS, runnerOptions } from '../lib/args';
-import { createContext, importFixtures } from '../editor/n8n';
+import { importFixtures } from '../editor/n8n';
 import {
 	buildAndPack,
 	installLine,
-	installPackageInto,
 	lastJsonDocument,
 	PACKAGE_NAME,
 	type LineInfo,
 } from '../lib/n8n';
-import { commandError, removeAtExit, runMain, secs, type Done } from '../lib/processes';
+import { prepareN8n, type PackagedN8n } from '../lib/n8n-server';
+import { commandError, removeAtExit, runMain, secs } from '../lib/processes';
 import { checks } from './checks';
 import { DATA_TABLE_FILE, runDataTableExample } from './data-table-run';
 import {
@@ -39,6 +39,7 @@ import {
 	loadExample,
 	loadExamples,
 	prepareWorkflow,
+	requestLine,
 	type Example,
 } from './examples';
 import { describeError, N8nRun, type Json, type N8nRunInfo } from './n8n-run';
@@ -172,24 +173,14 @@ function describeRequestsSince(emulator: EmulatorProcess, from: number): string 
 	const requests = emulator.requests.slice(from).slice(-30);
 	if (requests.length === 0) return '\n  (no request reached the emulator)';
 	const one = (r: (typeof requests)[number]): string => {
-		const q = new URLSearchParams(r.query as Record<string, string>).toString();
 		const body = r.bodyBytes ? `, ${r.contentType?.split(';')[0] ?? 'body'} ${r.bodyBytes} B` : '';
-		return `    ${r.method} ${r.path}${q ? `?${q}` : ''} → ${r.status} (${r.origin}${body})`;
+		return `    ${requestLine(r)} (${r.origin}${body})`;
 	};
 	return `\n  emulator requests during this run:\n${requests.map(one).join('\n')}`;
 }
 
-/** A line's user folder with the package installed, and how to run n8n in it. */
-interface LineContext {
-	line: string;
-	info: LineInfo;
-	opts: Options;
-	emulator: EmulatorProcess;
-	userFolder: string;
-	/** The only folder Read/Write Files from Disk may use (the examples' `/home/node/.n8n-files/…`). */
-	filesDir: string;
-	n8n(args: string[], timeoutMs?: number): Promise<Done>;
-}
+/** A line's user folder with the package installed (its n8n not started: `ctx.cli` runs the examples). */
+type LineContext = PackagedN8n & { line: string; opts: Options; emulator: EmulatorProcess };
 
 /** `undefined` when the check passes on `run`, else its message (or that there is none). */
 async function failureOf(file: string, run: N8nRun): Promise<string | undefined> {
@@ -215,19 +206,20 @@ async function runExample(
 	known: KnownTypes,
 ): Promise<WorkflowResult> {
 	const { file } = example;
-	const typeProblems = unknownTypes(example, known, ctx.info.version);
+	const { info: n8nInfo, userFolder, cli } = ctx.ctx;
+	const typeProblems = unknownTypes(example, known, n8nInfo.version);
 	const needs = ctx.line === '1' ? NOT_ON_LINE_1[file] : undefined;
 	if (needs)
 		return typeProblems.length > 0
-			? { file, ok: true, note: `not on n8n ${ctx.info.version}: needs ${needs}` }
-			: { file, ok: false, message: `n8n ${ctx.info.version} has every node type: run it here` };
+			? { file, ok: true, note: `not on n8n ${n8nInfo.version}: needs ${needs}` }
+			: { file, ok: false, message: `n8n ${n8nInfo.version} has every node type: run it here` };
 	if (typeProblems.length > 0) return { file, ok: false, message: typeProblems.join('\n') };
 	const info: Omit<N8nRunInfo, 'raw'> = {
 		workflowFile: file,
 		line: ctx.line,
-		n8nVersion: ctx.info.version,
+		n8nVersion: n8nInfo.version,
 		filesDir: ctx.filesDir,
-		n8nFolder: path.join(ctx.userFolder, '.n8n'),
+		n8nFolder: path.join(userFolder, '.n8n'),
 		emulator: { url: ctx.emulator.url, filesUrl: ctx.emulator.filesUrl },
 		workflow,
 	};
@@ -240,9 +232,9 @@ async function runExample(
 	}
 	const before = ctx.emulator.requests.length;
 	const execute = ['execute', `--id=${example.id}`, '--rawOutput'];
-	const r = await ctx.n8n(execute, ctx.opts.timeoutS * 1000);
+	const r = await cli(execute, ctx.opts.timeoutS * 1000);
 	if (ctx.opts.keep) {
-		const base = path.join(ctx.userFolder, 'runs', file.replace(/\.json$/, ''));
+		const base = path.join(userFolder, 'runs', file.replace(/\.json$/, ''));
 		mkdirSync(path.dirname(base), { recursive: true });
 		writeFileSync(`${base}.stdout.txt`, r.stdout);
 		writeFileSync(`${base}.stderr.txt`, r.stderr);
@@ -292,14 +284,12 @@ async function runLine(
 		);
 		const echo = opts.verbose ? `[line ${line}] n8n| ` : undefined;
 
-		await installPackageInto(userFolder, tarball);
-		const server = await createContext(info, userFolder, echo);
+		const packaged = await prepareN8n(info, userFolder, tarball, { echo });
+		const { filesDir, ctx: server } = packaged;
 		const n8n = server.cli;
-		const filesDir = path.join(userFolder, 'files');
-		const ctx: LineContext = { line, info, opts, emulator, userFolder, filesDir, n8n };
-		result.timings['n8n start (db + credentials)'] = (
-			await importFixtures(server, emulator)
-		).credentialsMs;
+		const ctx: LineContext = Object.assign(packaged, { line, opts, emulator });
+		const imported = await importFixtures(server, emulator);
+		result.timings['n8n start (db + credentials)'] = imported.credentialsMs;
 
 		const typesFile = path.join(userFolder, 'node-types.json');
 		const t = await n8n(['export:nodes', `--output=${typesFile}`]);

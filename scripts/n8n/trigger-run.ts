@@ -24,7 +24,7 @@ import {
 	waitUntil,
 	WaitTimeout,
 } from '../lib/processes';
-import { prepareWorkflow, SEEDED_INVOICE_SCHEMA, type Example } from './examples';
+import { createExtraction, emulatorCall, prepareWorkflow, type Example } from './examples';
 import type { Json } from './n8n-run';
 import { runInServer, type ServerRunOptions, type ServerRunResult } from './server';
 import {
@@ -117,20 +117,6 @@ function describeTimeline(emu: Emulator, since: number): string {
 	);
 }
 
-/** Token-authenticated JSON call to the emulator. @throws Error unless `want` */
-async function emulatorCall(emu: Emulator, route: string, want: number, body?: FormData) {
-	const res = await fetch(`${emu.url}${route}`, {
-		method: body ? 'POST' : 'GET',
-		headers: { authorization: emu.token },
-		body,
-		signal: AbortSignal.timeout(30_000),
-	});
-	const json = (await res.json()) as Json;
-	if (res.status !== want)
-		throw new Error(`${route} → ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
-	return json;
-}
-
 /** A row of n8n's `poller_state` table (durable cursors). */
 interface PollerState {
 	nodeId: string;
@@ -187,7 +173,7 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 		processingMs: PROCESSING_MS,
 		env: o.durable ? DURABLE_CURSORS_ENV : {},
 	};
-	return runInServer(run, async ({ emu, ctx, filesDir, start, log, result }) => {
+	return runInServer(run, async ({ emu, ctx, filesDir, start, publish, log, result }) => {
 		const { timings } = result;
 		const pollMs = o.pollSeconds * 1000;
 		/** Waits until `done()` holds, for at most `ms` and never past the run's deadline. */
@@ -227,17 +213,9 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 			role: string,
 			extra: Json = {},
 		): Promise<void> => {
-			const form = new FormData();
 			const bytes = readFileSync(path.join(o.source.filesDir, file));
-			form.set('document', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), file);
-			form.set('server', 'EU-1');
-			form.set('schema', SEEDED_INVOICE_SCHEMA);
-			form.set(
-				'metadata',
-				JSON.stringify(batch ? { [KEY]: batch, ...extra } : { source: 'elsewhere' }),
-			);
-			const { id } = await emulatorCall(emu, '/extract/', 201, form);
-			list.push({ id: String(id), file, batch, role });
+			const metadata = batch ? { [KEY]: batch, ...extra } : { source: 'elsewhere' };
+			list.push({ id: await createExtraction(emu, file, bytes, metadata), file, batch, role });
 		};
 
 		// 2. (meanwhile) jobs that finish before the activation: never to fire
@@ -251,7 +229,7 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 			await waitFor(
 				'the jobs made before the activation to finish',
 				async () => {
-					const calls = jobs.before.map((j) => emulatorCall(emu, `/extract/${j.id}/`, 200));
+					const calls = jobs.before.map((j) => emulatorCall(emu, 'GET', `/extract/${j.id}/`, 200));
 					return (await Promise.all(calls)).every((j) => j.status === 'FINISHED');
 				},
 				30_000,
@@ -261,8 +239,7 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 			createBefore,
 			importFixtures(ctx, emu, [upload, trigger]),
 		]);
-		const pub = await ctx.cli(['publish:workflow', `--id=${o.trigger.id}`], 120_000);
-		if (pub.code !== 0) throw commandError('n8n publish:workflow', pub);
+		const pub = await publish(o.trigger.id, 120_000);
 		timings.import = imported.credentialsMs + imported.workflowMs + pub.ms;
 		mark('setup', t);
 		log(
@@ -294,14 +271,8 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 		};
 		if (o.durable) {
 			// the flags took effect: published through the outbox, the cursor kept in poller_state
-			let publication: Json = {};
-			const route = `/rest/workflows/${o.trigger.id}/publication-status`;
-			await waitFor(
-				'the publication to be "published"',
-				async () => (publication = await rest.call('GET', route)).status === 'published',
-				30_000,
-				() => `${JSON.stringify(publication)}`,
-			);
+			const left = Math.max(0, Math.min(30_000, deadline - Date.now()));
+			const publication = await rest.published(o.trigger.id, left);
 			const rows = await readPollerState(ctx, o.trigger.id);
 			if (!rows.some((r) => r.nodeId === triggerNode.id))
 				throw new Error(
