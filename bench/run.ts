@@ -28,8 +28,7 @@ import path from 'node:path';
 import type { LoggedRequest } from '../emulator';
 import { launchEmulator, type EmulatorProcess } from '../emulator/launch';
 import { numberFlag, readArgs } from '../scripts/lib/args';
-import { removeAtExit, runMain } from '../scripts/lib/processes';
-import { runWorker } from './children';
+import { removeAtExit, ROOT, runMain, startService } from '../scripts/lib/processes';
 import { writeLargePdf } from './pdf';
 import type { TriggerResult } from './trigger';
 import type { CpuResult, ScaleResult, ThroughputResult, UploadResult } from './worker';
@@ -47,19 +46,15 @@ const NUMBERS = {
 
 /** Reads the command line (scripts/lib/args.ts; `--help` prints the header of this file). */
 function parseOptions() {
+	const flags = [...Object.keys(NUMBERS), 'sequential-items', 'only', 'scale-items'];
 	const text = { type: 'string' } as const;
-	const flags = Object.fromEntries(Object.keys(NUMBERS).map((flag) => [flag, text]));
-	const { values } = readArgs(__filename, {
-		...flags,
-		'sequential-items': text,
-		only: text,
-		'scale-items': text,
-	});
-	const num = (
-		flag: string,
-		dflt = NUMBERS[flag as keyof typeof NUMBERS],
-		value = (values as Record<string, string | undefined>)[flag],
-	) => numberFlag(flag, value, dflt, 1);
+	const { values } = readArgs(__filename, Object.fromEntries(flags.map((flag) => [flag, text])));
+	const given = values as Record<string, string | undefined>;
+	const num = (flag: string, dflt = NUMBERS[flag as keyof typeof NUMBERS], value = given[flag]) =>
+		numberFlag(flag, value, dflt, 1);
+	/** A list of numbers, e.g. `--only 1,2`. */
+	const list = (flag: string, dflt: string) =>
+		(given[flag] ?? dflt).split(',').map((value) => num(flag, 0, value));
 	const items = num('items');
 	return {
 		processingMs: num('processing-ms'),
@@ -69,10 +64,8 @@ function parseOptions() {
 		uploadMiB: num('upload-mib'),
 		cpuItems: num('cpu-items'),
 		cpuProcessingMs: num('cpu-processing-ms'),
-		only: new Set((values.only ?? '1,2,3,4,5,6').split(',').map(Number)),
-		scaleItems: (values['scale-items'] ?? '1000,5000,10000')
-			.split(',')
-			.map((x) => num('scale-items', 1000, x)),
+		only: new Set(list('only', '1,2,3,4,5,6')),
+		scaleItems: list('scale-items', '1000,5000,10000'),
 		scaleProcessingMs: num('scale-processing-ms'),
 	};
 }
@@ -117,41 +110,82 @@ const log = (...lines: string[]): void => console.log(lines.join('\n'));
 // ---------------------------------------------------------------------------------------------
 // The emulator and the workers
 
+/** The throwaway folder of this run (removed at exit). */
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'extraction-bench-'));
+removeAtExit(tmp);
+
+/**
+ * Runs `bench/<script> <args>` in a fresh process (a child of scripts/lib/processes.ts, like the
+ * emulator) and returns the JSON of its `RESULT {json}` line; stderr is passed through. A measure's
+ * worker (`worker.ts <kind> <config>`) keeps binary data as files on disk (n8n's own default outside
+ * queue mode, the input path of a real n8n server) in the measure's user folder, set before n8n-core
+ * loads.
+ *
+ * @throws Error when the worker exits without a result or after `timeoutMs` (it is then killed)
+ */
+async function runWorker<T>(args: string[], timeoutMs: number, script = 'worker.ts'): Promise<T> {
+	const env = { ...process.env };
+	if (script === 'worker.ts') {
+		const userFolder = path.join(tmp, `n8n-${args[0] === 'store' ? 'upload' : args[0]}`);
+		mkdirSync(userFolder, { recursive: true });
+		Object.assign(env, { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_USER_FOLDER: userFolder });
+	}
+	// `node --import tsx`: one process (the tsx CLI would add a parent process).
+	const argv = ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', script), ...args];
+	const child = startService('worker', process.execPath, argv, { env });
+	// The node's MaxListenersExceededWarning (see BENCHMARKS.md) is counted, not repeated.
+	let listenerWarnings = 0;
+	let result: T | undefined;
+	child.onLine((line, stream) => {
+		if (stream === 'stdout') {
+			if (line.startsWith('RESULT ')) result = JSON.parse(line.slice(7)) as T;
+			else if (line.trim()) process.stdout.write(`    [worker] ${line}\n`);
+		} else if (/MaxListenersExceededWarning/.test(line)) listenerWarnings++;
+		else if (!/^(\(Use `node --trace-warnings|\[worker exited)/.test(line))
+			process.stderr.write(`${line}\n`);
+	});
+	const timer = setTimeout(() => void child.kill(), timeoutMs);
+	const { code, signal } = await child.done;
+	clearTimeout(timer);
+	if (listenerWarnings)
+		log(
+			`    [worker] stderr: ${listenerWarnings} × MaxListenersExceededWarning (abort listeners on the node's AbortSignal)`,
+		);
+	if (result === undefined)
+		throw new Error(
+			`worker ${args[0]} ${signal ? `ended by ${signal} (timeout ${timeoutMs} ms)` : `exited with ${code}`} without a result`,
+		);
+	return result;
+}
+
+/** Runs worker.ts's `kind` on `config`, with the emulator's URL and API key added to it. */
+type Work = <T>(kind: string, config: object, timeoutMs: number) => Promise<T>;
+
 /**
  * Runs `task` with the emulator as a child process (its memory and CPU stay out of the node's
  * figures), jobs taking `processingMs`, and stops it after.
  */
 async function withEmulator(
 	processingMs: number,
-	task: (emulator: EmulatorProcess) => Promise<void>,
+	task: (emulator: EmulatorProcess, work: Work) => Promise<void>,
 ): Promise<void> {
 	const emulator = await launchEmulator({ processingMs, quiet: true, readyTimeoutMs: 30_000 });
 	log(`  emulator child pid ${emulator.pid} at ${emulator.url}`);
+	const service = { url: emulator.url, apiKey: emulator.apiKey };
+	const work: Work = async (kind, config, timeoutMs) =>
+		await runWorker([kind, JSON.stringify({ ...service, ...config })], timeoutMs);
 	try {
-		await task(emulator);
+		await task(emulator, work);
 	} finally {
 		await emulator.stop();
 	}
 }
 
-/** The throwaway folder of this run (removed at exit). */
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'extraction-bench-'));
-removeAtExit(tmp);
-
-/**
- * A worker process of one measure (`kind`): binary data as files on disk (n8n's own default outside
- * queue mode, the input path of a real n8n server) in the measure's user folder, set before n8n-core
- * loads.
- */
-async function worker<T>(kind: string, config: object, timeoutMs: number): Promise<T> {
-	const userFolder = path.join(tmp, `n8n-${kind === 'store' ? 'upload' : kind}`);
-	mkdirSync(userFolder, { recursive: true });
-	const env = {
-		...process.env,
-		N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
-		N8N_USER_FOLDER: userFolder,
-	};
-	return await runWorker<T>([kind, JSON.stringify(config)], env, timeoutMs);
+/** The results of `reps` runs of `once`, which gets "1/3", "2/3", … to print. */
+async function repeat<T>(reps: number, once: (rep: string) => Promise<T>): Promise<T[]> {
+	const results: T[] = [];
+	for (let rep = 1; rep <= reps; rep++) results.push(await once(`${rep}/${reps}`));
+	return results;
 }
 
 /**
@@ -191,25 +225,23 @@ async function measureThroughput(options: Options): Promise<void> {
 	log(
 		`\n== Measures 1 + 2: ${options.items} documents, Extract → Create (binary source, schema Invoice, Wait for Completion on, default options), T = ${T} ms`,
 	);
-	await withEmulator(T, async (emulator) => {
-		const service = { url: emulator.url, apiKey: emulator.apiKey };
+	await withEmulator(T, async (emulator, work) => {
 		const run = async (config: object, timeoutMs = 180_000) =>
-			await worker<ThroughputResult>('throughput', config, timeoutMs);
-		const concurrent: ThroughputResult[] = [];
-		for (let rep = 1; rep <= options.reps; rep++) {
-			const r = await run({ ...service, mode: 'concurrent', items: options.items });
-			concurrent.push(r);
+			await work<ThroughputResult>('throughput', config, timeoutMs);
+		const concurrent = await repeat(options.reps, async (rep) => {
+			const r = await run({ mode: 'concurrent', items: options.items });
 			log(
-				`  concurrent run ${rep}/${options.reps}: one execution with ${r.items} items: ${s1(r.wallMs)}${failed(r.failures)}`,
+				`  concurrent run ${rep}: one execution with ${r.items} items: ${s1(r.wallMs)}${failed(r.failures)}`,
 			);
-		}
-		const one = await run({ ...service, mode: 'concurrent', items: options.items, concurrency: 1 });
+			return r;
+		});
+		const one = await run({ mode: 'concurrent', items: options.items, concurrency: 1 });
 		log(
 			`  for comparison, option Concurrency = 1 (one request in flight; still one execution with ${one.items} items): ${s1(one.wallMs)}${failed(one.failures)}`,
 			`  baseline (one item after another, the way other n8n document nodes work): ${options.sequentialItems} single-item executions in a row, each waiting for its job…`,
 		);
 		const sequential = await run(
-			{ ...service, mode: 'sequential', items: options.sequentialItems },
+			{ mode: 'sequential', items: options.sequentialItems },
 			options.sequentialItems * 60_000,
 		);
 		const extrapolated = options.sequentialItems < options.items;
@@ -311,14 +343,9 @@ async function sha256OfDownload(
 	const location = redirect.headers.get('location');
 	if (redirect.status !== 302 || !location)
 		throw new Error(`download of ${documentId}: HTTP ${redirect.status}`);
-	const file = await fetch(new URL(location, emulator.url));
-	const hash = createHash('sha256');
-	let bytes = 0;
-	for await (const chunk of file.body as unknown as AsyncIterable<Uint8Array>) {
-		hash.update(chunk);
-		bytes += chunk.length;
-	}
-	return { sha256: hash.digest('hex'), bytes };
+	// Read whole: this is the orchestrator, not the measured node process.
+	const file = Buffer.from(await (await fetch(new URL(location, emulator.url))).arrayBuffer());
+	return { sha256: createHash('sha256').update(file).digest('hex'), bytes: file.length };
 }
 
 async function measureUpload(options: Options): Promise<void> {
@@ -332,23 +359,18 @@ async function measureUpload(options: Options): Promise<void> {
 	log(`  generated ${file}: ${pdf.size} bytes, one page, in ${s1(Date.now() - t0)}`);
 	const binaryFile = path.join(tmp, 'binary.json');
 	// Stored by a separate process, as a previous node (Read Files) would have stored it.
-	const stored = await worker<{ id: string; bytes: number }>(
-		'store',
-		{ file, fileName: 'large.pdf', out: binaryFile },
-		120_000,
-	);
+	const config = JSON.stringify({ file, fileName: 'large.pdf', out: binaryFile });
+	const stored = await runWorker<{ id: string; bytes: number }>(['store', config], 120_000);
 	log(`  stored as n8n binary data ${stored.id} (${stored.bytes} bytes) by a separate process`);
 
-	await withEmulator(options.processingMs, async (emulator) => {
-		const results: UploadResult[] = [];
-		for (let rep = 1; rep <= options.reps; rep++) {
-			const config = { url: emulator.url, apiKey: emulator.apiKey, binaryFile };
-			const r = await worker<UploadResult>('upload', config, 300_000);
-			results.push(r);
+	await withEmulator(options.processingMs, async (emulator, work) => {
+		const results = await repeat(options.reps, async (rep) => {
+			const r = await work<UploadResult>('upload', { binaryFile }, 300_000);
 			log(
-				`  upload ${rep}/${options.reps}: ${s1(r.wallMs)}, RSS before ${mib(r.baselineRss)}, peak ${mib(peakOf(r))} (sampler ${mib(r.sampledPeakRss)} over ${r.samples} samples, kernel VmHWM ${r.hwmPeakRss ? mib(r.hwmPeakRss) : 'n/a'}) → growth ${mib(peakOf(r) - r.baselineRss)}; document ${r.documentId}, ${r.pageCount} page(s)${r.error ? `  ERROR: ${r.error}` : ''}`,
+				`  upload ${rep}: ${s1(r.wallMs)}, RSS before ${mib(r.baselineRss)}, peak ${mib(peakOf(r))} (sampler ${mib(r.sampledPeakRss)} over ${r.samples} samples, kernel VmHWM ${r.hwmPeakRss ? mib(r.hwmPeakRss) : 'n/a'}) → growth ${mib(peakOf(r) - r.baselineRss)}; document ${r.documentId}, ${r.pageCount} page(s)${r.error ? `  ERROR: ${r.error}` : ''}`,
 			);
-		}
+			return r;
+		});
 		await emulator.settle();
 		const uploads = emulator.requests.filter(
 			(r) => r.method === 'POST' && r.path === '/v0/documents' && r.bodyBytes >= size,
@@ -365,12 +387,10 @@ async function measureUpload(options: Options): Promise<void> {
 		);
 
 		const growth = results.map((r) => peakOf(r) - r.baselineRss);
+		const walls = results.map((r) => r.wallMs);
 		log(
 			`\n  Measure 3 — peak RSS growth of the node process during the upload: ${summary(growth, mib)}`,
-			`    upload wall time: ${summary(
-				results.map((r) => r.wallMs),
-				s1,
-			)}`,
+			`    upload wall time: ${summary(walls, s1)}`,
 		);
 		verdict(
 			results.every((r) => !r.error && r.pageCount === 1) && intact,
@@ -388,41 +408,29 @@ async function measureCpu(options: Options): Promise<void> {
 	log(
 		`\n== Measure 4: CPU time per item of the node process, ${options.cpuItems} items, Extract → Create with Wait for Completion, T = ${T} ms`,
 	);
-	await withEmulator(T, async (emulator) => {
-		const results: CpuResult[] = [];
-		const ms = (us: number): string => (us / 1000).toFixed(0);
-		for (let rep = 1; rep <= options.reps; rep++) {
+	await withEmulator(T, async (emulator, work) => {
+		const ms = (us: number, digits = 0): string => (us / 1000).toFixed(digits);
+		const results = await repeat(options.reps, async (rep) => {
 			const before = Date.now();
-			const config = {
-				url: emulator.url,
-				apiKey: emulator.apiKey,
-				items: options.cpuItems,
-				warmupItems: 20,
-			};
-			const r = await worker<CpuResult>('cpu', config, 300_000);
-			results.push(r);
+			const config = { items: options.cpuItems, warmupItems: 20 };
+			const r = await work<CpuResult>('cpu', config, 300_000);
 			await emulator.settle();
 			const requests = emulator.requests.filter((q) => q.origin === 'api' && q.at >= before).length;
+			const { node, empty } = r;
 			log(
-				`  run ${rep}/${options.reps}: node run ${ms(r.nodeRunCpuUs)} ms CPU (user ${ms(r.nodeRunUserUs)}, system ${ms(r.nodeRunSystemUs)}) in ${s1(r.nodeRunWallMs)}; empty run ${ms(r.emptyRunCpuUs)} ms CPU in ${s1(r.emptyRunWallMs)}; ${requests} API requests incl. 20 warm-up items${failed(r.failures)}`,
+				`  run ${rep}: node run ${ms(node.total)} ms CPU (user ${ms(node.user)}, system ${ms(node.system)}) in ${s1(node.wallMs)}; empty run ${ms(empty.total)} ms CPU in ${s1(empty.wallMs)}; ${requests} API requests incl. 20 warm-up items${failed(r.failures)}`,
 			);
-		}
-		const perItem = (cpuUs: (r: CpuResult) => number) => results.map((r) => cpuUs(r) / r.items);
-		const us = (v: number): string => `${(v / 1000).toFixed(2)} ms`;
+			return r;
+		});
+		const perItem = (cpuUs: (r: CpuResult) => number) => {
+			const values = results.map((r) => cpuUs(r) / r.items);
+			return summary(values, (us) => `${ms(us, 2)} ms`);
+		};
 		log(
 			`\n  Measure 4 — CPU time per item (user + system of the node process)`,
-			`    node execution / item:                   ${summary(
-				perItem((r) => r.nodeRunCpuUs),
-				us,
-			)}`,
-			`    empty execution (pass-through) / item:   ${summary(
-				perItem((r) => r.emptyRunCpuUs),
-				us,
-			)}`,
-			`    node's own cost / item (difference):     ${summary(
-				perItem((r) => r.nodeRunCpuUs - r.emptyRunCpuUs),
-				us,
-			)}`,
+			`    node execution / item:                   ${perItem((r) => r.node.total)}`,
+			`    empty execution (pass-through) / item:   ${perItem((r) => r.empty.total)}`,
+			`    node's own cost / item (difference):     ${perItem((r) => r.node.total - r.empty.total)}`,
 		);
 		verdict(
 			results.every((r) => r.failures.length === 0),
@@ -441,9 +449,8 @@ async function measureScale(options: Options): Promise<void> {
 		`\n== 6. Thousands of items in one execution: tiny PNGs, Extract → Create, Wait for Completion, T = ${T} ms`,
 	);
 	for (const items of options.scaleItems) {
-		await withEmulator(T, async (emulator) => {
-			const config = { url: emulator.url, apiKey: emulator.apiKey, items };
-			const r = await worker<ScaleResult>('scale', config, 1_800_000);
+		await withEmulator(T, async (emulator, work) => {
+			const r = await work<ScaleResult>('scale', { items }, 1_800_000);
 			await emulator.settle();
 			const requests = emulator.requests.filter(
 				(q) => q.at >= r.startedAt && q.at <= r.endedAt + 1000,
@@ -480,12 +487,7 @@ async function measureTrigger(): Promise<void> {
 	log(
 		'\n== 5. The trigger at scale (bench/trigger.ts: simulated clock, a poll a minute, compiled node)',
 	);
-	const r = await runWorker<TriggerResult>(
-		['--from', 'dist'],
-		process.env,
-		1_800_000,
-		'trigger.ts',
-	);
+	const r = await runWorker<TriggerResult>(['--from', 'dist'], 1_800_000, 'trigger.ts');
 	const all = [...r.backlog, ...r.burst, ...r.sustained];
 	const loaded = [...r.burst, ...r.sustained];
 	const most = <R>(rows: R[], value: (row: R) => number) => Math.max(...rows.map(value));

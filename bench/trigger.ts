@@ -14,8 +14,6 @@
  * [--burst 3000] [--rate 500] [--minutes 10] [--scenarios A,B,C]`. It prints its tables and a
  * `RESULT {json}` line (bench/run.ts reads it).
  */
-import type { IDataObject } from 'n8n-workflow';
-
 import { startEmulator, type Emulator, type ListOrder } from '../emulator';
 import { createTriggerHarness, loadTriggerType, loadTypes } from '../scripts/engine';
 import { readArgs } from '../scripts/lib/args';
@@ -70,29 +68,28 @@ const CASES: EventCase[] = [
 const JOB_CASES = CASES.filter((c) => c.kind) as Array<Required<EventCase>>;
 
 /** Creates `n` final jobs (or documents) now. */
-function seed(emulator: Emulator, kase: EventCase, n: number, options: IDataObject = {}): string[] {
-	if (!kase.kind) return emulator.seedDocuments(n);
-	return emulator.seedJobs(kase.kind, n, options);
-}
+const seed = (emulator: Emulator, kase: EventCase, n: number): string[] =>
+	kase.kind ? emulator.seedJobs(kase.kind, n) : emulator.seedDocuments(n);
 
 let triggerFrom: 'source' | 'dist' = 'dist';
 
 /**
  * Runs `scenario` with a fresh emulator on the simulated clock and a trigger for the case's event on
- * it; the trigger's polls go through `polls`, which counts what they did.
+ * it, activated after `before`; the trigger's polls go through `polls`, which counts what they did.
+ * The row: the case, the scenario's figures, then the largest static data and the poll errors.
  */
 async function withTrigger<T>(
 	kase: EventCase,
 	before: (emulator: Emulator) => void,
 	scenario: (polls: Polls, emulator: Emulator) => Promise<T>,
-): Promise<{ case: string } & T> {
+) {
 	const emulator = await startEmulator({
 		quiet: true,
 		processingMs: 0,
 		listOrder: kase.order ?? 'newest-first',
 		clock: () => simulated,
 		credits: 10_000_000,
-	} as Parameters<typeof startEmulator>[0]);
+	});
 	try {
 		before(emulator);
 		const harness = createTriggerHarness({
@@ -106,7 +103,10 @@ async function withTrigger<T>(
 				credentials: loadTypes(triggerFrom).credentials,
 			},
 		});
-		return { case: kase.label, ...(await scenario(new Polls(emulator, harness), emulator)) };
+		const polls = new Polls(emulator, harness);
+		await polls.activate();
+		const row = await scenario(polls, emulator);
+		return { case: kase.label, ...row, maxBytes: polls.maxBytes, errors: polls.errors };
 	} finally {
 		await emulator.close();
 	}
@@ -142,6 +142,13 @@ class Polls {
 		return { fired: run.items.map((item) => String(item.json.id)), requests };
 	}
 
+	/** `n` polls: the ids they fired. */
+	async several(n: number): Promise<string[]> {
+		const fired: string[] = [];
+		for (let i = 0; i < n; i++) fired.push(...(await this.next()).fired);
+		return fired;
+	}
+
 	/** `; ERRORS a | b` (the first `n`), or nothing. */
 	errorNote(n = Infinity): string {
 		return this.errors.length ? `; ERRORS ${this.errors.slice(0, n).join(' | ')}` : '';
@@ -159,24 +166,15 @@ async function scenarioBacklog(options: Options) {
 				}
 			};
 			const row = await withTrigger(kase, history, async (polls, emulator) => {
-				await polls.activate();
-				for (let n = 0; n < 3; n++) await polls.next();
-				const idle = polls.maxRequests;
+				await polls.several(3);
+				const idleRequests = polls.maxRequests;
 				const fresh = seed(emulator, kase, 100);
-				const poll = await polls.next();
-				const newFired = poll.fired.filter((id) => fresh.includes(id)).length;
+				const { requests, fired } = await polls.next();
+				const newFired = fired.filter((id) => fresh.includes(id)).length;
 				console.log(
-					`  A ${kase.label}, backlog ${backlog}: nothing new ${idle} requests; 100 new: ${poll.requests} requests, ${newFired} fired; static data ≤ ${polls.maxBytes} B${polls.errorNote()}`,
+					`  A ${kase.label}, backlog ${backlog}: nothing new ${idleRequests} requests; 100 new: ${requests} requests, ${newFired} fired; static data ≤ ${polls.maxBytes} B${polls.errorNote()}`,
 				);
-				const { maxBytes, errors } = polls;
-				return {
-					backlog,
-					idleRequests: idle,
-					newRequests: poll.requests,
-					newFired,
-					maxBytes,
-					errors,
-				};
+				return { backlog, idleRequests, newRequests: requests, newFired };
 			});
 			rows.push(row);
 		}
@@ -184,101 +182,82 @@ async function scenarioBacklog(options: Options) {
 	return rows;
 }
 
-/** Creates 1,000 final jobs, then a simulated minute passes. */
-const someHistory = (kase: EventCase) => (emulator: Emulator) => {
-	seed(emulator, kase, 1000);
-	simulated += MINUTE;
-};
-
-async function scenarioBurst(options: Options) {
+/** `scenario`'s row for each case of jobs, each after 1,000 final jobs and a simulated minute. */
+async function eachJobCase<T>(
+	scenario: (kase: Required<EventCase>, polls: Polls, emulator: Emulator) => Promise<T>,
+) {
 	const rows = [];
 	for (const kase of JOB_CASES) {
-		const row = await withTrigger(kase, someHistory(kase), async (polls, emulator) => {
-			await polls.activate();
-			const burst = emulator.seedJobs(kase.kind, options.burst, { hold: true });
-			const fired: string[] = [];
-			for (let n = 0; n < 5; n++) fired.push(...(await polls.next()).fired);
-			emulator.releaseJobs();
-			let drained = 0;
-			for (; drained < 20 && !burst.every((id) => fired.includes(id)); drained++)
-				fired.push(...(await polls.next()).fired);
-			for (let n = 0; n < 2; n++) fired.push(...(await polls.next()).fired);
-			const counts = new Map<string, number>();
-			for (const id of fired) counts.set(id, (counts.get(id) ?? 0) + 1);
-			const missing = burst.filter((id) => !counts.has(id)).length;
-			const repeated =
-				[...counts.values()].filter((c) => c > 1).length +
-				[...counts.keys()].filter((id) => !burst.includes(id)).length;
-			console.log(
-				`  B ${kase.label}: burst ${options.burst} unfinished for 5 polls: ${missing} never fired, ${repeated} fired twice or unexpected, drained in ${drained} polls after they finished; static data ≤ ${polls.maxBytes} B${polls.errorNote()}`,
-			);
-			const { maxBytes, errors } = polls;
-			return { burst: options.burst, missing, repeated, pollsToDrain: drained, maxBytes, errors };
-		});
-		rows.push(row);
+		const history = (emulator: Emulator) => {
+			seed(emulator, kase, 1000);
+			simulated += MINUTE;
+		};
+		rows.push(await withTrigger(kase, history, async (...run) => await scenario(kase, ...run)));
 	}
 	return rows;
 }
 
+async function scenarioBurst(options: Options) {
+	return await eachJobCase(async (kase, polls, emulator) => {
+		const burst = emulator.seedJobs(kase.kind, options.burst, { hold: true });
+		const fired = await polls.several(5);
+		emulator.releaseJobs();
+		let drained = 0;
+		for (; drained < 20 && !burst.every((id) => fired.includes(id)); drained++)
+			fired.push(...(await polls.next()).fired);
+		fired.push(...(await polls.several(2)));
+		const counts = new Map<string, number>();
+		for (const id of fired) counts.set(id, (counts.get(id) ?? 0) + 1);
+		const missing = burst.filter((id) => !counts.has(id)).length;
+		const repeated =
+			[...counts.values()].filter((c) => c > 1).length +
+			[...counts.keys()].filter((id) => !burst.includes(id)).length;
+		console.log(
+			`  B ${kase.label}: burst ${options.burst} unfinished for 5 polls: ${missing} never fired, ${repeated} fired twice or unexpected, drained in ${drained} polls after they finished; static data ≤ ${polls.maxBytes} B${polls.errorNote()}`,
+		);
+		return { burst: options.burst, missing, repeated, pollsToDrain: drained };
+	});
+}
+
 async function scenarioSustained(options: Options) {
-	const rows = [];
-	for (const kase of JOB_CASES) {
-		const row = await withTrigger(kase, someHistory(kase), async (polls, emulator) => {
-			await polls.activate();
-			const finishAt = new Map<string, number>();
-			const firedAt = new Map<string, number[]>();
-			const pollTimes: number[] = [];
-			const total = options.minutes + 4; // then polls to let the last ones finish
-			for (let minute = 0; minute < total; minute++) {
-				if (minute < options.minutes) {
-					// The minute's jobs, created at spread times, each taking 0–2 minutes.
-					for (let slice = 0; slice < 10; slice++) {
-						const processingMs = ((minute * 10 + slice) * 7919) % (2 * MINUTE);
-						for (const id of emulator.seedJobs(kase.kind, options.rate / 10, { processingMs }))
-							finishAt.set(id, simulated + processingMs);
-						simulated += MINUTE / 10;
-					}
-					simulated -= MINUTE; // polls.next() moves it on again
+	return await eachJobCase(async (kase, polls, emulator) => {
+		const finishAt = new Map<string, number>();
+		const firedAt = new Map<string, number[]>(); // the polls (indices) that fired each job
+		const pollTimes: number[] = [];
+		const total = options.minutes + 4; // then polls to let the last ones finish
+		for (let minute = 0; minute < total; minute++) {
+			if (minute < options.minutes) {
+				// The minute's jobs, created at spread times, each taking 0–2 minutes.
+				for (let slice = 0; slice < 10; slice++) {
+					const processingMs = ((minute * 10 + slice) * 7919) % (2 * MINUTE);
+					for (const id of emulator.seedJobs(kase.kind, options.rate / 10, { processingMs }))
+						finishAt.set(id, simulated + processingMs);
+					simulated += MINUTE / 10;
 				}
-				const poll = await polls.next();
-				pollTimes.push(simulated);
-				for (const id of poll.fired) firedAt.set(id, [...(firedAt.get(id) ?? []), simulated]);
+				simulated -= MINUTE; // polls.next() moves it on again
 			}
-			let missing = 0;
-			let repeated = 0;
-			let late = 0;
-			let maxLag = 0;
-			for (const [id, finish] of finishAt) {
-				const times = firedAt.get(id) ?? [];
-				if (times.length === 0) {
-					missing++;
-					continue;
-				}
-				if (times.length > 1) repeated++;
-				const lag = pollTimes.indexOf(times[0]) - pollTimes.findIndex((t) => t >= finish);
-				if (lag > 0) late++;
-				maxLag = Math.max(maxLag, lag);
-			}
-			const { maxRequests, maxBytes, errors } = polls;
-			console.log(
-				`  C ${kase.label}: ${options.rate} a minute for ${options.minutes} minutes (${finishAt.size} jobs): ${missing} never fired, ${repeated} twice, ${late} after the first poll after they finished (max ${maxLag} polls late); ≤ ${maxRequests} requests a poll; static data ≤ ${maxBytes} B${polls.errorNote(3)}`,
-			);
-			return {
-				rate: options.rate,
-				minutes: options.minutes,
-				jobs: finishAt.size,
-				missing,
-				repeated,
-				late,
-				maxLagPolls: maxLag,
-				maxRequests,
-				maxBytes,
-				errors,
-			};
-		});
-		rows.push(row);
-	}
-	return rows;
+			const poll = await polls.next();
+			const n = pollTimes.push(simulated) - 1;
+			for (const id of poll.fired) firedAt.set(id, [...(firedAt.get(id) ?? []), n]);
+		}
+		// Each job's polls that fired it, and the first poll after it finished.
+		const tally = [...finishAt].map(([id, finish]) => ({
+			fired: firedAt.get(id) ?? [],
+			due: pollTimes.findIndex((t) => t >= finish),
+		}));
+		const missing = tally.filter((job) => job.fired.length === 0).length;
+		const repeated = tally.filter((job) => job.fired.length > 1).length;
+		const lags = tally.filter((job) => job.fired.length).map((job) => job.fired[0] - job.due);
+		const late = lags.filter((lag) => lag > 0).length;
+		const maxLag = Math.max(0, ...lags);
+		const { maxRequests } = polls;
+		console.log(
+			`  C ${kase.label}: ${options.rate} a minute for ${options.minutes} minutes (${finishAt.size} jobs): ${missing} never fired, ${repeated} twice, ${late} after the first poll after they finished (max ${maxLag} polls late); ≤ ${maxRequests} requests a poll; static data ≤ ${polls.maxBytes} B${polls.errorNote(3)}`,
+		);
+		const { rate, minutes } = options;
+		const jobs = finishAt.size;
+		return { rate, minutes, jobs, missing, repeated, late, maxLagPolls: maxLag, maxRequests };
+	});
 }
 
 /** What bench/run.ts reads from the `RESULT` line. */

@@ -25,6 +25,7 @@ import {
 	type EngineTypes,
 	type RunOptions,
 } from '../scripts/engine';
+import { runMain } from '../scripts/lib/processes';
 
 const SAMPLE_PDF = readFileSync(path.join(__dirname, '..', 'examples', 'files', 'invoice.pdf'));
 /** A 67-byte PNG, the smallest image the service takes: what is measured is the node, not the file. */
@@ -61,13 +62,21 @@ async function run(
 	return await runWorkflow({ workflow, startNode, input, credentials, types });
 }
 
+/** A warm-up execution (it loads every module of the path before measuring); throws its error. */
+async function warmUp(...args: Parameters<typeof run>) {
+	const warm = await run(...args);
+	if (warm.error) throw warm.error;
+	return warm;
+}
+
 /** `n` items, each with the sample invoice (or the tiny PNG) as binary `data`. */
 async function fileItems(n: number, prefix: string, png = false): Promise<INodeExecutionData[]> {
+	const [file, ext, mimeType] = png
+		? [TINY_PNG, 'png', 'image/png']
+		: [SAMPLE_PDF, 'pdf', 'application/pdf'];
 	const items: INodeExecutionData[] = [];
 	for (let i = 0; i < n; i++) {
-		const data = png
-			? await binaryProperty(TINY_PNG, `${prefix}-${i}.png`, 'image/png')
-			: await binaryProperty(SAMPLE_PDF, `${prefix}-${i}.pdf`, 'application/pdf');
+		const data = await binaryProperty(file, `${prefix}-${i}.${ext}`, mimeType);
 		items.push({ json: { i }, binary: { data } });
 	}
 	return items;
@@ -155,9 +164,8 @@ async function throughput(
 		failures.push(...failuresOf(output, result.error, batch.length));
 	}
 	const endedAt = Date.now();
-	const { mode } = config;
 	const wallMs = endedAt - startedAt;
-	return { mode, items: config.items, wallMs, perExecutionMs, ids, failures, startedAt, endedAt };
+	return { items: config.items, wallMs, perExecutionMs, ids, failures, startedAt, endedAt };
 }
 export type ThroughputResult = Awaited<ReturnType<typeof throughput>>;
 
@@ -176,9 +184,8 @@ async function upload(config: Service & { binaryFile: string }) {
 		operation: 'upload',
 		binaryPropertyName: 'data',
 	});
-	// Warm-up: a small upload loads every module of the path (HTTP client, multipart) before measuring.
-	const warm = await run(config, workflow, await fileItems(1, 'warmup'));
-	if (warm.error) throw warm.error;
+	// A small upload first: the HTTP client and multipart modules load before measuring.
+	await warmUp(config, workflow, await fileItems(1, 'warmup'));
 	const binary = JSON.parse(readFileSync(config.binaryFile, 'utf8')) as IBinaryData;
 	const { result, ...rss } = await withRssSampled(
 		async () => await run(config, workflow, [{ json: {}, binary: { data: binary } }]),
@@ -210,23 +217,14 @@ async function cpu(config: Service & { items: number; warmupItems: number }) {
 	const emptyWorkflow = singleNodeWorkflow({}, { name: 'Empty', type: 'n8n-nodes-base.noOp' });
 	const warmup = await fileItems(config.warmupItems, 'warmup');
 	const items = await fileItems(config.items, 'cpu');
-	const warmNode = await run(config, nodeWorkflow, warmup);
-	if (warmNode.error) throw warmNode.error;
-	await run(config, emptyWorkflow, warmup, 'Empty');
+	await warmUp(config, nodeWorkflow, warmup);
+	await warmUp(config, emptyWorkflow, warmup, 'Empty');
 
 	const empty = await cpuOf(async () => await run(config, emptyWorkflow, items, 'Empty'));
 	let result!: Awaited<ReturnType<typeof run>>;
-	const used = await cpuOf(async () => (result = await run(config, nodeWorkflow, items)));
-	return {
-		items: config.items,
-		nodeRunCpuUs: used.total,
-		nodeRunUserUs: used.user,
-		nodeRunSystemUs: used.system,
-		nodeRunWallMs: used.wallMs,
-		emptyRunCpuUs: empty.total,
-		emptyRunWallMs: empty.wallMs,
-		failures: failuresOf(result.output(NODE_NAME), result.error, items.length),
-	};
+	const node = await cpuOf(async () => (result = await run(config, nodeWorkflow, items)));
+	const failures = failuresOf(result.output(NODE_NAME), result.error, items.length);
+	return { items: config.items, node, empty, failures };
 }
 export type CpuResult = Awaited<ReturnType<typeof cpu>>;
 
@@ -281,25 +279,15 @@ function requestsOnly(extractId: string, requestsPerItem: number): EngineTypes['
 /** Measure 6: one execution of `items` tiny PNGs through Extract → Create, RSS sampled. */
 async function scale(config: Service & { items: number }) {
 	const workflow = singleNodeWorkflow(extractParams);
-	const warm = await run(config, workflow, await fileItems(20, 'warmup', true));
-	if (warm.error) throw warm.error;
+	const warm = await warmUp(config, workflow, await fileItems(20, 'warmup', true));
 	const yardstick = /^requests-only(?::(\d+))?$/.exec(process.env.BENCH_SCALE_NODE ?? '');
 	if (yardstick) {
 		const extractId = String(warm.output(NODE_NAME)[0]?.json.id);
 		types = { ...types, node: requestsOnly(extractId, Number(yardstick[1] ?? 3)) };
-		const warmYardstick = await run(
-			config,
-			workflow,
-			await fileItems(20, 'warmup-yardstick', true),
-		);
-		if (warmYardstick.error) throw warmYardstick.error;
+		await warmUp(config, workflow, await fileItems(20, 'warmup-yardstick', true));
 	}
 	const items = await fileItems(config.items, 'scale', true);
-	const {
-		result,
-		samples: _samples,
-		...rss
-	} = await withRssSampled(async () => await run(config, workflow, items));
+	const { result, ...rss } = await withRssSampled(async () => await run(config, workflow, items));
 	const output = result.output(NODE_NAME);
 	return {
 		items: config.items,
@@ -312,7 +300,7 @@ export type ScaleResult = Awaited<ReturnType<typeof scale>>;
 
 const KINDS = { throughput, store, upload, cpu, scale } as const;
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
 	const [kind, json] = process.argv.slice(2);
 	const measure = KINDS[kind as keyof typeof KINDS] as (config: never) => Promise<unknown>;
 	if (!measure) throw new Error(`unknown worker kind ${kind}`);
@@ -322,12 +310,7 @@ async function main(): Promise<void> {
 		process.stdout.write(`RESULT ${JSON.stringify(result)}\n`, () => resolve()),
 	);
 	await shutdownEngine();
+	return 0;
 }
 
-main().then(
-	() => process.exit(0),
-	(error: Error) => {
-		console.error(error.stack ?? error.message);
-		process.exit(1);
-	},
-);
+runMain(main, { label: 'bench worker' });
