@@ -29,7 +29,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
-import { setupOwner } from '../editor/n8n';
+import { n8nCall, setupOwner } from '../editor/n8n';
 import { runEditorOnServer } from '../editor/on-server';
 import { numberFlag, readArgs, usageError, RUNNER_FLAGS, runnerOptions } from '../lib/args';
 import { Checks } from '../lib/checks';
@@ -168,6 +168,7 @@ function parseArgs() {
 		if (!PHASES.includes(ph as Phase))
 			usageError(`--phases: "${ph}" is not one of ${PHASES.join(', ')}`);
 	const processingMs = numberFlag('processing-ms', v['processing-ms'], 3000);
+	const maxMsDefault = Math.max(6000, processingMs);
 	const timeoutS = numberFlag('timeout', v.timeout, 1800, 60);
 	return {
 		mails: numberFlag('mails', v.mails, 200, 1, true),
@@ -178,11 +179,7 @@ function parseArgs() {
 		workerConcurrency: numberFlag('worker-concurrency', v['worker-concurrency'], 10, 1, true),
 		rate: numberFlag('rate', v.rate, 0),
 		processingMs,
-		processingMaxMs: numberFlag(
-			'processing-max-ms',
-			v['processing-max-ms'],
-			Math.max(6000, processingMs),
-		),
+		processingMaxMs: numberFlag('processing-max-ms', v['processing-max-ms'], maxMsDefault),
 		seed: numberFlag('seed', v.seed, 20261122, 0, true),
 		timeoutS,
 		/** When the phases must end (--timeout from now). */
@@ -317,19 +314,13 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 
 	// credentials and the workflows, with the n8n CLI (the first command migrates n8n's database)
 	const local = { host: '127.0.0.1', secure: false };
+	type Login = { user: string; password: string; port: number };
+	const login = ({ user, password, port }: Login) => ({ ...local, user, password, port });
+	const erp = { host: '127.0.0.1', ...erpDb, ssl: 'disable', maxConnections: 20 };
 	const credentials = [
-		{
-			...CREDENTIALS.imap,
-			data: { ...local, user: dovecot.user, password: dovecot.password, port: dovecot.port },
-		},
-		{
-			...CREDENTIALS.postgres,
-			data: { host: '127.0.0.1', ...erpDb, ssl: 'disable', maxConnections: 20 },
-		},
-		{
-			...CREDENTIALS.smtp,
-			data: { ...local, user: smtp.user, password: smtp.password, port: smtp.port },
-		},
+		{ ...CREDENTIALS.imap, data: login(dovecot) },
+		{ ...CREDENTIALS.postgres, data: erp },
+		{ ...CREDENTIALS.smtp, data: login(smtp) },
 		{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
 	];
 	await timed('n8n database migrations + import credentials', () =>
@@ -384,14 +375,9 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 		const logins = (): number =>
 			(dovecot.service.output().match(/imap-login: Info: Login: user=<invoices>/g) ?? []).length;
 		const before = logins();
-		const svc = startN8n(main, shared, ['start'], opts.verbose);
-		svc.onLine((l) => {
+		await startN8n(main, shared, ['start'], opts.verbose, (l) => {
 			if (/Enqueued execution \d+/.test(l)) d.triggerActiveAt = Date.now();
 		});
-		await svc.waitForLine(/Editor is now accessible via/, 180_000);
-		await waitUntil('n8n main /healthz/readiness', 60_000, async () =>
-			(await fetch(`${mainUrl}/healthz/readiness`)).ok ? true : undefined,
-		);
 		await waitUntil('every Email Trigger (IMAP) to log in to Dovecot', 60_000, () =>
 			logins() >= before + FLOWS.length ? true : undefined,
 		);
@@ -407,20 +393,12 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 /** The owner account, an API key with the scope `execution:retry` (as the Settings page makes it) and the Error Workflow's "n8n API" credential with it. */
 async function setUpOwnerAndApiKey(d: Deployment): Promise<void> {
 	d.cookie = await setupOwner(d.mainUrl, d.owner);
-	const key = await restCall(d, 'POST', '/rest/api-keys', {
-		label: 'Error Workflow retries',
-		scopes: ['execution:retry'],
-		expiresAt: null,
-	});
-	let apiKey: string | undefined;
-	try {
-		const { data } = JSON.parse(key.body) as { data?: { rawApiKey?: string; apiKey?: string } };
-		apiKey = data?.rawApiKey ?? data?.apiKey;
-	} catch {
-		/* no key in the answer */
-	}
-	if (key.status !== 200 || !apiKey || apiKey.includes('*'))
-		throw new Error(`POST /rest/api-keys → ${key.status}: no usable key in the answer`);
+	const body = { label: 'Error Workflow retries', scopes: ['execution:retry'], expiresAt: null };
+	const key = await n8nCall(d.mainUrl, 'POST', '/rest/api-keys', { cookie: d.cookie, body });
+	const data = (key.json as { data?: { rawApiKey?: string; apiKey?: string } } | undefined)?.data;
+	const apiKey = data?.rawApiKey ?? data?.apiKey;
+	if (!apiKey || apiKey.includes('*'))
+		throw new Error(`POST /rest/api-keys → 200: no usable key in the answer`);
 	await n8nImport(d.main.cli, 'credentials', path.join(d.root, 'credentials-n8n-api.json'), [
 		{ ...CREDENTIALS.n8nApi, data: { apiKey, baseUrl: `${d.mainUrl}/api/v1` } },
 	]);
@@ -435,19 +413,13 @@ async function prepareWorker(name: string, shared: N8nShared): Promise<N8nProces
 	});
 }
 
-/** Starts worker `w` (`n8n worker --concurrency=N`) and waits until it is ready. */
+/** Starts worker `w` (`n8n worker --concurrency=N`) and waits until it is ready; its log tells which executions it started and finished. */
 async function startWorker(d: Deployment, w: N8nProcess, opts: Options): Promise<void> {
 	const args = ['worker', `--concurrency=${opts.workerConcurrency}`];
-	const svc = startN8n(w, d.shared, args, opts.verbose);
-	svc.onLine((l) => {
+	await startN8n(w, d.shared, args, opts.verbose, (l) => {
 		const m = /Worker (started|finished) execution (\d+)/.exec(l);
 		if (m) (m[1] === 'started' ? d.workerExecutions : d.workerFinished).get(w.name)?.add(m[2]);
 	});
-	await svc.waitForLine(/n8n worker is now ready/, 180_000);
-	const port = w.env.QUEUE_HEALTH_CHECK_PORT;
-	await waitUntil(`${w.name} /healthz/readiness`, 60_000, async () =>
-		(await fetch(`http://127.0.0.1:${port}/healthz/readiness`)).ok ? true : undefined,
-	);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -455,6 +427,9 @@ async function startWorker(d: Deployment, w: N8nProcess, opts: Options): Promise
 
 /** What one phase runs: a flow, its mails, with or without the fault round's chaos. */
 type PhaseSpec = { flow: Flow; label: string; mails: number; fault: boolean };
+function phaseSpec(flow: Flow, label: string, mails: number, fault = false): PhaseSpec {
+	return { flow, label, mails, fault };
+}
 
 interface ErpRow {
 	extraction_id: string;
@@ -628,7 +603,7 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, tag: stri
 			for (const e of toRetry) {
 				userRetried.add(e.id);
 				console.log(
-					`fault round: a user's Retry of execution ${e.id} (${e.status}) → ${(await retryExecution(d, e.id)).text}`,
+					`fault round: a user's Retry of execution ${e.id} (${e.status}) → ${await executionAction(d, e.id, 'retry')}`,
 				);
 			}
 			await settle(Math.min(opts.deadline, Date.now() + 300_000));
@@ -665,7 +640,6 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, tag: stri
 	const docsPerMin = (docs.length / seconds) * 60;
 	const complete = rows.filter((r) => r.status === 'FINISHED').length;
 	const reviewed = rows.filter((r) => r.status === 'REVIEWED').length;
-	let recoveries: Recovery[] = [];
 	console.log(
 		`${label}: ${rows.length} rows in ${secs(seconds * 1000)} from the first APPEND to the last row (${docsPerMin.toFixed(0)} docs/min), ${executions.length} executions of the flow's workflows`,
 	);
@@ -698,8 +672,8 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, tag: stri
 		stuck.length === 0,
 		stuck.length ? `stuck: ${stuck.map((e) => `${e.id} ${e.status}`).join(', ')}` : 'none',
 	);
+	const recoveries = fault ? recoveriesOf(executions, killed, userRetried) : [];
 	if (fault) {
-		recoveries = recoveriesOf(executions, killed, userRetried);
 		await reportFaultPhase(d, label, killed, recoveries, executions, errorWorkflowRuns, rows);
 		const unrecovered = recoveries.filter((r) => r.how === 'not recovered');
 		// each failed execution's own retry chain must have run to the end (a retry of a stopped
@@ -868,30 +842,24 @@ async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options,
 	for (const id of killed.held) {
 		const e = now.find((x) => x.id === id);
 		if (!e || !['running', 'new'].includes(e.status)) continue;
-		const stop = await restCall(d, 'POST', `/rest/executions/${id}/stop`);
+		const stop = await executionAction(d, id, 'stop');
 		killed.stopped.push(id);
 		console.log(
-			`fault round: execution ${id} still shows as ${e.status === 'new' ? 'queued' : 'running'} ${secs(Date.now() - killed.at)} after the kill: a user's Stop → ${stop.text}; Retry → ${(await retryExecution(d, id)).text}`,
+			`fault round: execution ${id} still shows as ${e.status === 'new' ? 'queued' : 'running'} ${secs(Date.now() - killed.at)} after the kill: a user's Stop → ${stop}; Retry → ${await executionAction(d, id, 'retry')}`,
 		);
 	}
 	return killed;
 }
 
-/** A REST call of the editor, as the owner: its status, body and a short outcome (`status body…`). */
-async function restCall(d: Deployment, method: string, urlPath: string, body?: unknown) {
-	const res = await fetch(`${d.mainUrl}${urlPath}`, {
-		method,
+/** The editor's Stop or Retry of an execution, as the owner (POST /rest/executions/:id/stop or /retry, a Retry with the workflow as it was then): `status body…`. */
+async function executionAction(d: Deployment, id: string, action: 'stop' | 'retry') {
+	const res = await fetch(`${d.mainUrl}/rest/executions/${id}/${action}`, {
+		method: 'POST',
 		headers: { 'content-type': 'application/json', cookie: d.cookie },
-		body: body === undefined ? undefined : JSON.stringify(body),
+		body: action === 'retry' ? JSON.stringify({ loadWorkflow: false }) : undefined,
 		signal: AbortSignal.timeout(60_000),
 	});
-	const text = await res.text();
-	return { status: res.status, body: text, text: `${res.status} ${text.slice(0, 160)}` };
-}
-
-/** The editor's "Retry" of an execution (POST /rest/executions/:id/retry, the workflow as it was then). */
-function retryExecution(d: Deployment, id: string): ReturnType<typeof restCall> {
-	return restCall(d, 'POST', `/rest/executions/${id}/retry`, { loadWorkflow: false });
+	return `${res.status} ${(await res.text()).slice(0, 160)}`;
 }
 
 /** How one failed (or crashed) execution of the fault round ended up. */
@@ -1069,7 +1037,7 @@ async function main(): Promise<number> {
 	};
 	if (opts.compareWorkers) {
 		await timed('start worker-1', () => startWorker(d, d.workers[0], opts));
-		await phase({ flow: FLOW_1, label: 'flow 1, 1 worker', mails: opts.mails, fault: false }, 'A');
+		await phase(phaseSpec(FLOW_1, 'flow 1, 1 worker', opts.mails), 'A');
 		await timed('start worker-2', () => startWorker(d, d.workers[1], opts));
 	} else {
 		await timed('start worker-1 and worker-2', async () => {
@@ -1087,16 +1055,11 @@ async function main(): Promise<number> {
 		`${listening.length} listening sockets${exposed.length ? `; NOT loopback: ${exposed.map((x) => `${x.local} (pid ${x.pid})`).join(', ')}` : ', all on 127.0.0.1'}`,
 	);
 	const specs: Record<Phase, PhaseSpec> = {
-		flow1: {
-			flow: FLOW_1,
-			label: opts.compareWorkers ? 'flow 1, 2 workers' : 'flow 1',
-			mails: opts.mails,
-			fault: false,
-		},
-		flow2: { flow: FLOW_2, label: 'flow 2', mails: opts.mails, fault: false },
-		review: { flow: REVIEW, label: 'review', mails: opts.reviewMails, fault: false },
-		fault1: { flow: FLOW_1, label: 'fault round, flow 1', mails: opts.faultMails, fault: true },
-		fault2: { flow: FLOW_2, label: 'fault round, flow 2', mails: opts.faultMails, fault: true },
+		flow1: phaseSpec(FLOW_1, opts.compareWorkers ? 'flow 1, 2 workers' : 'flow 1', opts.mails),
+		flow2: phaseSpec(FLOW_2, 'flow 2', opts.mails),
+		review: phaseSpec(REVIEW, 'review', opts.reviewMails),
+		fault1: phaseSpec(FLOW_1, 'fault round, flow 1', opts.faultMails, true),
+		fault2: phaseSpec(FLOW_2, 'fault round, flow 2', opts.faultMails, true),
 	};
 	for (const ph of opts.compareWorkers ? ['flow1' as const] : opts.phases)
 		await phase(specs[ph], ph.toUpperCase());
@@ -1135,12 +1098,9 @@ async function main(): Promise<number> {
 
 	const whole = `whole run (${cold ? 'cold: something was installed' : 'warm: everything installed'})`;
 	console.log('\n=== timings ===');
-	for (const [label, ms] of [
-		...timings,
-		['load phases (workers started + delivery + processing)', runMs] as const,
-		[whole, Date.now() - t0] as const,
-	])
-		console.log(`${label.padEnd(52)} ${secs(ms)}`);
+	timings.push(['load phases (workers started + delivery + processing)', runMs]);
+	timings.push([whole, Date.now() - t0]);
+	for (const [label, ms] of timings) console.log(`${label.padEnd(52)} ${secs(ms)}`);
 	if (opts.compareWorkers && phases.length === 2) {
 		const [one, two] = phases;
 		console.log(
@@ -1162,25 +1122,26 @@ async function main(): Promise<number> {
 		(r.mails < 200 || r.workersUsed === r.workersRunning);
 	const ofFlow = (flow: Flow): PhaseResult | undefined =>
 		[...phases].reverse().find((r) => r.flow === flow && !r.fault);
-	const flow2 = ofFlow(FLOW_2);
-	if (flow2) {
-		console.log(
+	/** Prints a closing line; the run fails unless its claims hold. */
+	const closing = (line: string, claims: boolean): void => {
+		console.log(line);
+		ok &&= claims;
+	};
+	const [flow1, flow2, rev] = [FLOW_1, FLOW_2, REVIEW].map(ofFlow);
+	if (flow2)
+		closing(
 			`e2e flow 2: ${lineOf(flow2)} (upload without waiting + Extraction Service Trigger)`,
+			clean(flow2),
 		);
-		ok &&= clean(flow2);
-	}
-	const rev = ofFlow(REVIEW);
-	if (rev) {
-		console.log(
+	if (rev)
+		closing(
 			`e2e review: ${rev.mails} mails, ${rev.docs} documents, ${rev.complete} complete, ${rev.reviewed} reviewed, ${rev.rows} rows, ${rev.missing} missing, ${rev.duplicates} duplicates (${rev.reviews.length} review forms answered over HTTP)`,
-		);
-		ok &&=
 			intact(rev) &&
-			rev.complete > 0 &&
-			rev.reviewed > 0 &&
-			rev.complete + rev.reviewed === rev.docs &&
-			rev.reviews.length === rev.reviewed;
-	}
+				rev.complete > 0 &&
+				rev.reviewed > 0 &&
+				rev.complete + rev.reviewed === rev.docs &&
+				rev.reviews.length === rev.reviewed,
+		);
 	const faults = phases.filter((r) => r.fault);
 	if (faults.length) {
 		const all = faults.flatMap((r) => r.recoveries);
@@ -1188,20 +1149,16 @@ async function main(): Promise<number> {
 			(r) =>
 				`${r.flow.name} ${r.docs} documents ${r.rows} rows ${r.missing} missing ${r.duplicates} duplicates ${r.extractedTwice} extracted twice`,
 		);
-		console.log(
+		closing(
 			`e2e fault round: ${parts.join('; ')}; ${faults.filter((r) => r.killed).length} worker kills (restarted in ${opts.faultRestart === 'fresh' ? 'a fresh' : 'its own'} user folder), random faults ${opts.faults}; ${all.length} failed executions: ${summarizeRecoveries(all)}`,
+			faults.every(intact),
 		);
-		for (const r of faults) ok &&= intact(r);
 	}
 	if (steps.length)
 		console.log(
 			`e2e editor: ${steps.filter((x) => x.ok).length} passed, ${steps.filter((x) => !x.ok).length} failed (n8n's editor in Chromium, on the queue-mode main instance)`,
 		);
-	const flow1 = ofFlow(FLOW_1);
-	if (flow1) {
-		console.log(`e2e: ${lineOf(flow1)}`);
-		ok &&= clean(flow1);
-	}
+	if (flow1) closing(`e2e: ${lineOf(flow1)}`, clean(flow1));
 	if (!ok) console.error('e2e FAILED');
 	return ok ? 0 : 1;
 }

@@ -374,15 +374,32 @@ export async function prepareN8nProcess(
 	return { name, userFolder, env, cli: n8nCli(shared.line, userFolder, env) };
 }
 
-/** `n8n start` (main) or `n8n worker --concurrency=N` as `p`, logging to `logs/<p.name>.log`. */
-export function startN8n(p: N8nProcess, shared: N8nShared, args: string[], echo = false): Service {
+/**
+ * `n8n start` (main) or `n8n worker --concurrency=N` as `p`, logging to `logs/<p.name>.log`, each line
+ * also to `onLine`; resolves once n8n says it is ready and its /healthz/readiness answers 200 (main on
+ * its own port, a worker on its health server's).
+ */
+export async function startN8n(
+	p: N8nProcess,
+	shared: N8nShared,
+	args: string[],
+	echo: boolean,
+	onLine: (line: string) => void,
+): Promise<void> {
+	const worker = args[0] === 'worker';
 	p.service = startService(p.name, shared.line.nodeBin, [shared.line.n8nBin, ...args], {
 		cwd: p.userFolder,
 		env: p.env,
 		logFile: path.join(shared.root, 'logs', `${p.name}.log`),
 		echo,
 	});
-	return p.service;
+	p.service.onLine(onLine);
+	const ready = worker ? /n8n worker is now ready/ : /Editor is now accessible via/;
+	await p.service.waitForLine(ready, 180_000);
+	const port = worker ? p.env.QUEUE_HEALTH_CHECK_PORT : p.env.N8N_PORT;
+	await waitUntil(`${p.name} /healthz/readiness`, 60_000, async () =>
+		(await fetch(`http://127.0.0.1:${port}/healthz/readiness`)).ok ? true : undefined,
+	);
 }
 
 /** Loopback check: every listening TCP socket of the given process trees, as `address:port`. */
