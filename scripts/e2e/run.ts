@@ -590,17 +590,21 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, tag: stri
 	if (fault) {
 		await d.emulator.setRandomFaults('off');
 		// what a user does next: the Executions list → Retry, for each execution still failed (the
-		// last of its retries), except those n8n emptied (nothing left to retry)
+		// last of its retries); one n8n emptied (nothing left to retry: a retry held by the killed
+		// worker, "processed too many times") is retried from the execution it was a retry of
 		for (let round = 1; round <= 3; round++) {
 			const ex = await executionsOf(d, flowIds, beforeExec);
 			const retriedIds = new Set(ex.map((e) => e.retry_of));
 			// (a retry n8n marks finished ran every node: a Retry of it is refused, see recoveriesOf)
-			const toRetry: ExecutionRow[] = [];
-			for (const e of ex)
-				if (FAILED(e) && !e.finished && !retriedIds.has(e.id) && !userRetried.has(e.id))
-					if (!/processed too many times/.test(await executionError(d, e.id))) toRetry.push(e);
-			if (toRetry.length === 0) break;
-			for (const e of toRetry) {
+			const toRetry = new Map<string, ExecutionRow>();
+			for (const e of ex) {
+				if (!FAILED(e) || e.finished || retriedIds.has(e.id)) continue;
+				const emptied = /processed too many times/.test(await executionError(d, e.id));
+				const target = emptied ? ex.find((x) => x.id === e.retry_of) : e;
+				if (target && !userRetried.has(target.id)) toRetry.set(target.id, target);
+			}
+			if (toRetry.size === 0) break;
+			for (const e of toRetry.values()) {
 				userRetried.add(e.id);
 				console.log(
 					`fault round: a user's Retry of execution ${e.id} (${e.status}) → ${await executionAction(d, e.id, 'retry')}`,
