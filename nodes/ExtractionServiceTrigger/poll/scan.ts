@@ -152,15 +152,10 @@ export async function pollScan(
 	if (state.front && state.back) {
 		const order = await newEnd(env, pages, state);
 		if (!order) return await quietUnknown(env, list, pages, state, pending);
-		const at = state.at;
-		pending = new MarkSet(
-			pending
-				.values()
-				.map((mark) => ({ ...mark, key: order === 'oldest-first' ? mark.key : at - 1 - mark.key })),
-		);
+		if (order === 'newest-first') pending = fromOtherEnd(pending, state.at);
 		state = scanState(fingerprint, pending, {
 			edge: order === 'oldest-first' ? state.back : [...state.front].reverse(),
-			at,
+			at: state.at,
 			order,
 		});
 	} else if (
@@ -177,13 +172,12 @@ export async function pollScan(
 	// cannot put it was ranked by dates that ran against the list: its ranks and positions turn round.
 	let found = await findEdge(env, list, pages, state);
 	if (found?.against) {
-		const { at } = state;
+		pending = fromOtherEnd(pending, state.at);
 		state = {
 			...state,
 			edge: [...state.edge].reverse(),
 			order: found.order === 'oldest-first' ? 'newest-first' : 'oldest-first',
 		};
-		pending = new MarkSet(pending.values().map((mark) => ({ ...mark, key: at - 1 - mark.key })));
 		found = await findEdge(env, list, pages, state);
 	}
 	if (!found) {
@@ -228,10 +222,7 @@ export async function pollScan(
 			if (page.results.length === 0) break;
 			page.results.forEach((_, index) => take(n, index, page));
 		}
-	} else if (
-		found.n <= MAX_POLL_PAGES + 1 &&
-		(await readToEdge(pages, state, found, (n, index, page) => take(n, index, page)))
-	) {
+	} else if (found.n <= MAX_POLL_PAGES + 1 && (await readToEdge(pages, state, found, take))) {
 		// Read from page 1 to the edge (see readToEdge).
 	} else {
 		// More new pages than a poll reads: from the edge towards page 1, as far as the poll's pages
@@ -367,7 +358,7 @@ async function readToEdge(
 		Object.assign(found, {
 			n,
 			index: end,
-			pos: r === undefined ? -1 : state.at - 1 - (state.edge.length - 1 - r),
+			pos: r === undefined ? -1 : edgePos(state, r),
 		});
 		for (const { n: m, index, page: p } of collected.reverse()) take(m, index, p);
 		return true;
@@ -398,6 +389,16 @@ async function bisect(
 		}
 	}
 	return low;
+}
+
+/** The position from the list's oldest end of the edge's extraction of rank `rank` (the newest: `at` - 1). */
+function edgePos(state: ScanState, rank: number): number {
+	return state.at - 1 - (state.edge.length - 1 - rank);
+}
+
+/** Followed marks with their positions counted from the other end of a list of `at` places. */
+function fromOtherEnd(pending: MarkSet, at: number): MarkSet {
+	return new MarkSet(pending.values().map((mark) => ({ ...mark, key: at - 1 - mark.key })));
 }
 
 /** A scan state of this configuration: `place` says where the next poll goes on; `pending` is packed. */
@@ -465,9 +466,6 @@ async function findEdge(
 		const newest = hits.reduce((a, b) => (b.rank > a.rank ? b : a));
 		const oldest = hits.reduce((a, b) => (b.rank < a.rank ? b : a));
 		const at = place(newest);
-		// Newest first, positions are counted from the edge as the state placed it (not from `count`,
-		// which a service may cap): the newest of the edge is at `at` - 1.
-		const posOf = (hit: Hit) => state.at - 1 - (state.edge.length - 1 - hit.rank);
 		// The positions the state gave the edge bound where it may stand now: oldest first, deletions
 		// only move it towards the front; newest first, no more extractions follow it to the list's end
 		// than were older than it. Beyond that bound, the edge's ranks came from dates that ran
@@ -476,12 +474,15 @@ async function findEdge(
 		const against =
 			order === 'oldest-first'
 				? at > state.at - 1
-				: !oldestPage.next && oldestPage.results.length - 1 - oldest.index > posOf(oldest);
+				: !oldestPage.next &&
+					oldestPage.results.length - 1 - oldest.index > edgePos(state, oldest.rank);
 		return {
 			order,
 			n: newest.n,
 			index: newest.index,
-			pos: order === 'oldest-first' ? at : posOf(newest),
+			// Newest first, positions are counted from the edge as the state placed it (not from `count`,
+			// which a service may cap): the newest of the edge is at `at` - 1.
+			pos: order === 'oldest-first' ? at : edgePos(state, newest.rank),
 			present,
 			against,
 		};
