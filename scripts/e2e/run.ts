@@ -25,7 +25,7 @@
  *   e2e: <mails> mails, <docs> documents, <rows> rows, 0 missing, 0 duplicates, <workers> workers, <seconds> s, <n> docs/min
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
@@ -309,7 +309,7 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 		// n8n's default is 180 minutes: a run cannot wait for that
 		...(opts.faultRestart === 'fresh' ? { N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '1' } : {}),
 	});
-	const workers: N8nProcess[] = [];
+	const workers: Worker[] = [];
 	for (const name of ['worker-1', 'worker-2']) workers.push(await prepareWorker(name, shared));
 
 	// credentials and the workflows, with the n8n CLI (the first command migrates n8n's database)
@@ -326,30 +326,24 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 	await timed('n8n database migrations + import credentials', () =>
 		n8nImport(main.cli, 'credentials', path.join(root, 'credentials.json'), credentials, 300_000),
 	);
-	const wfDir = path.join(root, 'workflows');
-	mkdirSync(wfDir);
 	const imports = [
 		...FLOWS.flatMap((flow) => flow.workflows.map((w) => ({ w, flow }))),
 		{ w: RETRY_WORKFLOW, flow: undefined },
 	];
-	for (const { w, flow } of imports) {
-		const schema = flow === REVIEW ? reviewSchema : SEEDED_INVOICE_SCHEMA;
-		const copy = prepareWorkflow(w, shared, schema, flow);
-		writeFileSync(path.join(wfDir, `${w.id}.json`), JSON.stringify(copy, null, 2));
-	}
-	const cli = async (...args: string[]): Promise<void> => {
-		const r = await main.cli(args);
-		if (r.code !== 0) throw commandError(`n8n ${args.join(' ')}`, r);
-	};
+	const copies = imports.map(({ w, flow }) =>
+		prepareWorkflow(w, shared, flow === REVIEW ? reviewSchema : SEEDED_INVOICE_SCHEMA, flow),
+	);
 	await timed('import + publish the workflows', async () => {
-		await cli('import:workflow', '--separate', `--input=${wfDir}`);
+		await n8nImport(main.cli, 'workflow', path.join(root, 'workflows.json'), copies);
 		// all published (activated): n8n 2.x runs an Error Workflow only when it is published too
-		for (const { w } of imports) await cli('publish:workflow', `--id=${w.id}`);
+		for (const { w } of imports) {
+			const r = await main.cli(['publish:workflow', `--id=${w.id}`]);
+			if (r.code !== 0) throw commandError(`n8n publish:workflow --id=${w.id}`, r);
+		}
 	});
 
-	// workerExecutions, workerFinished: the execution ids each worker logged as started or finished
-	// ("Worker started execution N"), by worker name; triggerActiveAt: when an IMAP trigger last
-	// talked to Dovecot as far as we know (its login, or main's last "Enqueued execution")
+	// triggerActiveAt: when an IMAP trigger last talked to Dovecot as far as we know (its login, or
+	// main's last "Enqueued execution")
 	const d = {
 		root,
 		postgres,
@@ -362,8 +356,6 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 		workers,
 		mainUrl,
 		reviewSchema,
-		workerExecutions: new Map(workers.map((w) => [w.name, new Set<string>()])),
-		workerFinished: new Map(workers.map((w) => [w.name, new Set<string>()])),
 		triggerActiveAt: Date.now(),
 		/** The owner account and its session cookie (set up after main started). */
 		owner: { ...OWNER, password: `E2e-${hex()}` },
@@ -404,21 +396,25 @@ async function setUpOwnerAndApiKey(d: Deployment): Promise<void> {
 	]);
 }
 
+/** A worker, and the execution ids it logged as started or finished ("Worker started execution N"). */
+type Worker = N8nProcess & { started: Set<string>; finished: Set<string> };
+
 /** A worker's user folder (the package in it) and environment: its health server on a free loopback port. */
-async function prepareWorker(name: string, shared: N8nShared): Promise<N8nProcess> {
-	return await prepareN8nProcess(name, shared, {
+async function prepareWorker(name: string, shared: N8nShared): Promise<Worker> {
+	const w = await prepareN8nProcess(name, shared, {
 		QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 		QUEUE_HEALTH_CHECK_PORT: String(await freePort()),
 		N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 	});
+	return { ...w, started: new Set(), finished: new Set() };
 }
 
 /** Starts worker `w` (`n8n worker --concurrency=N`) and waits until it is ready; its log tells which executions it started and finished. */
-async function startWorker(d: Deployment, w: N8nProcess, opts: Options): Promise<void> {
+async function startWorker(d: Deployment, w: Worker, opts: Options): Promise<void> {
 	const args = ['worker', `--concurrency=${opts.workerConcurrency}`];
 	await startN8n(w, d.shared, args, opts.verbose, (l) => {
 		const m = /Worker (started|finished) execution (\d+)/.exec(l);
-		if (m) (m[1] === 'started' ? d.workerExecutions : d.workerFinished).get(w.name)?.add(m[2]);
+		if (m) (m[1] === 'started' ? w.started : w.finished).add(m[2]);
 	});
 }
 
@@ -426,10 +422,7 @@ async function startWorker(d: Deployment, w: N8nProcess, opts: Options): Promise
 // one load phase: deliver, wait, measure, check
 
 /** What one phase runs: a flow, its mails, with or without the fault round's chaos. */
-type PhaseSpec = { flow: Flow; label: string; mails: number; fault: boolean };
-function phaseSpec(flow: Flow, label: string, mails: number, fault = false): PhaseSpec {
-	return { flow, label, mails, fault };
-}
+type PhaseSpec = { flow: Flow; label: string; mails: number; fault?: boolean };
 
 interface ErpRow {
 	extraction_id: string;
@@ -526,7 +519,7 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, tag: stri
 	const maxId = await d.postgres.sql('n8n', 'select coalesce(max(id), 0) from execution_entity');
 	const beforeExec = Number(maxId.trim());
 	const requestsBefore = d.emulator.requests.length;
-	const workerStartedBefore = new Map([...d.workerExecutions].map(([k, set]) => [k, new Set(set)]));
+	const startedBefore = new Map(d.workers.map((w) => [w.name, new Set(w.started)]));
 	const messageIds = mails.map((m) => m.messageId);
 
 	// the IMAP triggers hear of new mail only once back in IDLE (imapflow's autoIdleDelay): not measured
@@ -634,9 +627,9 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, tag: stri
 	const duplicates = rowKeys.length - present.size;
 	// which worker ran what: n8n keeps no worker id in its execution records; each worker logs "Worker started execution N"
 	const ranBy = new Map<string, string[]>();
-	for (const [name, set] of d.workerExecutions)
-		for (const id of set)
-			if (!workerStartedBefore.get(name)?.has(id)) ranBy.set(id, [...(ranBy.get(id) ?? []), name]);
+	for (const { name, started } of d.workers)
+		for (const id of started)
+			if (!startedBefore.get(name)?.has(id)) ranBy.set(id, [...(ranBy.get(id) ?? []), name]);
 	const workersUsed = new Set([...ranBy.values()].flat()).size;
 	const keys = createdJobKeys(d.emulator.requests.slice(requestsBefore), flow.source);
 	const extractedTwice = keys.length - new Set(keys).size;
@@ -701,8 +694,8 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, tag: stri
 		);
 		const unclaimed = executions.filter((e) => !ranBy.has(e.id));
 		const twice = executions.filter((e) => (ranBy.get(e.id)?.length ?? 0) > 1);
-		const perWorker = [...d.workerExecutions.keys()].map(
-			(name) => `${name} ${executions.filter((e) => ranBy.get(e.id)?.includes(name)).length}`,
+		const perWorker = d.workers.map(
+			({ name }) => `${name} ${executions.filter((e) => ranBy.get(e.id)?.includes(name)).length}`,
 		);
 		check(
 			`${label}: each execution ran on exactly one worker`,
@@ -780,13 +773,9 @@ type PhaseResult = Awaited<ReturnType<typeof runPhase>>;
 type Killed = Awaited<ReturnType<typeof killAndRestartWorker>>;
 
 /** The fault round's chaos: once `w` holds two executions (≤ 90 s), SIGKILL to its process group (a machine that dies); 5 s later it starts again. */
-async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options, after: number) {
-	const held = (): string[] => {
-		const finished = d.workerFinished.get(w.name) ?? new Set<string>();
-		return [...(d.workerExecutions.get(w.name) ?? [])].filter(
-			(id) => Number(id) > after && !finished.has(id),
-		);
-	};
+async function killAndRestartWorker(d: Deployment, w: Worker, opts: Options, after: number) {
+	const held = (): string[] =>
+		[...w.started].filter((id) => Number(id) > after && !w.finished.has(id));
 	const holdsTwo = (): true | undefined => held().length >= 2 || undefined;
 	try {
 		await waitUntil(`${w.name} to hold two executions`, 90_000, holdsTwo, 100);
@@ -802,7 +791,7 @@ async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options,
 		/** Of `held`: the jobs it had taken from the queue but not started (found in Bull after the restart). */
 		taken: [] as string[],
 	};
-	const startedByDead = new Set(d.workerExecutions.get(w.name) ?? []);
+	const startedByDead = new Set(w.started);
 	console.log(
 		`fault round: SIGKILL to ${w.name} (pid ${w.service?.pid} and its task runner) while it holds executions ${killed.held.join(', ') || '(none)'}`,
 	);
@@ -811,7 +800,8 @@ async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options,
 	if (opts.faultRestart === 'fresh') {
 		// a new container: a new user folder (no event log, no crash journal), same name in our books
 		const fresh = await prepareWorker(`${w.name}-fresh-${Date.now().toString(36)}`, d.shared);
-		w = d.workers[d.workers.indexOf(w)] = { ...fresh, name: w.name, service: undefined };
+		const { started, finished } = w;
+		w = d.workers[d.workers.indexOf(w)] = { ...fresh, name: w.name, started, finished };
 	}
 	await startWorker(d, w, opts);
 	console.log(
@@ -828,7 +818,7 @@ async function killAndRestartWorker(d: Deployment, w: N8nProcess, opts: Options,
 	await sleep(1000);
 	const startedByLive = new Set<string>();
 	for (const x of d.workers)
-		for (const id of d.workerExecutions.get(x.name) ?? [])
+		for (const id of x.started)
 			if (x.name !== w.name || !startedByDead.has(id)) startedByLive.add(id);
 	const activeNow = (await d.redis.activeExecutions()).filter((id) => Number(id) > after);
 	console.log(
@@ -1041,7 +1031,7 @@ async function main(): Promise<number> {
 	};
 	if (opts.compareWorkers) {
 		await timed('start worker-1', () => startWorker(d, d.workers[0], opts));
-		await phase(phaseSpec(FLOW_1, 'flow 1, 1 worker', opts.mails), 'A');
+		await phase({ flow: FLOW_1, label: 'flow 1, 1 worker', mails: opts.mails }, 'A');
 		await timed('start worker-2', () => startWorker(d, d.workers[1], opts));
 	} else {
 		await timed('start worker-1 and worker-2', async () => {
@@ -1058,12 +1048,13 @@ async function main(): Promise<number> {
 		exposed.length === 0,
 		`${listening.length} listening sockets${exposed.length ? `; NOT loopback: ${exposed.map((x) => `${x.local} (pid ${x.pid})`).join(', ')}` : ', all on 127.0.0.1'}`,
 	);
+	const mails = opts.mails;
 	const specs: Record<Phase, PhaseSpec> = {
-		flow1: phaseSpec(FLOW_1, opts.compareWorkers ? 'flow 1, 2 workers' : 'flow 1', opts.mails),
-		flow2: phaseSpec(FLOW_2, 'flow 2', opts.mails),
-		review: phaseSpec(REVIEW, 'review', opts.reviewMails),
-		fault1: phaseSpec(FLOW_1, 'fault round, flow 1', opts.faultMails, true),
-		fault2: phaseSpec(FLOW_2, 'fault round, flow 2', opts.faultMails, true),
+		flow1: { flow: FLOW_1, label: `flow 1${opts.compareWorkers ? ', 2 workers' : ''}`, mails },
+		flow2: { flow: FLOW_2, label: 'flow 2', mails },
+		review: { flow: REVIEW, label: 'review', mails: opts.reviewMails },
+		fault1: { flow: FLOW_1, label: 'fault round, flow 1', mails: opts.faultMails, fault: true },
+		fault2: { flow: FLOW_2, label: 'fault round, flow 2', mails: opts.faultMails, fault: true },
 	};
 	for (const ph of opts.compareWorkers ? ['flow1' as const] : opts.phases)
 		await phase(specs[ph], ph.toUpperCase());
