@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { HttpError } from './http';
-import { storeStream, tooLarge, type StoredFile } from './storage';
+import { storeStream, type StoredFile } from './storage';
 
 export type BodyKind = 'json' | 'form' | 'multipart';
 
@@ -90,7 +90,10 @@ export class IncomingBody {
 		if (!kind || !accept.includes(kind))
 			throw new HttpError(415, { detail: `Unsupported media type "${header ?? ''}" in request.` });
 		if (kind === 'multipart') return this.readMultipart();
-		const text = (await this.readText()).toString('utf8');
+		// Below SPILL_BYTES: in memory.
+		const text = (await storeStream(this.counted(), this.tempDir, MAX_TEXT_BODY_BYTES))
+			.readAll()
+			.toString('utf8');
 		if (kind === 'form') {
 			const fields = new Map<string, string[]>();
 			for (const [k, v] of new URLSearchParams(text)) push(fields, k, v);
@@ -134,17 +137,6 @@ export class IncomingBody {
 		});
 		this.raw.on('error', (err) => counter.destroy(err));
 		return this.raw.pipe(counter);
-	}
-
-	private async readText(): Promise<Buffer> {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		for await (const chunk of this.counted()) {
-			size += (chunk as Buffer).length;
-			if (size > MAX_TEXT_BODY_BYTES) throw tooLarge(MAX_TEXT_BODY_BYTES);
-			chunks.push(chunk as Buffer);
-		}
-		return Buffer.concat(chunks, size);
 	}
 
 	private readMultipart(): Promise<ParsedBody> {

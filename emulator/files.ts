@@ -6,7 +6,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { HttpError, notFound, type Reply, type Routes } from './http';
-import type { StoredFile } from './storage';
+import { StoredFile } from './storage';
 
 const CONTENT_TYPES: Record<string, string> = {
 	'.pdf': 'application/pdf',
@@ -27,17 +27,19 @@ export function attachment(name: string): string {
 		: `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** A file answer: Content-Type by extension, attachment disposition. */
-export function fileReply(name: string, file: StoredFile): Reply {
-	return {
-		status: 200,
-		body: file.stream(),
-		headers: {
-			'content-type': contentTypeFor(name),
-			'content-length': String(file.size),
-			'content-disposition': attachment(name),
-		},
+/** A file answer named `name`: Content-Type by extension unless given, attachment disposition. */
+export function fileReply(
+	name: string,
+	file: StoredFile | Buffer | string,
+	contentType = contentTypeFor(name),
+): Reply {
+	const stored = file instanceof StoredFile;
+	const headers = {
+		'content-type': contentType,
+		'content-length': String(stored ? file.size : Buffer.byteLength(file)),
+		'content-disposition': attachment(name),
 	};
+	return { status: 200, body: stored ? file.stream() : file, headers };
 }
 
 /** A tiny valid PNG (1×1, grey): the emulator's stand-in for page images and pictures. */

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { checkPageRange, type PageRange } from './fields';
 import { ErrorBag, fieldError, type AppContext } from './http';
 import { countPdfPages, imageSize, sniffKind, trimPdf, type PageContent } from './pdf';
-import { SPILL_BYTES, storeBuffer, storeStream, type StoredFile } from './storage';
+import { SPILL_BYTES, storeStream, type StoredFile } from './storage';
 import type { EmulatorControls, FileRecord, Job } from './store';
 
 /**
@@ -29,7 +29,8 @@ export async function ingestFile(
 		const trim = checkPageRange(range, pageCount, errors);
 		errors.throwIfAny();
 		if (trim && (trim.start > 1 || trim.end < pageCount)) {
-			file = await storeBuffer(await trimPdf(stored.readAll(), trim.start, trim.end), app.tempDir);
+			const trimmed = await trimPdf(stored.readAll(), trim.start, trim.end);
+			file = await storeStream([trimmed], app.tempDir, Number.POSITIVE_INFINITY);
 			stored.discard();
 			pageCount = trim.end - trim.start + 1;
 		}

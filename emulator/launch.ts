@@ -16,11 +16,10 @@ export const REQUEST_PREFIX = 'REQ ';
 /** What cli.ts announces once it listens. */
 export type EmulatorReady = Pick<Emulator, 'url' | 'filesUrl' | 'apiKey' | 'token'>;
 
-/** cli.ts's `--processing-ms`, `--processing-max-ms`, `--random-faults` (its spec) and `--quiet`. */
+/** cli.ts's `--processing-ms`, `--processing-max-ms` and `--quiet`. */
 export interface LaunchOptions {
 	processingMs: number;
 	processingMaxMs?: number;
-	randomFaults?: string;
 	quiet?: boolean;
 	/** How long to wait for the READY line, ms; default 60 000. */
 	readyTimeoutMs?: number;
@@ -55,7 +54,6 @@ export async function launchEmulator(options: LaunchOptions): Promise<EmulatorPr
 	args.push('--processing-ms', String(options.processingMs));
 	if (options.processingMaxMs !== undefined)
 		args.push('--processing-max-ms', String(options.processingMaxMs));
-	if (options.randomFaults) args.push('--random-faults', options.randomFaults);
 	if (options.quiet) args.push('--quiet');
 	const service = startService('emulator', process.execPath, ['--import', 'tsx', CLI, ...args], {
 		stdin: true,

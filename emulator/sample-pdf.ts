@@ -9,14 +9,13 @@ import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 export type PdfLine = string | { text: string; bold?: boolean; size?: number };
 
 /**
- * Layout in PDF points (defaults: A4 `[595, 842]`, `x` 50, baseline of the first line `top` 780,
- * `lineHeight` 24, `fontSize` 14, black) and document information (unset unless given, except
+ * Layout in PDF points (defaults: A4 `[595, 842]`, `x` 50, `lineHeight` 24, `fontSize` 14, black;
+ * the first line's baseline at 780) and document information (unset unless given, except
  * `date`: 2024-01-01T00:00:00Z, so the bytes are stable).
  */
 export interface PdfOptions {
 	pageSize?: [number, number];
 	x?: number;
-	top?: number;
 	lineHeight?: number;
 	fontSize?: number;
 	/** Red, green, blue from 0 to 1. */
@@ -34,7 +33,7 @@ export interface PdfOptions {
  * @returns the PDF's bytes
  */
 export async function makePdf(pages: PdfLine[][], options: PdfOptions = {}): Promise<Buffer> {
-	const { pageSize = [595, 842], x = 50, top = 780, lineHeight = 24, fontSize = 14 } = options;
+	const { pageSize = [595, 842], x = 50, lineHeight = 24, fontSize = 14 } = options;
 	const doc = await PDFDocument.create();
 	if (options.title !== undefined) doc.setTitle(options.title);
 	if (options.author !== undefined) doc.setAuthor(options.author);
@@ -56,7 +55,7 @@ export async function makePdf(pages: PdfLine[][], options: PdfOptions = {}): Pro
 			if (line.text === '') return;
 			page.drawText(line.text, {
 				x,
-				y: top - i * lineHeight,
+				y: 780 - i * lineHeight,
 				size: line.size ?? fontSize,
 				font: line.bold ? bold : regular,
 				color,

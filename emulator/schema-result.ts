@@ -84,7 +84,7 @@ function convert(text: string, type: unknown): unknown {
  * with both `.` and `,` the last one is the decimal mark; a lone `,` followed by 1–2 digits is a
  * decimal mark, otherwise a thousands separator.
  */
-export function parseAmount(text: string): number | null {
+function parseAmount(text: string): number | null {
 	const match = /-?\d[\d.,'\u00a0\u202f ]*/.exec(text);
 	if (!match) return null;
 	let s = match[0].replace(/['\u00a0\u202f ]/g, '').replace(/[.,]+$/, '');

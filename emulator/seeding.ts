@@ -75,7 +75,7 @@ export function seedJobs(
 			} as const;
 			return addExtraction(app, source, settings, job).id;
 		}
-		const doc = addDocument(app, name, source, {}, undefined, serviceCreatedAt(job));
+		const doc = addDocument(app, source, {}, undefined, serviceCreatedAt(job));
 		const parsing = {
 			pictureDescriptionEnabled: false,
 			tableVerificationEnabled: false,
@@ -95,7 +95,7 @@ export function seedDocuments(
 	return names(n, options.namePrefix).map((name) => {
 		const { base, service } = app.readClocks();
 		const metadata = { ...(options.metadata ?? {}) };
-		return addDocument(app, name, seededFile(app, name, base), metadata, undefined, service).id;
+		return addDocument(app, seededFile(app, name, base), metadata, undefined, service).id;
 	});
 }
 

@@ -98,11 +98,6 @@ export async function storeStream(
 	}
 }
 
-/** Stores bytes produced in memory (e.g. a trimmed PDF), spilling to disk when large. */
-export function storeBuffer(buffer: Buffer, tempDir: string): Promise<StoredFile> {
-	return storeStream([buffer], tempDir, Number.POSITIVE_INFINITY);
-}
-
 /** Size limits are "not shown" (§v0-8, §unversioned-8). */
 export function tooLarge(maxBytes: number): HttpError {
 	return new HttpError(413, { detail: `Request body is too large (limit ${maxBytes} bytes).` });

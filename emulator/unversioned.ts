@@ -7,7 +7,7 @@ import path from 'node:path';
 import JSZip from 'jszip';
 import type { UploadedFile } from './body';
 import { Input, readPageRange, REQUIRED, type ErrorAt, type PageRange } from './fields';
-import { attachment, fileReply, PNG_REPLY, TINY_PNG } from './files';
+import { fileReply, PNG_REPLY, TINY_PNG } from './files';
 import { fieldError, isoTimestamp, isUuid, json, lookup, notFound, queryValue } from './http';
 import type { AppContext, Handler, Reply, RequestContext, Routes } from './http';
 import { ingestFile, newJob, serviceCreatedAt } from './ingest';
@@ -249,19 +249,16 @@ const retrieveExtraction: Handler = async (app, req, { id }) => {
 		throw fieldError('download', 'This extraction has no schema: there is nothing to download.');
 	if (resource.status !== 'FINISHED') throw fieldError('download', 'Extraction is not finished.');
 	const base = path.parse(e.documentName).name || e.id;
-	const file = (name: string, contentType: string, body: string | Buffer): Reply => ({
-		status: 200,
-		body,
-		headers: { 'content-type': contentType, 'content-disposition': attachment(name) },
-	});
 	if (download === 'json')
-		return file(`${base}.json`, 'application/json', JSON.stringify(resource));
-	if (download === 'csv')
-		return file(`${base}.csv`, 'text/csv', toCsv(resource.extracted_data, schemaColumns(e.schema)));
+		return fileReply(`${base}.json`, JSON.stringify(resource), 'application/json');
+	if (download === 'csv') {
+		const csv = toCsv(resource.extracted_data, schemaColumns(e.schema));
+		return fileReply(`${base}.csv`, csv, 'text/csv');
+	}
 	const zip = new JSZip();
 	for (const image of pageImages(e)) zip.file(image.name, TINY_PNG);
 	const bytes = await zip.generateAsync({ type: 'nodebuffer' });
-	return file(`${base}-images.zip`, 'application/zip', bytes);
+	return fileReply(`${base}-images.zip`, bytes, 'application/zip');
 };
 
 /** Property names of a schema (of its items for an array): the CSV header when there are no rows. */
@@ -276,7 +273,7 @@ function schemaColumns(schema: SchemaSnapshot): string[] {
  * RFC 4180 CSV of `extracted_data`: the header is the union of the rows' keys in first-seen order,
  * one row per object; null → empty field, nested values as JSON.
  */
-export function toCsv(data: unknown, fallbackColumns: string[]): string {
+function toCsv(data: unknown, fallbackColumns: string[]): string {
 	const rows = (Array.isArray(data) ? data : [data]).filter(
 		(r): r is Record<string, unknown> => typeof r === 'object' && r !== null,
 	);

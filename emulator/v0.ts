@@ -140,22 +140,17 @@ function readDocumentInput(
 	return invalid('Must be a document id, a URL or a file.');
 }
 
-/** A new document (its created_at: now on the service clock unless given); `req` keeps its upload. */
+/** A new document named as its file (created_at: now on the service clock unless given); `req` keeps its upload. */
 export function addDocument(
 	app: AppContext,
-	filename: string,
 	source: FileRecord,
 	metadata: Record<string, unknown>,
 	req?: RequestContext,
 	createdAt = app.serviceNow(),
 ): DocumentRecord {
 	req?.body.retain(source.file);
-	return app.store.add<DocumentRecord>(app.store.documents, {
-		filename,
-		source,
-		metadata,
-		createdAt,
-	});
+	const fields = { filename: source.name, source, metadata, createdAt };
+	return app.store.add<DocumentRecord>(app.store.documents, fields);
 }
 
 /** The documents a `document` input designates, created for files and URLs (named by the URL's last segment). */
@@ -167,13 +162,13 @@ async function resolveDocuments(
 	if (input.kind === 'id') return [input.doc];
 	if (input.kind === 'file') {
 		const { filename, file } = input.upload;
-		return [addDocument(app, filename, await ingestFile(app, filename, file, {}), {}, req)];
+		return [addDocument(app, await ingestFile(app, filename, file, {}), {}, req)];
 	}
 	const fetched: Awaited<ReturnType<typeof fetchUrl>>[] = [];
 	try {
 		for (const url of input.urls) fetched.push(await fetchUrl(app, url));
 		const sources = await Promise.all(fetched.map((f) => ingestFile(app, f.name, f.file, {})));
-		return sources.map((source) => addDocument(app, source.name, source, {}, req));
+		return sources.map((source) => addDocument(app, source, {}, req));
 	} catch (err) {
 		for (const f of fetched) f.file.discard();
 		throw err;
@@ -229,7 +224,7 @@ async function uploadDocument(app: AppContext, req: RequestContext): Promise<Rep
 	const { file, filename: sent } = upload as UploadedFile;
 	const name = filename ?? sent;
 	const source = await ingestFile(app, name, file, range);
-	return json(201, renderDocument(addDocument(app, name, source, metadata ?? {}, req)));
+	return json(201, renderDocument(addDocument(app, source, metadata ?? {}, req)));
 }
 
 /** GET /v0/documents/{id}/download (§v0-4.4): 302 to the files origin with a fresh signature. */
@@ -308,25 +303,20 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 	const { controls, ...opts } = readParsingOptions(input);
 	errors.throwIfAny();
 
-	let job: Job;
 	if (document) {
 		const [doc] = await resolveDocuments(app, req, document);
 		// The hold is the extract's: its parsing runs on.
 		const parsingControls = { ...controls, hold: undefined };
 		const parsingJob = newJob(app, doc.source, parsingControls, { allowPartial: true, share: 0.5 });
 		parsing = addParsing(app, doc, opts, parsingJob);
-		job = newJob(app, doc.source, controls, {
-			allowPartial: false,
-			share: 0.5,
-			after: parsing.job,
-		});
-	} else {
-		parsing = parsing as ParsingRecord;
-		job = newJob(app, parsing.job.source, controls, { allowPartial: false });
 	}
+	const source = parsing as ParsingRecord;
+	// After a parsing made here, the other half of the time.
+	const afterParsing = document && { share: 0.5, after: source.job };
+	const job = newJob(app, source.job.source, controls, { allowPartial: false, ...afterParsing });
 	const extract = app.store.add<ExtractRecord>(app.store.extracts, {
 		schema: schema as SchemaSnapshot,
-		parsingId: parsing.id,
+		parsingId: source.id,
 		job,
 		createdAt: serviceCreatedAt(job),
 	});

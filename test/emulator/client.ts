@@ -66,7 +66,7 @@ export function form(
 }
 
 /** Whether a job (§v0-3, §unversioned-3) is final. */
-export const isFinal = (a: Answer): boolean =>
+const isFinal = (a: Answer): boolean =>
 	['FINISHED', 'PARTIAL_FINISHED', 'ERROR'].includes(a.body.status);
 
 /** The emulator of one test file and calls to it; see {@link useEmulatorClient}. */
@@ -150,13 +150,10 @@ export function useEmulatorClient(options: EmulatorOptions = {}): EmulatorClient
 
 /** {@link fourPageInvoice} as `bytes` and as the form file `invoice.pdf`, made before the file's tests. */
 export function useInvoice(): { bytes: Buffer; file: FormFile } {
-	const invoice: { bytes: Buffer; file: FormFile } = {
-		bytes: Buffer.alloc(0),
-		file: { name: 'invoice.pdf', bytes: Buffer.alloc(0) },
-	};
+	const file: FormFile = { name: 'invoice.pdf', bytes: Buffer.alloc(0) };
+	const invoice: { bytes: Buffer; file: FormFile } = { bytes: file.bytes, file };
 	beforeAll(async () => {
-		invoice.bytes = await fourPageInvoice();
-		invoice.file.bytes = invoice.bytes;
+		invoice.bytes = file.bytes = await fourPageInvoice();
 	});
 	return invoice;
 }
