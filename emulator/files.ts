@@ -60,16 +60,16 @@ export const filesRoutes: Routes = {
 	// The target of the v0 download redirect.
 	'GET /files/:id/:name': async (app, req, params) => {
 		const doc = app.store.documents.get(params.id);
-		if (!doc || doc.filename !== params.name) throw notFound();
+		if (!doc || doc.source.name !== params.name) throw notFound();
 		const signature = req.query.signature;
 		if (typeof signature !== 'string' || app.store.signatures.get(signature) !== doc.id)
 			throw new HttpError(403, { detail: 'Invalid or missing signature.' });
-		return fileReply(doc.filename, doc.source.file);
+		return fileReply(doc.source.name, doc.source.file);
 	},
 	// The PDFs of emulator/static/ (make-static.ts).
-	'GET /static/:name': async (app, _req, params) => {
+	'GET /static/:name': async (_app, _req, params) => {
 		const name = path.basename(params.name);
-		const file = path.join(app.staticDir, name);
+		const file = path.join(__dirname, 'static', name);
 		if (name !== params.name || !existsSync(file)) throw notFound();
 		const headers = { 'content-type': contentTypeFor(name) };
 		return { status: 200, body: createReadStream(file), headers };

@@ -105,7 +105,6 @@ export interface AppContext {
 	clockOffset: number;
 	/** Both clocks from one reading: a new record's job starts at `base`, its created_at is `service`. */
 	readClocks(): { base: number; service: number };
-	staticDir: string;
 	/** The one blank page every seeded file holds. */
 	blankPdf: Buffer;
 }

@@ -399,7 +399,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		maxPageSize: options.maxPageSize ?? MAX_PAGE_SIZE,
 		listOrder: options.listOrder ?? 'newest-first',
 		listQuirks: {},
-		staticDir: path.join(__dirname, 'static'),
 		blankPdf: await blankPdf(),
 	};
 	store.loadSeed(options.seedFile ?? path.join(__dirname, 'seed.json'), app.serviceNow());

@@ -85,14 +85,14 @@ export interface WorkflowRecord {
 	server: Server;
 }
 
+/** A v0 document; its filename is its file's name. */
 export interface DocumentRecord extends Stored {
-	filename: string;
 	source: FileRecord;
 	metadata: Record<string, unknown>;
 }
 
 export interface ParsingRecord extends Stored {
-	documentId: string;
+	document: DocumentRecord;
 	pictureDescriptionEnabled: boolean;
 	tableVerificationEnabled: boolean;
 	model: string;
@@ -104,12 +104,12 @@ export interface ParsingRecord extends Stored {
 
 export interface ExtractRecord extends Stored {
 	schema: SchemaSnapshot;
-	parsingId: string;
+	parsing: ParsingRecord;
 	job: Job;
 }
 
+/** An unversioned extraction; its document_name is its file's name. */
 export interface ExtractionRecord extends Stored {
-	documentName: string;
 	source: FileRecord;
 	server: Server;
 	schema: SchemaSnapshot | null;

@@ -88,7 +88,7 @@ function renderExtraction(e: ExtractionRecord, now: number): Record<string, unkn
 function extractionFields(e: ExtractionRecord, state: JobState): Record<string, unknown> {
 	return {
 		id: e.id,
-		document_name: e.documentName,
+		document_name: e.source.name,
 		document_url: `/extract/${e.id}/document/`,
 		workflow: e.workflowId,
 		workflow_session_id: e.workflowSessionId,
@@ -131,7 +131,6 @@ export function addExtraction(
 	job: Job,
 ): ExtractionRecord {
 	return app.store.add<ExtractionRecord>(app.store.extractions, {
-		documentName: source.name,
 		source,
 		...settings,
 		job,
@@ -218,7 +217,7 @@ async function listExtractions(app: AppContext, req: RequestContext): Promise<Re
 			sessionRaw && /^-?\d+$/.test(sessionRaw.trim()) ? Number(sessionRaw) : undefined;
 		if (sessionRaw && session === undefined) errors.add('workflow_session_id', 'Enter a number.');
 		return [
-			searchFilter(req, (e) => [e.documentName, schemaOf(e)?.name]),
+			searchFilter(req, (e) => [e.source.name, schemaOf(e)?.name]),
 			workflowId && ((e) => e.workflowId === workflowId),
 			session !== undefined && ((e) => e.workflowSessionId === session),
 			metaKey && ((e) => metaKey in (e.metadata ?? {})),
@@ -248,7 +247,7 @@ const retrieveExtraction: Handler = async (app, req, { id }) => {
 	if (!e.schema)
 		throw fieldError('download', 'This extraction has no schema: there is nothing to download.');
 	if (resource.status !== 'FINISHED') throw fieldError('download', 'Extraction is not finished.');
-	const base = path.parse(e.documentName).name || e.id;
+	const base = path.parse(e.source.name).name || e.id;
 	if (download === 'json')
 		return fileReply(`${base}.json`, JSON.stringify(resource), 'application/json');
 	if (download === 'csv') {
@@ -382,7 +381,7 @@ export const unversionedRoutes: Routes = {
 	// `document_url` (§unversioned-2.1).
 	'GET /extract/:id/document/': async (app, _req, { id }) => {
 		const e = lookupExtraction(app, id);
-		return fileReply(e.documentName, e.source.file);
+		return fileReply(e.source.name, e.source.file);
 	},
 	// `content_images[].url` (§unversioned-2.1).
 	'GET /extract/:id/images/:name/': async (app, _req, { id, name }) => {

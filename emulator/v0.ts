@@ -29,7 +29,7 @@ const PARSING_STATUSES = ['IN_QUEUE', 'IN_PROGRESS', 'FINISHED', 'PARTIAL_FINISH
 function renderDocument(d: DocumentRecord): Record<string, unknown> {
 	return {
 		id: d.id,
-		filename: d.filename,
+		filename: d.source.name,
 		file_url: `/v0/documents/${d.id}/download`,
 		metadata: d.metadata,
 		page_count: d.source.pageCount,
@@ -43,15 +43,15 @@ function renderDocument(d: DocumentRecord): Record<string, unknown> {
  * (`# <filename>`, then `## Page N` and each page's text) and ocr_content pages with their size (PDF
  * points, image pixels), whose structure is "not shown" (§v0-2.5).
  */
-function renderParsing(app: AppContext, p: ParsingRecord, now: number): Record<string, unknown> {
-	const doc = app.store.documents.get(p.documentId) as DocumentRecord;
+function renderParsing(p: ParsingRecord, now: number): Record<string, unknown> {
+	const doc = p.document;
 	const state = jobState(p.job, now);
 	const { outcome } = state;
 	const pages = processedPages(p.job, outcome);
 	const done = outcome !== undefined && outcome.status !== 'ERROR';
 	const total = outcome ? doc.source.pageCount : 0;
 	const markdown = [
-		`# ${doc.filename}`,
+		`# ${doc.source.name}`,
 		...pages.map((page, i) => `## Page ${i + 1}\n\n${page.text}`),
 	];
 	return {
@@ -86,8 +86,8 @@ function renderParsing(app: AppContext, p: ParsingRecord, now: number): Record<s
 }
 
 /** Extract (§v0-2.4): `result` is null until FINISHED. */
-function renderExtract(app: AppContext, e: ExtractRecord, now: number): Record<string, unknown> {
-	const parsing = app.store.parsings.get(e.parsingId) as ParsingRecord;
+function renderExtract(e: ExtractRecord, now: number): Record<string, unknown> {
+	const { parsing } = e;
 	const state = jobState(e.job, now);
 	const texts = processedPages(parsing.job, jobState(parsing.job, now).outcome).map((p) => p.text);
 	return {
@@ -98,7 +98,7 @@ function renderExtract(app: AppContext, e: ExtractRecord, now: number): Record<s
 			description: e.schema.description,
 			completion_mode: e.schema.completionMode,
 		},
-		parsing: renderParsing(app, parsing, now),
+		parsing: renderParsing(parsing, now),
 		result: state.outcome?.status === 'FINISHED' ? computeResult(e.schema.definition, texts) : null,
 		status: statusLabel(state, 'IN_QUEUE'),
 		error: state.outcome?.error ?? null,
@@ -149,8 +149,7 @@ export function addDocument(
 	createdAt = app.serviceNow(),
 ): DocumentRecord {
 	req?.body.retain(source.file);
-	const fields = { filename: source.name, source, metadata, createdAt };
-	return app.store.add<DocumentRecord>(app.store.documents, fields);
+	return app.store.add<DocumentRecord>(app.store.documents, { source, metadata, createdAt });
 }
 
 /** The documents a `document` input designates, created for files and URLs (named by the URL's last segment). */
@@ -200,7 +199,7 @@ export function addParsing(
 	job: Job,
 ): ParsingRecord {
 	const parsing = app.store.add<ParsingRecord>(app.store.parsings, {
-		documentId: doc.id,
+		document: doc,
 		...opts,
 		job,
 		pictureIds: opts.pictureDescriptionEnabled
@@ -232,7 +231,7 @@ async function downloadDocument(app: AppContext, _req: RequestContext, { id }: P
 	const doc = lookup(app.store.documents, id, 'Document');
 	const signature = randomBytes(16).toString('hex');
 	app.store.signatures.set(signature, doc.id);
-	const name = encodeURIComponent(doc.filename);
+	const name = encodeURIComponent(doc.source.name);
 	const location = `${app.filesUrl}/files/${doc.id}/${name}?signature=${signature}`;
 	return { status: 302, headers: { location } };
 }
@@ -248,23 +247,20 @@ async function createParsings(app: AppContext, req: RequestContext): Promise<Rep
 		addParsing(app, doc, opts, newJob(app, doc.source, controls, { allowPartial: true })),
 	);
 	const now = app.clock();
-	const rendered = parsings.map((p) => renderParsing(app, p, now));
+	const rendered = parsings.map((p) => renderParsing(p, now));
 	return json(201, docInput.kind === 'urls' && docInput.list ? rendered : rendered[0]);
 }
 
 /** GET /v0/parsing (§v0-4.6). List items are full Parsings (fields beyond id and status: "not shown"). */
 async function listParsings(app: AppContext, req: RequestContext): Promise<Reply> {
 	const status = queryValue(req.query, 'status');
-	const render = (p: ParsingRecord) => renderParsing(app, p, req.now);
+	const render = (p: ParsingRecord) => renderParsing(p, req.now);
 	return listReply(req, app.store.parsings.values(), render, (errors) => {
 		if (status && !PARSING_STATUSES.includes(status))
 			errors.add('status', `Select a valid choice. ${status} is not one of the available choices.`);
 		return [
 			readCreatedRange(req, errors),
-			searchFilter(req, (p) => [
-				app.store.documents.get(p.documentId)?.filename,
-				...metadataValues(p.metadata),
-			]),
+			searchFilter(req, (p) => [p.document.source.name, ...metadataValues(p.metadata)]),
 			status && ((p) => statusLabel(jobState(p.job, req.now), 'IN_QUEUE') === status),
 		];
 	});
@@ -316,11 +312,11 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 	const job = newJob(app, source.job.source, controls, { allowPartial: false, ...afterParsing });
 	const extract = app.store.add<ExtractRecord>(app.store.extracts, {
 		schema: schema as SchemaSnapshot,
-		parsingId: source.id,
+		parsing: source,
 		job,
 		createdAt: serviceCreatedAt(job),
 	});
-	return json(201, renderExtract(app, extract, app.clock()));
+	return json(201, renderExtract(extract, app.clock()));
 }
 
 /** The v0 family's routes. */
@@ -329,7 +325,7 @@ export const v0Routes: Routes = {
 	'GET /v0/documents': async (app, req) =>
 		listReply(req, app.store.documents.values(), renderDocument, (errors) => [
 			readCreatedRange(req, errors),
-			searchFilter(req, (d) => [d.filename, ...metadataValues(d.metadata)]),
+			searchFilter(req, (d) => [d.source.name, ...metadataValues(d.metadata)]),
 		]),
 	'GET /v0/documents/:id': async (app, _req, { id }) =>
 		json(200, renderDocument(lookup(app.store.documents, id, 'Document'))),
@@ -337,10 +333,10 @@ export const v0Routes: Routes = {
 	'POST /v0/parsing': createParsings,
 	'GET /v0/parsing': listParsings,
 	'GET /v0/parsing/:id': async (app, req, { id }) =>
-		json(200, renderParsing(app, readJob(app.store.parsings, id, 'Parsing', req.now), req.now)),
+		json(200, renderParsing(readJob(app.store.parsings, id, 'Parsing', req.now), req.now)),
 	'POST /v0/extract': createExtract,
 	'GET /v0/extract/:id': async (app, req, { id }) =>
-		json(200, renderExtract(app, readJob(app.store.extracts, id, 'Extract', req.now), req.now)),
+		json(200, renderExtract(readJob(app.store.extracts, id, 'Extract', req.now), req.now)),
 	// A picture's image (§v0-2.2 `picture`: "relative path of the image"); same key as the API.
 	'GET /v0/media/pictures/:pictureId.png': async (app, _req, { pictureId }) => {
 		if (!app.store.pictures.has(pictureId)) throw notFound();
