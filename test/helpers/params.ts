@@ -12,10 +12,11 @@ import { INVOICE_SCHEMA, SAMPLE_PDF, fileItem } from './setup';
 
 type Parameters = Record<string, unknown>;
 
-/** Builds the parameters of a Create operation of `resource` with these defaults; `extra` wins. */
-const creating =
-	(resource: string, defaults: Parameters) =>
-	(extra: Parameters = {}) => ({ resource, operation: 'create', ...defaults, ...extra });
+/** Builds the parameters of `operation` on `resource` with these defaults; `extra` wins. */
+const building =
+	(resource: string, operation: string, defaults: Parameters = {}) =>
+	(extra: Parameters = {}) => ({ resource, operation, ...defaults, ...extra });
+const creating = (resource: string, defaults: Parameters) => building(resource, 'create', defaults);
 
 /** Extract → Create (§v0-4.8) from the item's binary file `data` with the Invoice schema. */
 export const extractCreate = creating('extract', { source: 'binary', schemaId: INVOICE_SCHEMA });
@@ -39,21 +40,12 @@ export const extractWithOptions = withOptions(extractCreate);
 export const extractionWithOptions = withOptions(extractionCreate);
 
 /** Document → Upload (§v0-4.1) of the item's binary file `data` with these Options. */
-export const documentUpload = withOptions((extra) => ({
-	resource: 'document',
-	operation: 'upload',
-	...extra,
-}));
+export const documentUpload = withOptions(building('document', 'upload'));
 
 /** Builds the parameters of an operation on one item of `resource`, named by its id parameter. */
 const onOne =
-	(resource: string, idName: string) =>
-	(operation: string, id: unknown, extra: Parameters = {}) => ({
-		resource,
-		operation,
-		[idName]: id,
-		...extra,
-	});
+	(resource: string, idName: string) => (operation: string, id: unknown, extra?: Parameters) =>
+		building(resource, operation, { [idName]: id })(extra);
 
 /** A Document operation on one document id: get or download (§v0-4.3, §v0-4.4). */
 export const onDocument = onOne('document', 'documentId');
@@ -66,12 +58,8 @@ export const extractGet = (id: unknown, extra: Parameters = {}) =>
 	onOne('extract', 'extractId')('get', id, extra);
 
 /** Get Many of a resource with Return All: every page. */
-export const listAll = (resource: string, extra: Parameters = {}) => ({
-	resource,
-	operation: 'getAll',
-	returnAll: true,
-	...extra,
-});
+export const listAll = (resource: string, extra?: Parameters) =>
+	building(resource, 'getAll', { returnAll: true })(extra);
 
 /** A resource locator value in mode "By ID". */
 export const byId = (value: unknown) => ({ __rl: true, mode: 'id', value });
