@@ -2,7 +2,6 @@
  * What both families share on the HTTP side: replies, errors in DRF's shapes (§v0-7, §unversioned-7),
  * the router and route tables with their authentication, and the contexts handlers see.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { IncomingBody } from './body';
 import type { PdfTextExtractor } from './pdf';
@@ -115,7 +114,8 @@ export interface RequestContext {
 	/** Without query, still percent-encoded. */
 	path: string;
 	query: Query;
-	headers: IncomingHttpHeaders;
+	/** Lower-case names; a repeated header's values joined with `, `. */
+	headers: Record<string, string>;
 	body: IncomingBody;
 	/** The origin the client used (Host header), for `next` / `previous` links. */
 	baseUrl: string;
@@ -207,10 +207,8 @@ export function queryValue(query: Query, name: string): string | undefined {
 }
 
 /** Throws the 401 for a route's scheme (§v0-7; §unversioned-7's simplejwt shape) unless authenticated. */
-function authenticate(app: AppContext, scheme: AuthScheme, headers: IncomingHttpHeaders): void {
-	const name = scheme === 'api-key' ? 'x-api-key' : 'authorization';
-	const raw = headers[name];
-	const value = Array.isArray(raw) ? raw.join(', ') : raw;
+function authenticate(app: AppContext, scheme: AuthScheme, headers: Record<string, string>): void {
+	const value = headers[scheme === 'api-key' ? 'x-api-key' : 'authorization'];
 	if (scheme === 'none' || (value && value === (scheme === 'api-key' ? app.apiKey : app.token)))
 		return;
 	if (scheme === 'api-key')

@@ -308,7 +308,6 @@ function buildOrigin(
 		const origins = { api: app.url, files: app.filesUrl };
 		const req: RequestContext = {
 			...entry,
-			headers: raw.headers,
 			body,
 			baseUrl: raw.headers.host ? `http://${raw.headers.host}` : origins[origin],
 			now: entry.at,
