@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
-import { HttpError } from './http';
+import { HttpError, type AppContext } from './http';
 import { storeStream, type StoredFile } from './storage';
 
 export type BodyKind = 'json' | 'form' | 'multipart';
@@ -32,7 +32,7 @@ export type LoggedBody =
 	| { kind: 'form'; fields: Record<string, string | string[]>; files: LoggedFile[] };
 
 /** What the request log keeps of a parsed body; `undefined` for an empty body. */
-export function loggedBody(parsed: ParsedBody): LoggedBody | undefined {
+function loggedBody(parsed: ParsedBody): LoggedBody | undefined {
 	if (parsed.kind === 'none') return undefined;
 	if (parsed.kind === 'json') return { kind: 'json', value: structuredClone(parsed.value) };
 	const fields: Record<string, string | string[]> = {};
@@ -60,19 +60,17 @@ export class IncomingBody {
 	/** Files written for this request and not (yet) kept by a record. */
 	private readonly uploads = new Set<StoredFile>();
 
-	/** `countBytes` gets each chunk's size; `onParsed` the body a handler read successfully. */
+	/** `log` (the request's log entry) counts every byte read and gets the body a handler read. */
 	constructor(
 		private readonly raw: IncomingMessage,
-		private readonly countBytes: (n: number) => void,
-		private readonly tempDir: string,
-		private readonly maxUploadBytes: number,
-		private readonly onParsed: (body: ParsedBody) => void = () => undefined,
+		private readonly app: Pick<AppContext, 'tempDir' | 'maxUploadBytes'>,
+		private readonly log: { bodyBytes: number; body?: LoggedBody },
 	) {}
 
 	/** Parses the body if its media type is one of `accept`, else 415 (DRF's answer; not shown). */
 	async read(accept: BodyKind[]): Promise<ParsedBody> {
 		const parsed = await this.parse(accept);
-		this.onParsed(parsed);
+		this.log.body = loggedBody(parsed);
 		return parsed;
 	}
 
@@ -91,7 +89,7 @@ export class IncomingBody {
 			throw new HttpError(415, { detail: `Unsupported media type "${header ?? ''}" in request.` });
 		if (kind === 'multipart') return this.readMultipart();
 		// Below SPILL_BYTES: in memory.
-		const text = (await storeStream(this.counted(), this.tempDir, MAX_TEXT_BODY_BYTES))
+		const text = (await storeStream(this.counted(), this.app.tempDir, MAX_TEXT_BODY_BYTES))
 			.readAll()
 			.toString('utf8');
 		if (kind === 'form') {
@@ -123,15 +121,15 @@ export class IncomingBody {
 	async drain(): Promise<void> {
 		if (this.consumed || this.raw.readableEnded || this.raw.destroyed) return;
 		this.consumed = true;
-		for await (const chunk of this.raw) this.countBytes((chunk as Buffer).length);
+		for await (const chunk of this.raw) this.log.bodyBytes += (chunk as Buffer).length;
 	}
 
 	private counted(): Transform {
 		this.consumed = true;
-		const count = this.countBytes;
+		const { log } = this;
 		const counter = new Transform({
 			transform(chunk: Buffer, _enc, done) {
-				count(chunk.length);
+				log.bodyBytes += chunk.length;
 				done(null, chunk);
 			},
 		});
@@ -166,7 +164,8 @@ export class IncomingBody {
 			};
 			busboy.on('field', (name, value) => push(fields, name, value));
 			busboy.on('file', (name, stream, filename, _enc, mimetype) => {
-				const task = storeStream(stream, this.tempDir, this.maxUploadBytes).then((file) => {
+				const { tempDir, maxUploadBytes } = this.app;
+				const task = storeStream(stream, tempDir, maxUploadBytes).then((file) => {
 					this.uploads.add(file);
 					// A part without a file name (undefined despite the types) is named after its field.
 					if (!failed) push(files, name, { filename: filename ?? name, mimetype, file });

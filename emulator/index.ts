@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { aborted } from 'node:util';
-import { IncomingBody, loggedBody, type LoggedBody } from './body';
+import { IncomingBody, type LoggedBody } from './body';
 import { faultAnswer, FaultQueue } from './faults';
 import type { FaultMatch, FaultSpec, RandomFault } from './faults';
 import { filesRoutes } from './files';
@@ -298,13 +298,7 @@ function buildOrigin(
 			entry.status = res.writableFinished ? res.statusCode : 0;
 			options.onRequestLogged?.(entry);
 		});
-		const body = new IncomingBody(
-			raw,
-			(n) => (entry.bodyBytes += n),
-			app.tempDir,
-			app.maxUploadBytes,
-			(parsed) => (entry.body = loggedBody(parsed)),
-		);
+		const body = new IncomingBody(raw, app, entry);
 		const origins = { api: app.url, files: app.filesUrl };
 		const req: RequestContext = {
 			...entry,

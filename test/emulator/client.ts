@@ -97,12 +97,8 @@ export class EmulatorClient {
 			headers['content-type'] = init.contentType ?? 'text/plain';
 			body = init.text;
 		}
-		const res = await fetch(url.startsWith('http') ? url : this.emu.url + url, {
-			method,
-			headers,
-			body,
-			redirect: 'manual',
-		});
+		const target = url.startsWith('http') ? url : this.emu.url + url;
+		const res = await fetch(target, { method, headers, body, redirect: 'manual' });
 		const bytes = Buffer.from(await res.arrayBuffer());
 		const isJson =
 			(res.headers.get('content-type') ?? '').startsWith('application/json') && bytes.length > 0;

@@ -72,13 +72,8 @@ export async function fileItem(
 	json: IDataObject = {},
 ): Promise<INodeExecutionData> {
 	const binary: NonNullable<INodeExecutionData['binary']> = {};
-	for (const [name, file] of Object.entries(files)) {
-		binary[name] = await binaryProperty(
-			file.bytes,
-			file.fileName,
-			file.mimeType ?? 'application/pdf',
-		);
-	}
+	for (const [name, { bytes, fileName, mimeType = 'application/pdf' }] of Object.entries(files))
+		binary[name] = await binaryProperty(bytes, fileName, mimeType);
 	return { json, binary };
 }
 
