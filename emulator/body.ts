@@ -1,7 +1,7 @@
 /** Request bodies of both families: JSON, url-encoded and multipart forms (files may spill to disk); every byte read is counted. */
 import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
-import { Busboy, type BusboyInstance } from '@fastify/busboy';
+import { Busboy } from '@fastify/busboy';
 import { HttpError, type AppContext } from './http';
 import { storeStream, type StoredFile } from './storage';
 
@@ -141,16 +141,12 @@ export class IncomingBody {
 		const fields = new Map<string, string[]>();
 		const files = new Map<string, UploadedFile[]>();
 		const pending: Promise<void>[] = [];
-		let busboy: BusboyInstance;
-		try {
-			busboy = new Busboy({
+		return new Promise<ParsedBody>((resolve, reject) => {
+			// Throws for a content type without a boundary, before the body is read.
+			const busboy = new Busboy({
 				headers: this.raw.headers as { 'content-type': string },
 				limits: { fieldSize: MAX_TEXT_BODY_BYTES, fieldNameSize: 1000 },
 			});
-		} catch (err) {
-			return Promise.reject(multipartError(err));
-		}
-		return new Promise<ParsedBody>((resolve, reject) => {
 			const source = this.counted();
 			let failed = false;
 			const fail = (err: unknown): void => {
@@ -158,9 +154,7 @@ export class IncomingBody {
 				failed = true;
 				source.unpipe(busboy);
 				source.resume(); // keep reading (and counting) the rest; the answer is an error anyway
-				Promise.allSettled(pending).then(() =>
-					reject(err instanceof HttpError ? err : multipartError(err)),
-				);
+				Promise.allSettled(pending).then(() => reject(err));
 			};
 			busboy.on('field', (name, value) => push(fields, name, value));
 			busboy.on('file', (name, stream, filename, _enc, mimetype) => {
@@ -184,15 +178,13 @@ export class IncomingBody {
 			});
 			source.on('error', fail);
 			source.pipe(busboy);
+		}).catch((err: unknown) => {
+			if (err instanceof HttpError) throw err;
+			// Django REST framework's wording for an unreadable multipart body.
+			const message = err instanceof Error ? err.message : String(err);
+			throw new HttpError(400, { detail: `Multipart form parse error - ${message}` });
 		});
 	}
-}
-
-function multipartError(err: unknown): HttpError {
-	// Django REST framework's wording for an unreadable multipart body.
-	return new HttpError(400, {
-		detail: `Multipart form parse error - ${err instanceof Error ? err.message : String(err)}`,
-	});
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {
