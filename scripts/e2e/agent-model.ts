@@ -46,55 +46,40 @@ export interface Script {
 	idPattern: RegExp;
 }
 
-type Completion = {
-	content: string | null;
-	toolCall?: { id: string; name: string; arguments: string };
-};
-
 /** The text of a message's content (a string, or parts). */
 export const text = (m: ChatMessage): string =>
 	typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
 
-function respond(script: Script, body: ChatRequestBody, n: number): Completion {
+/** Request `n` as logged, and the assistant message answering it. */
+function respond(
+	script: Script,
+	body: ChatRequestBody,
+	n: number,
+): { logged: ModelRequest; message: object } {
+	const say = (content: string) => ({
+		logged: { body, answer: `answer ${JSON.stringify(content)}` },
+		message: { role: 'assistant', content },
+	});
 	const results = body.messages.filter((m) => m.role === 'tool').map(text);
 	if (results.length > 0) {
 		const found = script.idPattern.exec(results.join('\n'))?.[0];
-		return { content: found ? `The extraction is ${found}.` : `The tool said: ${results[0]}` };
+		return say(found ? `The extraction is ${found}.` : `The tool said: ${results[0]}`);
 	}
 	const user = body.messages.filter((m) => m.role === 'user').at(-1);
 	const call = script.toolCall(user ? text(user) : '');
 	const tool = (body.tools ?? []).find((t) => call.tool.test(t.function?.name ?? ''))?.function;
-	if (!tool?.name) return { content: `No tool matching ${call.tool} was offered.` };
+	if (!tool?.name) return say(`No tool matching ${call.tool} was offered.`);
 	const gated = tool.parameters?.properties && 'toolParameters' in tool.parameters.properties;
 	const args = gated ? { toolParameters: call.arguments, hitlParameters: {} } : call.arguments;
+	const f = { name: tool.name, arguments: JSON.stringify(args) };
+	const id = `call_scripted_${n}`;
 	return {
-		content: null,
-		toolCall: { id: `call_scripted_${n}`, name: tool.name, arguments: JSON.stringify(args) },
-	};
-}
-
-/** The OpenAI chat completion answering request `n`. */
-function completionJson(c: Completion, model: string, n: number): unknown {
-	const message = {
-		role: 'assistant',
-		content: c.content,
-		...(c.toolCall && {
-			tool_calls: [
-				{
-					id: c.toolCall.id,
-					type: 'function',
-					function: { name: c.toolCall.name, arguments: c.toolCall.arguments },
-				},
-			],
-		}),
-	};
-	return {
-		id: `chatcmpl-scripted-${n}`,
-		object: 'chat.completion',
-		created: Math.floor(Date.now() / 1000),
-		model,
-		choices: [{ index: 0, message, finish_reason: c.toolCall ? 'tool_calls' : 'stop' }],
-		usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+		logged: { body, answer: `tool call ${f.name}(${f.arguments})`, toolCallId: id },
+		message: {
+			role: 'assistant',
+			content: null,
+			tool_calls: [{ id, type: 'function', function: f }],
+		},
 	};
 }
 
@@ -124,15 +109,16 @@ export async function startScriptedModel(
 				error: { message: `scripted model: no ${req.method} ${req.url} with messages, unstreamed` },
 			});
 		const n = requests.length + 1;
-		const c = respond(script, body, n);
-		requests.push({
-			body,
-			answer: c.toolCall
-				? `tool call ${c.toolCall.name}(${c.toolCall.arguments})`
-				: `answer ${JSON.stringify(c.content)}`,
-			toolCallId: c.toolCall?.id,
+		const { logged, message } = respond(script, body, n);
+		requests.push(logged);
+		json(200, {
+			id: `chatcmpl-scripted-${n}`,
+			object: 'chat.completion',
+			created: Math.floor(Date.now() / 1000),
+			model: body.model ?? 'scripted',
+			choices: [{ index: 0, message, finish_reason: logged.toolCallId ? 'tool_calls' : 'stop' }],
+			usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
 		});
-		json(200, completionJson(c, body.model ?? 'scripted', n));
 	});
 	await once(server.listen(0, '127.0.0.1'), 'listening');
 	return {

@@ -110,22 +110,26 @@ const seenSince = (emulator: EmulatorProcess, from: number, method: string, patt
 		.slice(from)
 		.filter((q) => q.origin === 'api' && q.method === method && pattern.test(q.path));
 
+let model: Awaited<ReturnType<typeof startScriptedModel>>;
+let found = '';
+
 /**
- * Asks the agent to delete extraction `id`, checks that the chat asks first while nothing was
- * deleted, clicks `button` and checks what the service and the model saw then.
+ * Asks the agent to delete an extraction made now (the find round lists every invoice), checks
+ * that the chat asks first while nothing was deleted, clicks `button` and checks what the service
+ * and the model saw then.
  *
  * @returns whether the round's checks passed
  */
 async function approvalRound(
-	at: Published & { webhookId: string; model: { requests: ModelRequest[] } },
-	id: string,
+	{ emulator, ctx, check }: Published,
+	webhookId: string,
 	button: 'Approve' | 'Decline',
 ): Promise<boolean> {
-	const { emulator, model, check } = at;
+	const id = await createExtraction(emulator, `agent-${button}.pdf`, invoice(`INV-${button}`));
 	const from = emulator.requests.length;
 	const asked = model.requests.length;
 	const deletes = () => seenSince(emulator, from, 'DELETE', new RegExp(`^/extract/${id}/?$`));
-	const chat = await startChat(at.ctx.url, at.webhookId, `Delete the extraction ${id}.`);
+	const chat = await startChat(ctx.url, webhookId, `Delete the extraction ${id}.`);
 	try {
 		const ask = await chat.next();
 		await emulator.settle();
@@ -169,9 +173,6 @@ async function approvalRound(
 		chat.close();
 	}
 }
-
-let model: Awaited<ReturnType<typeof startScriptedModel>>;
-let found = '';
 
 /** The scripted model, the extraction to find, and the example's OpenAI credential pointing at the model. */
 async function beforeImport(em: EmulatorProcess, ex: Example) {
@@ -241,12 +242,10 @@ async function main(run: Published) {
 		`chat message: ${answer.text.slice(0, 300)}`,
 	);
 
-	// 2 and 3. a data-changing tool waits for a person (extractions made now: the search above lists every invoice)
-	const round = async (button: 'Approve' | 'Decline') => {
-		const id = await createExtraction(emulator, `agent-${button}.pdf`, invoice(`INV-${button}`));
-		return approvalRound({ ...run, webhookId, model }, id, button);
-	};
-	const done = (await round('Approve')) && (await round('Decline'));
+	// 2 and 3. a data-changing tool waits for a person
+	const done =
+		(await approvalRound(run, webhookId, 'Approve')) &&
+		(await approvalRound(run, webhookId, 'Decline'));
 
 	writeFileSync(
 		path.join(ctx.userFolder, '..', 'model-requests.json'),
