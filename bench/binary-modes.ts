@@ -6,23 +6,25 @@
  *
  *   npx tsx bench/binary-modes.ts [--mib 200] [--reps 2]
  *
- * Set-up, with the project's own tooling: `scripts/n8n/run-examples.ts --line 2 --workflow
- * extract-invoice.json --keep` installs n8n 2.41 (cached) and leaves a user folder with this package
- * installed; this script then writes the file into that folder's files directory, starts the
- * emulator (child process), imports a credential and two workflows (Manual Trigger → Read/Write Files
- * from Disk → Extraction Service Document → Upload, and the same without the upload), and runs each
- * in each mode. SQLite holds n8n's database, and the database mode's binary data with it. Everything
- * is removed at the end.
+ * Set-up, with the project's own tooling (scripts/lib/n8n.ts, scripts/lib/n8n-server.ts): n8n 2.41
+ * (installed once, cached), a throwaway user folder with this package built, packed and installed;
+ * this script then writes the file into that folder's files directory, starts the emulator (child
+ * process), imports the credentials and two workflows (Manual Trigger → Read/Write Files from Disk →
+ * Extraction Service Document → Upload, and the same without the upload), and runs each in each
+ * mode. SQLite holds n8n's database, and the database mode's binary data with it. Everything is
+ * removed at the end.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { launchEmulator } from '../emulator/launch';
+import { importFixtures } from '../scripts/editor/n8n';
 import { numberFlag, readArgs } from '../scripts/lib/args';
-import { API_CREDENTIAL, installLine, n8nCli, n8nEnv, n8nImport } from '../scripts/lib/n8n';
-import { freePort } from '../scripts/lib/ports';
-import { ROOT, runMain } from '../scripts/lib/processes';
+import { API_CREDENTIAL, buildAndPack, installLine } from '../scripts/lib/n8n';
+import { prepareN8n } from '../scripts/lib/n8n-server';
+import { removeAtExit, runMain } from '../scripts/lib/processes';
 import { writeLargePdf } from './pdf';
 
 const MODES = ['filesystem', 'database'] as const;
@@ -53,35 +55,17 @@ async function main(): Promise<number> {
 	const mib = numberFlag('mib', values.mib, 200, 1);
 	const reps = numberFlag('reps', values.reps, 2, 1, true);
 
-	const setUp =
-		'tsx scripts/n8n/run-examples.ts --line 2 --workflow extract-invoice.json --keep --no-trigger-durable';
-	const prep = spawnSync('npx', setUp.split(' '), { cwd: ROOT, encoding: 'utf8' });
-	const userFolder = /kept user folder (\S+)/.exec(prep.stdout)?.[1];
-	if (prep.status !== 0 || !userFolder)
-		throw new Error(
-			`run-examples.ts failed:\n${prep.stdout.slice(-3000)}${prep.stderr.slice(-2000)}`,
-		);
+	const { info } = await installLine('2');
+	const userFolder = mkdtempSync(path.join(os.tmpdir(), 'bench-binary-modes-'));
+	removeAtExit(userFolder);
+	const { tarball } = await buildAndPack(userFolder);
+	const { ctx, filesDir } = await prepareN8n(info, userFolder, tarball);
 	const emulator = await launchEmulator({ processingMs: 1000, quiet: true });
 	try {
-		const file = path.join(userFolder, 'files', 'large.pdf');
+		const file = path.join(filesDir, 'large.pdf');
 		await writeLargePdf(file, mib * 1024 * 1024);
-		const { info } = await installLine('2', { install: false });
-		const config = JSON.parse(readFileSync(path.join(userFolder, '.n8n', 'config'), 'utf8')) as {
-			encryptionKey: string;
-		};
-		const env = n8nEnv({
-			line: info,
-			userFolder,
-			filesDir: path.join(userFolder, 'files'),
-			brokerPort: await freePort(),
-			encryptionKey: config.encryptionKey,
-		});
 		const n8n = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-			timed(info.n8nBin, args, { ...env, ...extra });
-		const cli = n8nCli(info, userFolder, env);
-		await n8nImport(cli, 'credentials', path.join(userFolder, 'bench-credentials.json'), [
-			{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
-		]);
+			timed(info.n8nBin, args, { ...ctx.env, ...extra });
 		// Manual Trigger → Read/Write Files from Disk → Document → Upload, and the same without the upload.
 		const node = (n: number, name: string, type: string, typeVersion: number, extra: object) => ({
 			id: `b${n}`,
@@ -113,7 +97,7 @@ async function main(): Promise<number> {
 			workflow('benchUploadLarg', 'Read and upload', 3),
 			workflow('benchReadLarge1', 'Read only', 2),
 		];
-		await n8nImport(cli, 'workflow', path.join(userFolder, 'bench-workflows.json'), workflows);
+		await importFixtures(ctx, emulator, workflows);
 
 		console.log(
 			`== A ${mib} MiB PDF through n8n 2.x \`n8n execute\` (peak RSS of the n8n process, /usr/bin/time -v)`,
@@ -135,7 +119,6 @@ async function main(): Promise<number> {
 		return 0;
 	} finally {
 		await emulator.stop();
-		rmSync(userFolder, { recursive: true, force: true });
 	}
 }
 

@@ -11,6 +11,12 @@ import { once } from 'node:events';
 const CHUNK = 1024 * 1024;
 /** A valid content-stream line: move to (0,0), line to (612,792), stroke. */
 const LINE = '0 0 m 612 792 l S\n';
+/**
+ * A number as 10 digits: the xref table's width, and the stream's /Length and `startxref` too
+ * (leading zeros are allowed in a PDF integer), so everything around the stream data has a fixed
+ * size and the stream's length follows from the file's.
+ */
+const ten = (n: number): string => String(n).padStart(10, '0');
 
 /**
  * @param file path to write
@@ -40,25 +46,17 @@ export async function writeLargePdf(
 	await object(1, '<< /Type /Catalog /Pages 2 0 R >>');
 	await object(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
 	await object(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>');
-
-	// Everything after the stream data has a fixed size once the offsets have 10 digits (xref rule).
-	const xrefEntries = 5;
-	const trailerSize = (startxref: number): number =>
-		`\nendstream\nendobj\n`.length +
-		`xref\n0 ${xrefEntries}\n`.length +
-		20 * xrefEntries +
-		`trailer\n<< /Size ${xrefEntries} /Root 1 0 R >>\nstartxref\n${startxref}\n%%EOF\n`.length;
-	const headerOf = (length: number): string => `4 0 obj\n<< /Length ${length} >>\nstream\n`;
-	// Solve for the stream length: total = offset + header(len) + len + trailer(startxref).
-	let length = totalBytes - offset - headerOf(0).length - trailerSize(totalBytes);
-	for (let i = 0; i < 5; i++) {
-		const startxref = offset + headerOf(length).length + length + '\nendstream\nendobj\n'.length;
-		length = totalBytes - offset - headerOf(length).length - trailerSize(startxref);
-	}
+	offsets[4] = offset;
+	const header = (length: number): string => `4 0 obj\n<< /Length ${ten(length)} >>\nstream\n`;
+	const end = '\nendstream\nendobj\n';
+	const entries = offsets.slice(1).map((o) => `${ten(o)} 00000 n \n`);
+	const xref = (startxref: number): string =>
+		`xref\n0 5\n0000000000 65535 f \n${entries.join('')}trailer\n<< /Size 5 /Root 1 0 R >>\n` +
+		`startxref\n${ten(startxref)}\n%%EOF\n`;
+	const length = totalBytes - offset - header(0).length - end.length - xref(0).length;
 	if (length < LINE.length) throw new Error(`totalBytes ${totalBytes} is too small for a PDF`);
 
-	offsets[4] = offset;
-	await write(headerOf(length));
+	await write(header(length));
 	const block = Buffer.from(LINE.repeat(Math.floor(CHUNK / LINE.length)), 'latin1');
 	let left = length;
 	while (left > 0) {
@@ -74,13 +72,8 @@ export async function writeLargePdf(
 		);
 		left -= n;
 	}
-	await write('\nendstream\nendobj\n');
-	const startxref = offset;
-	let xref = `xref\n0 ${xrefEntries}\n0000000000 65535 f \n`;
-	for (let n = 1; n < xrefEntries; n++)
-		xref += `${String(offsets[n]).padStart(10, '0')} 00000 n \n`;
-	await write(xref);
-	await write(`trailer\n<< /Size ${xrefEntries} /Root 1 0 R >>\nstartxref\n${startxref}\n%%EOF\n`);
+	await write(end);
+	await write(xref(offset));
 	out.end();
 	await once(out, 'finish');
 	if (offset !== totalBytes)

@@ -71,10 +71,8 @@ function parseOptions() {
 }
 type Options = ReturnType<typeof parseOptions>;
 
-// ---------------------------------------------------------------------------------------------
-// Output helpers
-
 const MiB = 1024 * 1024;
+/** Every PASS/FAIL line so far, repeated in the summary. */
 const verdicts: string[] = [];
 
 function median(values: number[]): number {
@@ -95,8 +93,6 @@ const mib = (bytes: number): string => `${(bytes / MiB).toFixed(1)} MiB`;
 /** `  FAILURES: a; b; c` after a run's line (the first three), or nothing. */
 const failed = (failures: string[], lead = '  FAILURES: ', separator = '; '): string =>
 	failures.length ? `${lead}${failures.slice(0, 3).join(separator)}` : '';
-const peakOf = (r: { sampledPeakRss: number; hwmPeakRss: number }) =>
-	Math.max(r.sampledPeakRss, r.hwmPeakRss);
 
 function verdict(pass: boolean, text: string): void {
 	const line = `${pass ? 'PASS' : 'FAIL'}  ${text}`;
@@ -106,9 +102,6 @@ function verdict(pass: boolean, text: string): void {
 
 /** Prints each argument on a line of its own. */
 const log = (...lines: string[]): void => console.log(lines.join('\n'));
-
-// ---------------------------------------------------------------------------------------------
-// The emulator and the workers
 
 /** The throwaway folder of this run (removed at exit). */
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'extraction-bench-'));
@@ -217,9 +210,7 @@ async function jobTimes(emulator: EmulatorProcess, requests: LoggedRequest[], id
 	return { polls: jobs, firstPoll, seen };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Measures 1 and 2
-
+/** Measures 1 and 2: wall time against the one-after-another baseline, and the polls of each job. */
 async function measureThroughput(options: Options): Promise<void> {
 	const T = options.processingMs;
 	log(
@@ -329,25 +320,17 @@ async function measureThroughput(options: Options): Promise<void> {
 	});
 }
 
-// ---------------------------------------------------------------------------------------------
-// Measure 3
-
-async function sha256OfDownload(
-	emulator: EmulatorProcess,
-	documentId: string,
-): Promise<{ sha256: string; bytes: number }> {
-	const redirect = await fetch(`${emulator.url}/v0/documents/${documentId}/download`, {
-		headers: { 'X-API-Key': emulator.apiKey },
-		redirect: 'manual',
-	});
-	const location = redirect.headers.get('location');
-	if (redirect.status !== 302 || !location)
-		throw new Error(`download of ${documentId}: HTTP ${redirect.status}`);
+/** The SHA-256 and size of a stored document's file, downloaded through its redirect. */
+async function sha256OfDownload(emulator: EmulatorProcess, documentId: string) {
+	const url = `${emulator.url}/v0/documents/${documentId}/download`;
+	const response = await fetch(url, { headers: { 'X-API-Key': emulator.apiKey } });
+	if (!response.ok) throw new Error(`download of ${documentId}: HTTP ${response.status}`);
 	// Read whole: this is the orchestrator, not the measured node process.
-	const file = Buffer.from(await (await fetch(new URL(location, emulator.url))).arrayBuffer());
+	const file = Buffer.from(await response.arrayBuffer());
 	return { sha256: createHash('sha256').update(file).digest('hex'), bytes: file.length };
 }
 
+/** Measure 3: peak RSS growth of the node process during a large Document → Upload. */
 async function measureUpload(options: Options): Promise<void> {
 	const size = options.uploadMiB * MiB;
 	log(
@@ -367,7 +350,7 @@ async function measureUpload(options: Options): Promise<void> {
 		const results = await repeat(options.reps, async (rep) => {
 			const r = await work<UploadResult>('upload', { binaryFile }, 300_000);
 			log(
-				`  upload ${rep}: ${s1(r.wallMs)}, RSS before ${mib(r.baselineRss)}, peak ${mib(peakOf(r))} (sampler ${mib(r.sampledPeakRss)} over ${r.samples} samples, kernel VmHWM ${r.hwmPeakRss ? mib(r.hwmPeakRss) : 'n/a'}) → growth ${mib(peakOf(r) - r.baselineRss)}; document ${r.documentId}, ${r.pageCount} page(s)${r.error ? `  ERROR: ${r.error}` : ''}`,
+				`  upload ${rep}: ${s1(r.wallMs)}, RSS before ${mib(r.baselineRss)}, peak ${mib(r.baselineRss + r.growth)} (sampler ${mib(r.sampledPeakRss)} over ${r.samples} samples, kernel VmHWM ${r.hwmPeakRss ? mib(r.hwmPeakRss) : 'n/a'}) → growth ${mib(r.growth)}; document ${r.documentId}, ${r.pageCount} page(s)${r.error ? `  ERROR: ${r.error}` : ''}`,
 			);
 			return r;
 		});
@@ -386,7 +369,7 @@ async function measureUpload(options: Options): Promise<void> {
 			`  stored file of upload 1: ${check ? `${check.bytes} bytes, sha256 ${intact ? 'equal to' : 'DIFFERENT from'} the generated file` : 'not available'}`,
 		);
 
-		const growth = results.map((r) => peakOf(r) - r.baselineRss);
+		const growth = results.map((r) => r.growth);
 		const walls = results.map((r) => r.wallMs);
 		log(
 			`\n  Measure 3 — peak RSS growth of the node process during the upload: ${summary(growth, mib)}`,
@@ -400,9 +383,7 @@ async function measureUpload(options: Options): Promise<void> {
 	});
 }
 
-// ---------------------------------------------------------------------------------------------
-// Measure 4
-
+/** Measure 4: CPU time per item of the node process, against an empty execution's. */
 async function measureCpu(options: Options): Promise<void> {
 	const T = options.cpuProcessingMs;
 	log(
@@ -439,9 +420,6 @@ async function measureCpu(options: Options): Promise<void> {
 	});
 }
 
-// ---------------------------------------------------------------------------------------------
-// 6. Thousands of items
-
 /** Runs the scale worker for each size and judges memory per item and how soon finished jobs are seen. */
 async function measureScale(options: Options): Promise<void> {
 	const T = options.scaleProcessingMs;
@@ -456,10 +434,9 @@ async function measureScale(options: Options): Promise<void> {
 				(q) => q.at >= r.startedAt && q.at <= r.endedAt + 1000,
 			);
 			const { seen, firstPoll } = await jobTimes(emulator, requests, r.ids);
-			const growth = peakOf(r) - r.baselineRss;
-			const perItem = growth / items;
+			const perItem = r.growth / items;
 			log(
-				`  ${items} items: wall ${s1(r.wallMs)}; peak RSS growth ${(growth / MiB).toFixed(1)} MiB = ${(perItem / 1024).toFixed(1)} KiB an item; finished → seen ${summary(seen, s1)}; created → first poll ${summary(firstPoll, s1)}; ${r.ids.length} output items${failed(r.failures, '; FAILURES ', ' | ')}`,
+				`  ${items} items: wall ${s1(r.wallMs)}; peak RSS growth ${(r.growth / MiB).toFixed(1)} MiB = ${(perItem / 1024).toFixed(1)} KiB an item; finished → seen ${summary(seen, s1)}; created → first poll ${summary(firstPoll, s1)}; ${r.ids.length} output items${failed(r.failures, '; FAILURES ', ' | ')}`,
 			);
 			verdict(
 				r.failures.length === 0 && r.ids.length === items,
@@ -478,9 +455,6 @@ async function measureScale(options: Options): Promise<void> {
 		});
 	}
 }
-
-// ---------------------------------------------------------------------------------------------
-// 5. The trigger at scale
 
 /** Runs bench/trigger.ts on the compiled node and judges its rows (targets in the file's header). */
 async function measureTrigger(): Promise<void> {

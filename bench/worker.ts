@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import type { EmulatorReady } from '../emulator/launch';
 import { Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
 import {
 	binaryProperty,
@@ -24,6 +25,7 @@ import {
 	singleNodeWorkflow,
 	type EngineTypes,
 	type RunOptions,
+	type RunResult,
 } from '../scripts/engine';
 import { runMain } from '../scripts/lib/processes';
 
@@ -35,10 +37,8 @@ const TINY_PNG = Buffer.from(
 );
 const NODE_NAME = 'Extraction Service';
 
-interface Service {
-	url: string;
-	apiKey: string;
-}
+/** The emulator the measure runs against. */
+type Service = Pick<EmulatorReady, 'url' | 'apiKey'>;
 
 const extractParams = {
 	resource: 'extract',
@@ -82,17 +82,13 @@ async function fileItems(n: number, prefix: string, png = false): Promise<INodeE
 	return items;
 }
 
-/** Output items whose status is not FINISHED, a missing item count, or the execution error. */
-function failuresOf(
-	output: INodeExecutionData[],
-	error: Error | undefined,
-	expected: number,
-): string[] {
+/** A run's output items whose status is not FINISHED, a missing item count, or its error. */
+function failuresOf({ output, error }: RunResult, expected: number): string[] {
 	const failures: string[] = [];
 	if (error) failures.push(`execution error: ${error.message}`);
-	if (!error && output.length !== expected)
-		failures.push(`${output.length} output items instead of ${expected}`);
-	for (const item of output)
+	else if (output(NODE_NAME).length !== expected)
+		failures.push(`${output(NODE_NAME).length} output items instead of ${expected}`);
+	for (const item of output(NODE_NAME))
 		if (item.json.status !== 'FINISHED')
 			failures.push(`item ${String(item.json.id)}: ${String(item.json.status ?? item.json.error)}`);
 	return failures;
@@ -118,7 +114,8 @@ function peakRss(reset = false): number {
 
 /**
  * Runs `task` after a gc with RSS sampled every 20 ms: RSS just before it (`baselineRss`), the
- * highest sample, the kernel's peak (VmHWM, reset right before; 0 if unavailable), bytes.
+ * highest sample, the kernel's peak (VmHWM, reset right before; 0 if unavailable), and the growth
+ * to the higher of the two peaks, bytes.
  */
 async function withRssSampled<T>(task: () => Promise<T>) {
 	await gc();
@@ -136,8 +133,9 @@ async function withRssSampled<T>(task: () => Promise<T>) {
 	clearInterval(sampler);
 	sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
 	const hwmPeakRss = hwmReset ? peakRss() : 0;
-	const wallMs = endedAt - startedAt;
-	return { result, baselineRss, sampledPeakRss, hwmPeakRss, samples, startedAt, endedAt, wallMs };
+	const growth = Math.max(sampledPeakRss, hwmPeakRss) - baselineRss;
+	const times = { startedAt, endedAt, wallMs: endedAt - startedAt };
+	return { result, baselineRss, sampledPeakRss, hwmPeakRss, samples, growth, ...times };
 }
 
 /** Measure 1: Extract → Create over `items` documents, in one execution or one execution each. */
@@ -159,9 +157,8 @@ async function throughput(
 		const t0 = Date.now();
 		const result = await run(config, workflow, batch);
 		if (config.mode === 'sequential') perExecutionMs.push(Date.now() - t0);
-		const output = result.output(NODE_NAME);
-		ids.push(...output.map((item) => String(item.json.id)));
-		failures.push(...failuresOf(output, result.error, batch.length));
+		ids.push(...result.output(NODE_NAME).map((item) => String(item.json.id)));
+		failures.push(...failuresOf(result, batch.length));
 	}
 	const endedAt = Date.now();
 	const wallMs = endedAt - startedAt;
@@ -221,10 +218,9 @@ async function cpu(config: Service & { items: number; warmupItems: number }) {
 	await warmUp(config, emptyWorkflow, warmup, 'Empty');
 
 	const empty = await cpuOf(async () => await run(config, emptyWorkflow, items, 'Empty'));
-	let result!: Awaited<ReturnType<typeof run>>;
+	let result!: RunResult;
 	const node = await cpuOf(async () => (result = await run(config, nodeWorkflow, items)));
-	const failures = failuresOf(result.output(NODE_NAME), result.error, items.length);
-	return { items: config.items, node, empty, failures };
+	return { items: config.items, node, empty, failures: failuresOf(result, items.length) };
 }
 export type CpuResult = Awaited<ReturnType<typeof cpu>>;
 
@@ -236,16 +232,10 @@ export type CpuResult = Awaited<ReturnType<typeof cpu>>;
  */
 function requestsOnly(extractId: string, requestsPerItem: number): EngineTypes['node'] {
 	return {
+		// The node's own description, without parameters (and so without their display options).
 		description: {
+			...types.node.description,
 			displayName: 'Requests Only',
-			name: 'extractionService',
-			group: ['transform'],
-			version: [1, 2],
-			defaultVersion: 2,
-			description: 'Benchmark yardstick',
-			defaults: { name: NODE_NAME },
-			inputs: ['main'],
-			outputs: ['main'],
 			credentials: [{ name: 'extractionServiceApi', required: true }],
 			properties: [],
 		},
@@ -288,12 +278,11 @@ async function scale(config: Service & { items: number }) {
 	}
 	const items = await fileItems(config.items, 'scale', true);
 	const { result, ...rss } = await withRssSampled(async () => await run(config, workflow, items));
-	const output = result.output(NODE_NAME);
 	return {
 		items: config.items,
 		...rss,
-		ids: output.map((item) => String(item.json.id)),
-		failures: failuresOf(output, result.error, items.length).slice(0, 20),
+		ids: result.output(NODE_NAME).map((item) => String(item.json.id)),
+		failures: failuresOf(result, items.length).slice(0, 20),
 	};
 }
 export type ScaleResult = Awaited<ReturnType<typeof scale>>;
