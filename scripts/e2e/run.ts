@@ -29,10 +29,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
-import { n8nCall, setupOwner } from '../editor/n8n';
+import { setupOwner } from '../editor/n8n';
 import { runEditorOnServer } from '../editor/on-server';
 import { numberFlag, readArgs, usageError, RUNNER_FLAGS, runnerOptions } from '../lib/args';
 import { Checks } from '../lib/checks';
+import { Rest } from '../lib/n8n-server';
 import { buildAndPack, installLine, n8nImport, TOKEN_CREDENTIAL, type LineInfo } from '../lib/n8n';
 import { freePort } from '../lib/ports';
 import {
@@ -357,9 +358,8 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 		mainUrl,
 		reviewSchema,
 		triggerActiveAt: Date.now(),
-		/** The owner account and its session cookie (set up after main started). */
+		/** The owner account (set up after main started). */
 		owner: { ...OWNER, password: `E2e-${hex()}` },
-		cookie: '',
 	};
 
 	await timed('n8n main start (triggers active)', async () => {
@@ -378,22 +378,24 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 	console.log(
 		`n8n ${line.version} main on ${mainUrl} (queue mode); the workflows are active, the ${FLOWS.length} IMAP triggers logged in`,
 	);
-	await timed('owner, API key, n8n API credential', () => setUpOwnerAndApiKey(d));
-	return d;
-}
-
-/** The owner account, an API key with the scope `execution:retry` (as the Settings page makes it) and the Error Workflow's "n8n API" credential with it. */
-async function setUpOwnerAndApiKey(d: Deployment): Promise<void> {
-	d.cookie = await setupOwner(d.mainUrl, d.owner);
-	const body = { label: 'Error Workflow retries', scopes: ['execution:retry'], expiresAt: null };
-	const key = await n8nCall(d.mainUrl, 'POST', '/rest/api-keys', { cookie: d.cookie, body });
-	const data = (key.json as { data?: { rawApiKey?: string; apiKey?: string } } | undefined)?.data;
-	const apiKey = data?.rawApiKey ?? data?.apiKey;
-	if (!apiKey || apiKey.includes('*'))
-		throw new Error(`POST /rest/api-keys → 200: no usable key in the answer`);
-	await n8nImport(d.main.cli, 'credentials', path.join(d.root, 'credentials-n8n-api.json'), [
-		{ ...CREDENTIALS.n8nApi, data: { apiKey, baseUrl: `${d.mainUrl}/api/v1` } },
-	]);
+	// the owner (main's REST API as the owner), an API key with the scope `execution:retry` (as the
+	// Settings page makes it) and the Error Workflow's "n8n API" credential with it
+	const rest = await timed('owner, API key, n8n API credential', async () => {
+		const { userFolder, env, cli } = main;
+		const ctx = { info: line, userFolder, port: mainPort, url: mainUrl, env, cli };
+		const owner = new Rest(ctx, await setupOwner(mainUrl, d.owner));
+		const body = { label: 'Error Workflow retries', scopes: ['execution:retry'], expiresAt: null };
+		const key = await owner.call('POST', '/rest/api-keys', body);
+		const apiKey = String(key.rawApiKey ?? key.apiKey ?? '');
+		if (!apiKey || apiKey.includes('*'))
+			throw new Error(`POST /rest/api-keys → 200: no usable key in the answer`);
+		await n8nImport(cli, 'credentials', path.join(root, 'credentials-n8n-api.json'), [
+			{ ...CREDENTIALS.n8nApi, data: { apiKey, baseUrl: `${mainUrl}/api/v1` } },
+		]);
+		return owner;
+	});
+	// (the same object: main's log lines update d.triggerActiveAt)
+	return Object.assign(d, { rest });
 }
 
 /** A worker, and the execution ids it logged as started or finished ("Worker started execution N"). */
@@ -845,15 +847,13 @@ async function killAndRestartWorker(d: Deployment, w: Worker, opts: Options, aft
 	return killed;
 }
 
-/** The editor's Stop or Retry of an execution, as the owner (POST /rest/executions/:id/stop or /retry, a Retry with the workflow as it was then): `status body…`. */
+/** The editor's Stop or Retry of an execution, as the owner (POST /rest/executions/:id/stop or /retry, a Retry with the workflow as it was then): `200 data…`, or the error. */
 async function executionAction(d: Deployment, id: string, action: 'stop' | 'retry') {
-	const res = await fetch(`${d.mainUrl}/rest/executions/${id}/${action}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', cookie: d.cookie },
-		body: action === 'retry' ? JSON.stringify({ loadWorkflow: false }) : undefined,
-		signal: AbortSignal.timeout(60_000),
-	});
-	return `${res.status} ${(await res.text()).slice(0, 160)}`;
+	const body = action === 'retry' ? { loadWorkflow: false } : undefined;
+	return d.rest.call('POST', `/rest/executions/${id}/${action}`, body).then(
+		(data) => `200 ${JSON.stringify(data).slice(0, 160)}`,
+		(err: Error) => err.message.slice(0, 200),
+	);
 }
 
 /** How one failed (or crashed) execution of the fault round ended up. */
@@ -963,30 +963,14 @@ async function reportFaultPhase(
 	);
 }
 
-/**
- * The error of an execution, from n8n's execution data. n8n stores it in the `flatted` format (one
- * array; every string stands at its own index and is referred to by that index), so the first
- * object with `message` is resolved by hand.
- */
+/** The error n8n stored with an execution (its run data's, as the editor reads it): `name: message`. */
 async function executionError(d: Deployment, id: string): Promise<string> {
-	const sql = `select data from execution_data where "executionId" = ${Number(id)}`;
-	const raw = (await d.postgres.sql('n8n', sql)).trim();
-	try {
-		const flat = JSON.parse(raw) as unknown[];
-		const at = (ref: unknown): unknown =>
-			typeof ref === 'string' && /^\d+$/.test(ref) ? flat[Number(ref)] : ref;
-		const err = flat.find(
-			(x): x is Record<string, unknown> =>
-				!!x &&
-				typeof x === 'object' &&
-				'message' in x &&
-				('name' in x || 'description' in x || 'stack' in x),
-		);
-		if (err) return `${String(at(err.name) ?? 'Error')}: ${String(at(err.message)).slice(0, 200)}`;
-	} catch {
-		/* not flatted JSON */
-	}
-	return '(no error in its data)';
+	const err = await d.rest.execution(id).then(
+		({ run }) => run.error,
+		() => undefined,
+	);
+	const name = (err as { name?: string } | undefined)?.name ?? 'Error';
+	return err ? `${name}: ${String(err.message).slice(0, 200)}` : '(no error in its data)';
 }
 
 // ---------------------------------------------------------------------------------------------
