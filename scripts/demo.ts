@@ -17,8 +17,9 @@ import path from 'node:path';
 import { startEmulator, type Emulator } from '../emulator';
 import { binaryProperty, loadTypes, runWorkflow, shutdownEngine } from './engine';
 import { readArgs } from './lib/args';
+import { ROOT } from './lib/processes';
+import { SEEDED_INVOICE_SCHEMA } from './n8n/examples';
 
-const ROOT = path.join(__dirname, '..');
 const MIME: Record<string, string> = {
 	'.pdf': 'application/pdf',
 	'.png': 'image/png',
@@ -37,9 +38,6 @@ function parseArgs(): { file: string; schema?: string } {
 		schema: values.schema,
 	};
 }
-
-/** The emulator's seeded Invoice schema (emulator/seed.json). */
-const INVOICE_SCHEMA_OF_THE_EMULATOR = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
 
 async function main(): Promise<number> {
 	const { file, schema } = parseArgs();
@@ -70,7 +68,7 @@ async function main(): Promise<number> {
 		const node = workflow.nodes.find((n: { name: string }) => n.name === 'Extract Invoice');
 		// The example carries a placeholder schema ID for users to replace; the emulator's seeded
 		// Invoice schema stands in for it here (against a real account, --schema gives yours).
-		node.parameters.schemaId = schema ?? INVOICE_SCHEMA_OF_THE_EMULATOR;
+		node.parameters.schemaId = schema ?? SEEDED_INVOICE_SCHEMA;
 		const bytes = readFileSync(file);
 		const fileName = path.basename(file);
 		const mimeType = MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream';

@@ -13,8 +13,8 @@ import path from 'node:path';
 
 import type { LoggedRequest } from '../../emulator';
 import { n8nImport } from '../lib/n8n';
+import { n8nCall } from '../lib/n8n-server';
 import { ROOT, secs, waitUntil, WaitTimeout, type Done } from '../lib/processes';
-import { n8nCall } from './n8n';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, chromium, ensureChromium, type Browser } from './playwright';
 import { editorStepNames, runEditorSteps, type StepResult } from './steps';
 
@@ -67,26 +67,22 @@ interface FixtureWorkflow {
  *
  * @throws Error when a node references a credential type other than the node's two
  */
-function fixtureCredentials(
-	workflow: FixtureWorkflow,
-	emulator: EditorServer['emulator'],
-): Array<{ id: string; name: string; type: string; data: Record<string, string> }> {
+function fixtureCredentials(workflow: FixtureWorkflow, emulator: EditorServer['emulator']) {
 	const baseUrl = emulator.url.replace(/\/+$/, '');
 	const data: Record<string, Record<string, string>> = {
 		extractionServiceApi: { baseUrl, apiKey: emulator.apiKey },
 		extractionServiceTokenApi: { baseUrl, token: emulator.token },
 	};
-	const byId = new Map<string, ReturnType<typeof fixtureCredentials>[number]>();
-	for (const node of workflow.nodes) {
-		for (const [type, ref] of Object.entries(node.credentials ?? {})) {
+	const byId = workflow.nodes.flatMap((node) =>
+		Object.entries(node.credentials ?? {}).map(([type, { id, name }]) => {
 			if (!data[type])
 				throw new Error(
 					`${EDITOR_WORKFLOW_FILE}: node "${node.name}" uses a ${type} credential, which the editor test cannot fill in`,
 				);
-			byId.set(ref.id, { id: ref.id, name: ref.name, type, data: data[type] });
-		}
-	}
-	return [...byId.values()];
+			return [id, { id, name, type, data: data[type] }] as const;
+		}),
+	);
+	return [...new Map(byId).values()];
 }
 
 /** The fixture's node doing `resource` (Extraction → Create or Extract → Create). */
@@ -121,7 +117,7 @@ function writeLock(server: EditorServer, cookie: string, workflowId: string) {
 		const lock = (json as { data?: { clientId?: string } | null }).data;
 		return lock ? (lock.clientId ?? 'a session') : undefined;
 	};
-	const free = async () => ((await holder()) ? undefined : true);
+	const free = async () => !(await holder());
 	const freed = (timeoutMs: number): Promise<boolean> =>
 		waitUntil('the write lock', timeoutMs, free, 1000).catch((err: unknown) => {
 			if (err instanceof WaitTimeout) return false;

@@ -18,9 +18,9 @@ import path from 'node:path';
 
 import { launchEmulator } from '../../emulator/launch';
 import { numberFlag, readArgs, RUNNER_FLAGS, runnerOptions } from '../lib/args';
-import { buildAndPack, installLine, installPackageInto } from '../lib/n8n';
+import { buildAndPack, installLine } from '../lib/n8n';
+import { OWNER, prepareN8n } from '../lib/n8n-server';
 import { cleanUpNow, removeAtExit, ROOT, runMain, secs, tail } from '../lib/processes';
-import { createContext, OWNER, setupOwner, startServer } from './n8n';
 import { runEditorOnServer, setupFailed } from './on-server';
 import { editorStepNames, type StepResult } from './steps';
 
@@ -69,10 +69,10 @@ async function runAll(timings: Record<string, number>, deadlineAt: number): Prom
 		log(`n8n ${info.version} on ${info.nodeBin}`);
 		const userFolder = mkdtempSync(path.join(os.tmpdir(), 'n8n-es-editor-'));
 		removeAtExit(userFolder, opts.keep);
-		const { tarball, buildMs } = await timed('pack + install package', async () => {
+		const { tarball, buildMs, n8n } = await timed('pack + install package', async () => {
 			const packed = await buildAndPack(userFolder, opts.build);
-			await installPackageInto(userFolder, packed.tarball);
-			return packed;
+			const n8nEcho = { echo: echo('[n8n] ') };
+			return { ...packed, n8n: await prepareN8n(info, userFolder, packed.tarball, n8nEcho) };
 		});
 		if (buildMs !== undefined) log(`Build: ok (${secs(buildMs)})`);
 		log(`Package: ${path.basename(tarball)} → ${userFolder}`);
@@ -80,13 +80,10 @@ async function runAll(timings: Record<string, number>, deadlineAt: number): Prom
 			launchEmulator({ processingMs: 2000, quiet: !opts.verbose }),
 		);
 		log(`Emulator: ${emulator.url}`);
-		const ctx = await createContext(info, userFolder, echo('[n8n cli] '));
-		const server = await timed('n8n start (creates the database)', () =>
-			startServer(ctx, 180_000, echo('[n8n] ')),
-		);
-		log(`n8n: ${ctx.url} ready in ${secs(server.ms)}`);
-		await timed('owner setup', () => setupOwner(ctx.url, OWNER));
-		log(`Owner: ${OWNER.email}`);
+		const { ctx } = n8n;
+		const label = 'n8n start (creates the database) + owner setup';
+		const { server } = await timed(label, () => n8n.start(180_000));
+		log(`n8n: ${ctx.url} ready in ${secs(timings[label])}, owner ${OWNER.email}`);
 		const results = await runEditorOnServer(
 			{ url: ctx.url, owner: OWNER, cli: ctx.cli, emulator },
 			{

@@ -9,6 +9,8 @@ import path from 'node:path';
 
 import type { LoggedRequest } from '../../emulator';
 import { ROOT, waitUntil } from '../lib/processes';
+import { requestLine, SEEDED_INVOICE_SCHEMA } from '../n8n/examples';
+import { expectTrue as assert } from '../n8n/n8n-run';
 import type { Locator, Page } from './playwright';
 
 export interface StepResult {
@@ -45,19 +47,12 @@ function seededSchemaNames(): string[] {
 	return seed.schemas.map((s) => s.name).sort();
 }
 
-function assert(condition: unknown, message: string): asserts condition {
-	if (!condition) throw new Error(message);
-}
-
 /** Polls `probe` every 250 ms until it holds; after `timeoutMs` throws with `what()`. */
-async function until(
+const until = (
 	probe: () => Promise<boolean>,
 	timeoutMs: number,
 	what: () => Promise<string> | string,
-): Promise<void> {
-	const holds = async () => ((await probe()) ? true : undefined);
-	await waitUntil('the page', timeoutMs, holds, 250, what);
-}
+) => waitUntil('the page', timeoutMs, probe, 250, what);
 
 /**
  * Waits until `read()` gives `want` (with `includes`: a text that contains it); else fails with
@@ -97,9 +92,7 @@ function schemaRequests(
 	const list = ctx.emulatorRequests
 		.slice(from)
 		.filter((r) => r.method === 'GET' && r.path === '/schema/' && (!size || r.query.size === size));
-	const one = (r: LoggedRequest): string =>
-		`GET /schema/?${new URLSearchParams(r.query as Record<string, string>).toString()} → ${r.status}`;
-	return [list, list.map(one).join(', ') || 'none'];
+	return [list, list.map(requestLine).join(', ') || 'none'];
 }
 
 /** A documentation screenshot of the viewport, the mouse on `hover` or else parked on the canvas edge. */
@@ -330,8 +323,7 @@ const steps: Step[] = [
 		panel: { node: 'extractCreate', resource: 'Extract', operation: 'Create' },
 		async run(ctx, panel) {
 			const schemaId = panel.getByTestId('parameter-input-schemaId').locator('input').first();
-			const seeded = '3f0c1a52-7d4e-4c1b-9a51-2b6f0e8d9c41';
-			await untilShows('Schema ID', () => schemaId.inputValue(), seeded);
+			await untilShows('Schema ID', () => schemaId.inputValue(), SEEDED_INVOICE_SCHEMA);
 			const credential = await shown(panel.getByTestId('node-credentials-select').first(), true);
 			assert(
 				credential.includes('Extraction Service API'),

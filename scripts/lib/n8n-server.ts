@@ -1,23 +1,139 @@
 /**
- * `n8n start` with this package installed as a community package, in a throwaway user folder (the
- * environment of scripts/editor/n8n.ts's createContext), the owner signed in and n8n's REST API
- * reached as the editor reaches it: the one way the runs in a server start it (test:n8n's trigger
- * and Data table runs, scripts/n8n/server.ts; the agent and MCP runs, scripts/e2e/n8n-with-package.ts).
+ * An n8n server with this package: `n8n start` with the package installed as a community package,
+ * in a throwaway user folder on free loopback ports, the fixtures imported with its CLI, the owner
+ * signed in and n8n's REST API reached as the editor reaches it. The one way the tooling starts
+ * one: test:n8n's trigger and Data table runs ({@link runInServer}), the editor test
+ * (scripts/editor/run.ts), the agent and MCP runs (scripts/e2e/n8n-with-package.ts); the e2e
+ * runner's queue-mode main uses its CLI and REST helpers.
  */
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 
-import {
-	createContext,
-	n8nCall,
-	OWNER,
-	setupOwner,
-	startServer,
-	type N8nContext,
-} from '../editor/n8n';
+import { startEmulator, type Emulator } from '../../emulator';
+import type { EmulatorProcess } from '../../emulator/launch';
+import type { ExampleSource } from '../n8n/examples';
 import { N8nRun, type Json } from '../n8n/n8n-run';
-import { installPackageInto, type LineInfo } from './n8n';
-import { commandError, waitUntil, type Done, type Service } from './processes';
+import {
+	API_CREDENTIAL,
+	installPackageInto,
+	n8nCli,
+	n8nEnv,
+	n8nImport,
+	TOKEN_CREDENTIAL,
+	type LineInfo,
+} from './n8n';
+import { freePort } from './ports';
+import {
+	commandError,
+	removeAtExit,
+	secs,
+	sleep,
+	startService,
+	tail,
+	waitUntil,
+	type Done,
+	type Service,
+} from './processes';
+
+/** The owner account the test sets up and signs in with. */
+export const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Editor',
+	lastName: 'Test',
+	password: 'EditorTest-2024',
+};
+
+/** The n8n server and its CLI in one throwaway user folder. */
+export interface N8nContext {
+	info: LineInfo;
+	userFolder: string;
+	port: number;
+	/** http://127.0.0.1:PORT */
+	url: string;
+	env: NodeJS.ProcessEnv;
+	/** Runs `n8n <args>` to its end (CLI commands). */
+	cli(args: string[], timeoutMs?: number): Promise<Done>;
+}
+
+/**
+ * The two credentials (pointing at the emulator; plain data, n8n encrypts it) and the workflow (or
+ * an array of them, or none) imported with the CLI; the first command also creates the database.
+ *
+ * @returns how long each import took
+ * @throws Error when an import fails
+ */
+export async function importFixtures(
+	ctx: N8nContext,
+	emulator: Pick<EmulatorProcess, 'url' | 'apiKey' | 'token'>,
+	workflow?: object,
+): Promise<{ credentialsMs: number; workflowMs: number }> {
+	const c = await n8nImport(ctx.cli, 'credentials', path.join(ctx.userFolder, 'credentials.json'), [
+		{ ...API_CREDENTIAL, data: { baseUrl: emulator.url, apiKey: emulator.apiKey } },
+		{ ...TOKEN_CREDENTIAL, data: { baseUrl: emulator.url, token: emulator.token } },
+	]);
+	if (workflow === undefined) return { credentialsMs: c.ms, workflowMs: 0 };
+	const w = await n8nImport(ctx.cli, 'workflow', path.join(ctx.userFolder, 'w.json'), workflow);
+	return { credentialsMs: c.ms, workflowMs: w.ms };
+}
+
+/**
+ * One call to an n8n server at `url` (its REST API, its health checks), JSON in and out, with the
+ * session `cookie` when given.
+ *
+ * @returns the answer's text, its JSON (undefined when the text is not JSON) and the cookies it set
+ *   as a Cookie header (n8n's session: `n8n-auth=…`)
+ * @throws Error `METHOD route → status: text` unless 200, or when nothing answers within `timeoutMs`
+ */
+export async function n8nCall(
+	url: string,
+	method: 'GET' | 'POST',
+	route: string,
+	o: { cookie?: string; body?: unknown; timeoutMs?: number } = {},
+): Promise<{ text: string; json: unknown; cookie: string }> {
+	const res = await fetch(`${url.replace(/\/+$/, '')}${route}`, {
+		method,
+		headers: {
+			...(o.cookie === undefined ? {} : { cookie: o.cookie }),
+			...(o.body === undefined ? {} : { 'content-type': 'application/json' }),
+		},
+		body: o.body === undefined ? undefined : JSON.stringify(o.body),
+		signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
+	});
+	const text = await res.text();
+	if (res.status !== 200)
+		throw new Error(`${method} ${route} → ${res.status}: ${text.slice(0, 400)}`);
+	let json: unknown;
+	try {
+		json = JSON.parse(text);
+	} catch {
+		/* not JSON: json stays undefined */
+	}
+	const cookie = res.headers
+		.getSetCookie()
+		.map((c) => c.split(';')[0])
+		.join('; ');
+	return { text, json, cookie };
+}
+
+/**
+ * Sets up the owner account: POST /rest/owner/setup with email, firstName, lastName and password
+ * (n8n's OwnerController, OwnerSetupRequestDto; the password needs 8+ characters, a digit and an
+ * upper-case letter).
+ *
+ * @returns the session cookie n8n set (`n8n-auth=…`), for REST calls as the owner
+ * @throws Error when n8n refuses, or answers without the owner's JSON (n8n still starting up
+ *   answers 200 "n8n is starting up. Please wait" and sets up nothing)
+ */
+export async function setupOwner(url: string, owner: typeof OWNER): Promise<string> {
+	const { cookie, text, json } = await n8nCall(url, 'POST', '/rest/owner/setup', { body: owner });
+	if ((json as { data?: { email?: unknown } } | undefined)?.data?.email !== owner.email)
+		throw new Error(
+			`POST /rest/owner/setup → 200 without the owner (is n8n still starting up?): ${text.slice(0, 300)}`,
+		);
+	return cookie;
+}
 
 /** n8n in a user folder with the package installed, not started yet ({@link prepareN8n}). */
 export interface PackagedN8n {
@@ -34,9 +150,10 @@ export interface PackagedN8n {
 }
 
 /**
- * The user folder's n8n environment (createContext) with `env` added (the server's and the CLI's:
- * the CLI commands share the server's database, whose mode they must not contradict), and the
- * packed package installed into it.
+ * n8n's environment (lib/n8n.ts's n8nEnv) for a server on loopback, cookies over plain http,
+ * community packages on, with `env` added (the server's and the CLI's: the CLI commands share the
+ * server's database, whose mode they must not contradict); the packed package installed into
+ * `userFolder`.
  *
  * @param echo n8n's output (the CLI's and the server's) is copied to stderr after this prefix
  */
@@ -46,12 +163,30 @@ export async function prepareN8n(
 	tarball: string,
 	o: { echo?: string; env?: Record<string, string> } = {},
 ): Promise<PackagedN8n> {
-	const ctx = await createContext(info, userFolder, o.echo);
-	Object.assign(ctx.env, o.env);
+	const filesDir = path.join(userFolder, 'files');
+	mkdirSync(filesDir, { recursive: true });
+	const env = n8nEnv({
+		line: info,
+		userFolder,
+		filesDir,
+		brokerPort: 0, // takePorts
+		extra: {
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_HOST: '127.0.0.1',
+			N8N_PROTOCOL: 'http',
+			// the session cookie over plain http
+			N8N_SECURE_COOKIE: 'false',
+			N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+			...o.env,
+		},
+	});
+	const cli = n8nCli(info, userFolder, env, o.echo);
+	const ctx: N8nContext = { info, userFolder, port: 0, url: '', env, cli };
+	await takePorts(ctx);
 	await installPackageInto(userFolder, tarball);
 	const n8n: PackagedN8n = {
 		ctx,
-		filesDir: path.join(userFolder, 'files'),
+		filesDir,
 		async start(timeoutMs) {
 			const server = (n8n.server = await startServer(ctx, timeoutMs, o.echo));
 			return { server, rest: new Rest(ctx, await setupOwner(ctx.url, OWNER)) };
@@ -63,6 +198,66 @@ export async function prepareN8n(
 		},
 	};
 	return n8n;
+}
+
+/** Free loopback ports for the server and its task broker (the CLI's too), in `ctx` and its env. */
+async function takePorts(ctx: N8nContext): Promise<void> {
+	ctx.port = await freePort();
+	ctx.url = `http://127.0.0.1:${ctx.port}`;
+	Object.assign(ctx.env, {
+		N8N_PORT: String(ctx.port),
+		N8N_EDITOR_BASE_URL: ctx.url,
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+	});
+}
+
+/**
+ * `n8n start` on fresh free ports (taken right before the start: ports picked when the context was
+ * made may have gone to another process during the CLI imports, and a server answering there is not
+ * this n8n), then waits until this n8n says it listens on its port ("n8n ready on …, port N"), GET
+ * /healthz/readiness answers 200 and the REST API is up (GET /rest/settings 200 with its JSON, which
+ * the editor loads first). `ctx.port`, `ctx.url` and `ctx.env` are updated.
+ *
+ * Not /healthz alone, nor a 200 from /rest/settings alone: n8n 2.41 listens before its database is
+ * migrated and answers every path with 200 "n8n is starting up. Please wait" meanwhile, then with
+ * Express's 404 until its controllers are registered; only then is /healthz/readiness 200. A POST
+ * /rest/owner/setup in the first phase gets 200 and sets up nothing.
+ *
+ * @throws Error with n8n's output when it exits first or is not ready within `timeoutMs`
+ */
+async function startServer(ctx: N8nContext, timeoutMs: number, echo?: string): Promise<Service> {
+	const t0 = Date.now();
+	await takePorts(ctx);
+	const server = startService('n8n', ctx.info.nodeBin, [ctx.info.n8nBin, 'start'], {
+		cwd: ctx.userFolder,
+		env: ctx.env,
+		echo,
+	});
+	const listening = new RegExp(`n8n ready on \\S+, port ${ctx.port}\\b`);
+	let healthy = false;
+	// remembered: the line comes before the migrations, whose output may push it out of the kept tail
+	let sawListening = false;
+	server.onLine((line) => void (sawListening ||= listening.test(line)));
+	/** Whether GET `route` answers 200 (within 3 s) with JSON that passes `test`. */
+	const answers = (route: string, test: (json: unknown) => boolean = () => true) =>
+		n8nCall(ctx.url, 'GET', route, { timeoutMs: 3000 }).then(
+			({ json }) => test(json),
+			() => false,
+		);
+	const hasSettings = (j: unknown): boolean => typeof (j as { data?: unknown })?.data === 'object';
+	while (Date.now() - t0 < timeoutMs) {
+		if (server.exited())
+			throw new Error(
+				`n8n start exited (code ${server.child.exitCode ?? server.child.signalCode}) before it was ready:\n${tail(server.output(), 40)}`,
+			);
+		if (!healthy) healthy = sawListening && (await answers('/healthz/readiness'));
+		if (healthy && (await answers('/rest/settings', hasSettings))) return server;
+		await sleep(500);
+	}
+	await server.stop(3000);
+	throw new Error(
+		`n8n was not ready within ${secs(timeoutMs)} (${!sawListening ? `no "n8n ready on …, port ${ctx.port}" in its output` : `/healthz/readiness ${healthy ? 'ok' : 'never 200'}`}):\n${tail(server.output(), 40)}`,
+	);
 }
 
 /** n8n's REST API (`/rest/…`) with the owner's session cookie. */
@@ -159,7 +354,7 @@ export class Rest {
 			timeoutMs,
 			async () => {
 				last = await this.execution(id);
-				return ['new', 'running', 'waiting', 'unknown'].includes(last.status) ? undefined : true;
+				return !['new', 'running', 'waiting', 'unknown'].includes(last.status);
 			},
 			500,
 			() => `status ${last?.status ?? 'unknown'}`,
@@ -170,4 +365,88 @@ export class Rest {
 			);
 		return { id, run: last.run };
 	}
+}
+
+/** What run-examples.ts gives a run in `n8n start`. */
+export interface ServerRunOptions {
+	/** Line 2 as install.sh describes it. */
+	info: LineInfo;
+	/** The packed package (npm pack). */
+	tarball: string;
+	source: ExampleSource;
+	keep: boolean;
+	verbose: boolean;
+}
+
+/** What a run in `n8n start` reports (it never throws: a failure is in `message`). */
+export interface ServerRunResult {
+	ok: boolean;
+	/** Its result line (`trigger: …`, `data table: …`), when it got that far. */
+	line?: string;
+	message?: string;
+	ms: number;
+	timings: Record<string, number>;
+}
+
+/** What {@link runInServer} gives its body: n8n with the package (started by the body), and more. */
+export interface ServerRun extends PackagedN8n {
+	emu: Emulator;
+	log(message: string): void;
+	/** The result so far: the body sets its `line`, and `message` for a failure it does not throw. */
+	result: ServerRunResult;
+}
+
+/**
+ * One run of test:n8n in its own `n8n start` (the examples `n8n execute` cannot show:
+ * trigger-run.ts, data-table-run.ts): an emulator in this process and a user folder with the
+ * package, then `body`, which starts the server when it needs it; both are stopped at the end. An
+ * error the body throws is the result's message (with n8n's last output when `verbose`).
+ *
+ * @param o.tag prefixes its log lines and names the user folder; `env`: the server's and the CLI's
+ *   settings beyond n8nEnv's
+ */
+export async function runInServer(
+	o: ServerRunOptions & {
+		tag: string;
+		processingMs: number;
+		env?: Record<string, string>;
+	},
+	body: (run: ServerRun) => Promise<void>,
+): Promise<ServerRunResult> {
+	const t0 = Date.now();
+	const result: ServerRunResult = { ok: false, ms: 0, timings: {} };
+	const log = (m: string): void => console.log(`[${o.tag}] ${m}`);
+	const echo = o.verbose ? `[${o.tag}] n8n| ` : undefined;
+	const userFolder = mkdtempSync(path.join(os.tmpdir(), `n8n-es-${o.tag.replace(' ', '-')}-`));
+	removeAtExit(userFolder, o.keep);
+	let emu: Emulator | undefined;
+	let n8n: PackagedN8n | undefined;
+	try {
+		// the emulator's temporary folder inside the user folder: a Ctrl+C that ends this process before
+		// emu.close() still leaves nothing behind (startEmulator makes it before its first await)
+		const tmp = path.join(userFolder, 'emulator-tmp');
+		mkdirSync(tmp);
+		const { TMPDIR } = process.env;
+		process.env.TMPDIR = tmp;
+		const started = startEmulator({ processingMs: o.processingMs, quiet: echo === undefined });
+		if (TMPDIR === undefined) delete process.env.TMPDIR;
+		else process.env.TMPDIR = TMPDIR;
+		emu = await started;
+		n8n = await prepareN8n(o.info, userFolder, o.tarball, { echo, env: o.env });
+		result.timings.folder = Date.now() - t0;
+		await body(Object.assign(n8n, { emu, log, result }));
+		result.ok = result.message === undefined;
+	} catch (err) {
+		result.message = (err as Error).message;
+		if (n8n?.server && o.verbose)
+			result.message += `\n  n8n output:\n${tail(n8n.server.output(), 20)}`;
+	} finally {
+		const t = Date.now();
+		await n8n?.server?.stop(10_000);
+		await emu?.close();
+		result.timings.stop = Date.now() - t;
+		result.ms = Date.now() - t0;
+		if (o.keep) log(`kept user folder ${userFolder}`);
+	}
+	return result;
 }

@@ -112,9 +112,8 @@ export function cleanUpNow(): void {
 export interface MainOptions {
 	/** What failed, in the message of an exception (`<label> FAILED: …`). */
 	label: string;
-	/** Called on the first signal; once it settles (at most `graceMs`, default 30 s) every child is killed, exit 130. */
+	/** Called on the first signal; once it settles (at most 30 s) every child is killed, exit 130. */
 	onSignal?: (signal: NodeJS.Signals) => void | Promise<void>;
-	graceMs?: number;
 }
 
 /**
@@ -136,7 +135,7 @@ export function runMain(main: () => Promise<number>, options: MainOptions): void
 				return;
 			}
 			firstSignalAt = Date.now();
-			setTimeout(finish, options.graceMs ?? 30_000).unref();
+			setTimeout(finish, 30_000).unref();
 			const stopped = Promise.resolve(
 				options.onSignal
 					? options.onSignal(sig)
@@ -381,8 +380,8 @@ export function startService(
 export class WaitTimeout extends Error {}
 
 /**
- * Polls `check` every `everyMs` until it returns a value other than undefined (an exception counts
- * as not yet).
+ * Polls `check` every `everyMs` until it returns a value other than undefined or false (an
+ * exception counts as not yet).
  *
  * @throws WaitTimeout naming `what`, then `detail()` or the last error `check` threw, after `timeoutMs`
  */
@@ -392,13 +391,13 @@ export async function waitUntil<T>(
 	check: () => Promise<T | undefined> | T | undefined,
 	everyMs = 500,
 	detail?: () => string | Promise<string>,
-): Promise<T> {
+): Promise<Exclude<T, false>> {
 	const deadline = Date.now() + timeoutMs;
 	let lastError: unknown;
 	for (;;) {
 		try {
 			const v = await check();
-			if (v !== undefined) return v;
+			if (v !== undefined && v !== false) return v as Exclude<T, false>;
 		} catch (err) {
 			lastError = err;
 		}

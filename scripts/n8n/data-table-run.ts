@@ -9,10 +9,14 @@
  * those rows instead of adding rows. Result line: `data table: <extractions> extractions, <rows>
  * rows after run 1, <rows> after run 2, <duplicates> duplicates`.
  */
-import { importFixtures } from '../editor/n8n';
 import { prepareWorkflow, type Example } from './examples';
 import { at, expectEqual, preview, type Json } from './n8n-run';
-import { runInServer, type ServerRunOptions, type ServerRunResult } from './server';
+import {
+	importFixtures,
+	runInServer,
+	type ServerRunOptions,
+	type ServerRunResult,
+} from '../lib/n8n-server';
 import { INVOICES } from './trigger-check';
 
 export const DATA_TABLE_FILE = 'email-to-data-table.json';
@@ -24,7 +28,7 @@ const ROW_NODE = 'Table Row';
 export function runDataTableExample(
 	o: ServerRunOptions & { example: Example },
 ): Promise<ServerRunResult> {
-	const run = { ...o, tag: 'data table', prefix: 'n8n-es-datatable-', processingMs: 1500 };
+	const run = { ...o, tag: 'data table', processingMs: 1500 };
 	return runInServer(run, async ({ emu, ctx, filesDir, start, log, result }) => {
 		const t0 = Date.now();
 		const workflow = prepareWorkflow(o.example, o.source, filesDir, emu.filesUrl);

@@ -22,7 +22,6 @@ import path from 'node:path';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { numberFlag, readArgs, RUNNER_FLAGS, runnerOptions } from '../lib/args';
-import { importFixtures } from '../editor/n8n';
 import {
 	buildAndPack,
 	installLine,
@@ -30,7 +29,12 @@ import {
 	PACKAGE_NAME,
 	type LineInfo,
 } from '../lib/n8n';
-import { prepareN8n, type PackagedN8n } from '../lib/n8n-server';
+import {
+	importFixtures,
+	prepareN8n,
+	type PackagedN8n,
+	type ServerRunResult,
+} from '../lib/n8n-server';
 import { commandError, removeAtExit, runMain, secs } from '../lib/processes';
 import { checks } from './checks';
 import { DATA_TABLE_FILE, runDataTableExample } from './data-table-run';
@@ -43,7 +47,6 @@ import {
 	type Example,
 } from './examples';
 import { describeError, N8nRun, type Json, type N8nRunInfo } from './n8n-run';
-import type { ServerRunResult } from './server';
 import { pollTimesEvery, runActivatedTrigger, TRIGGER_FILE, UPLOAD_FILE } from './trigger-run';
 
 let SOURCE = DEFAULT_SOURCE;
@@ -285,10 +288,9 @@ async function runLine(
 		const echo = opts.verbose ? `[line ${line}] n8n| ` : undefined;
 
 		const packaged = await prepareN8n(info, userFolder, tarball, { echo });
-		const { filesDir, ctx: server } = packaged;
-		const n8n = server.cli;
 		const ctx: LineContext = Object.assign(packaged, { line, opts, emulator });
-		const imported = await importFixtures(server, emulator);
+		const n8n = ctx.ctx.cli;
+		const imported = await importFixtures(ctx.ctx, emulator);
 		result.timings['n8n start (db + credentials)'] = imported.credentialsMs;
 
 		const typesFile = path.join(userFolder, 'node-types.json');
@@ -313,7 +315,7 @@ async function runLine(
 		const wfDir = path.join(userFolder, 'workflows');
 		mkdirSync(wfDir);
 		const copies = new Map(
-			examples.map((e) => [e.file, prepareWorkflow(e, SOURCE, filesDir, emulator.filesUrl)]),
+			examples.map((e) => [e.file, prepareWorkflow(e, SOURCE, ctx.filesDir, emulator.filesUrl)]),
 		);
 		for (const e of examples)
 			writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));

@@ -14,7 +14,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Emulator, LoggedRequest } from '../../emulator';
-import { importFixtures, type N8nContext } from '../editor/n8n';
 import {
 	commandError,
 	runCommand,
@@ -26,7 +25,13 @@ import {
 } from '../lib/processes';
 import { createExtraction, emulatorCall, prepareWorkflow, type Example } from './examples';
 import type { Json } from './n8n-run';
-import { runInServer, type ServerRunOptions, type ServerRunResult } from './server';
+import {
+	importFixtures,
+	runInServer,
+	type N8nContext,
+	type ServerRunOptions,
+	type ServerRunResult,
+} from '../lib/n8n-server';
 import {
 	evaluateTrigger,
 	triggerLine,
@@ -169,7 +174,6 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 	const run = {
 		...o,
 		tag: o.durable ? 'trigger durable' : 'trigger',
-		prefix: o.durable ? 'n8n-es-trigger-durable-' : 'n8n-es-trigger-',
 		processingMs: PROCESSING_MS,
 		env: o.durable ? DURABLE_CURSORS_ENV : {},
 	};
@@ -184,9 +188,8 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 			detail?: () => string,
 			everyMs = 500,
 		) => {
-			const holds = async () => ((await done()) ? true : undefined);
 			const left = Math.max(0, Math.min(ms, deadline - Date.now()));
-			return waitUntil(what, left, holds, everyMs, detail);
+			return waitUntil(what, left, done, everyMs, detail);
 		};
 		const mark = (name: string, since: number): void => void (timings[name] = Date.now() - since);
 
