@@ -135,16 +135,10 @@ async function main({ emulator, workflow, ctx, check }: Published) {
 		const args: Record<string, string> =
 			opts.tool === toolName('Get Extraction') ? { extractionId } : { search: opts.search };
 		const before = emulator.requests.length;
-		let text = '';
-		let isError = false;
-		try {
-			const result = await client.callTool({ name: opts.tool, arguments: args });
-			text = resultText(result);
-			isError = result.isError === true;
-		} catch (err) {
-			text = `the call threw: ${(err as Error).message}`;
-			isError = true;
-		}
+		const { text, isError } = await client.callTool({ name: opts.tool, arguments: args }).then(
+			(result) => ({ text: resultText(result), isError: result.isError === true }),
+			(err: Error) => ({ text: `the call threw: ${err.message}`, isError: true }),
+		);
 		await emulator.settle();
 		const seen = emulator.requests
 			.slice(before)
