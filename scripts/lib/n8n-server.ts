@@ -12,7 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { startEmulator, type Emulator } from '../../emulator';
-import type { EmulatorProcess } from '../../emulator/launch';
 import type { ExampleSource } from '../n8n/examples';
 import { N8nRun, type Json } from '../n8n/n8n-run';
 import {
@@ -66,7 +65,7 @@ export interface N8nContext {
  */
 export async function importFixtures(
 	ctx: N8nContext,
-	emulator: Pick<EmulatorProcess, 'url' | 'apiKey' | 'token'>,
+	emulator: Pick<Emulator, 'url' | 'apiKey' | 'token'>,
 	workflow?: object,
 ): Promise<{ credentialsMs: number; workflowMs: number }> {
 	const c = await n8nImport(ctx.cli, 'credentials', path.join(ctx.userFolder, 'credentials.json'), [

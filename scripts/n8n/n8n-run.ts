@@ -141,6 +141,7 @@ export function expectEqual(actual: unknown, expected: unknown, what: string): v
 		throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 
+/** Throws `message` unless `condition` holds. */
 export function expectTrue(condition: unknown, message: string): asserts condition {
 	if (!condition) throw new Error(message);
 }

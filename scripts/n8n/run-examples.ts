@@ -314,11 +314,9 @@ async function runLine(
 
 		const wfDir = path.join(userFolder, 'workflows');
 		mkdirSync(wfDir);
-		const copies = new Map(
-			examples.map((e) => [e.file, prepareWorkflow(e, SOURCE, ctx.filesDir, emulator.filesUrl)]),
-		);
-		for (const e of examples)
-			writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies.get(e.file), null, 2));
+		const copies = examples.map((e) => prepareWorkflow(e, SOURCE, ctx.filesDir, emulator.filesUrl));
+		for (const [i, e] of examples.entries())
+			writeFileSync(path.join(wfDir, `${e.id}.json`), JSON.stringify(copies[i], null, 2));
 		if (examples.length > 0) {
 			const w = await n8n(['import:workflow', '--separate', `--input=${wfDir}`]);
 			result.timings.import = w.ms;
@@ -326,8 +324,8 @@ async function runLine(
 		}
 
 		result.timings.execute = 0;
-		for (const e of examples) {
-			const wr = await runExample(ctx, e, copies.get(e.file)!, known);
+		for (const [i, e] of examples.entries()) {
+			const wr = await runExample(ctx, e, copies[i], known);
 			result.workflows.push(wr);
 			result.timings.execute += wr.ms ?? 0;
 		}

@@ -180,6 +180,8 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 	return runInServer(run, async ({ emu, ctx, filesDir, start, publish, log, result }) => {
 		const { timings } = result;
 		const pollMs = o.pollSeconds * 1000;
+		/** `ms`, or less: what is left of the run's time. */
+		const upTo = (ms: number): number => Math.max(0, Math.min(ms, deadline - Date.now()));
 		/** Waits until `done()` holds, for at most `ms` and never past the run's deadline. */
 		const waitFor = (
 			what: string,
@@ -187,10 +189,7 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 			ms: number,
 			detail?: () => string,
 			everyMs = 500,
-		) => {
-			const left = Math.max(0, Math.min(ms, deadline - Date.now()));
-			return waitUntil(what, left, done, everyMs, detail);
-		};
+		) => waitUntil(what, upTo(ms), done, everyMs, detail);
 		const mark = (name: string, since: number): void => void (timings[name] = Date.now() - since);
 
 		// 1. workflows, credentials; the trigger published
@@ -251,7 +250,7 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 
 		// 3. n8n start: the activation (its first poll) happens at start
 		const startedAt = Date.now();
-		const { server, rest } = await start(Math.min(120_000, deadline - Date.now()));
+		const { server, rest } = await start(upTo(120_000));
 		await waitFor(
 			'the activation poll (the first GET /extract/?meta_key=batch)',
 			() => listRequests(emu, startedAt).length > 0,
@@ -274,8 +273,7 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 		};
 		if (o.durable) {
 			// the flags took effect: published through the outbox, the cursor kept in poller_state
-			const left = Math.max(0, Math.min(30_000, deadline - Date.now()));
-			const publication = await rest.published(o.trigger.id, left);
+			const publication = await rest.published(o.trigger.id, upTo(30_000));
 			const rows = await readPollerState(ctx, o.trigger.id);
 			if (!rows.some((r) => r.nodeId === triggerNode.id))
 				throw new Error(
@@ -290,8 +288,7 @@ export function runActivatedTrigger(o: TriggerRunOptions): Promise<ServerRunResu
 
 		// 4. jobs after the activation: the upload workflow run on the server, and some of our own
 		t = Date.now();
-		const uploadMs = Math.min(60_000, deadline - Date.now());
-		const uploaded = await rest.run(o.upload, MANUAL_TRIGGER, uploadMs);
+		const uploaded = await rest.run(o.upload, MANUAL_TRIGGER, upTo(60_000));
 		for (const item of uploaded.run.json(UPLOAD_NODE))
 			jobs.expected.push({
 				id: String(item.id),
