@@ -370,9 +370,8 @@ async function deploy(opts: Options, tarball: string, line: LineInfo, tools: Too
 		await startN8n(main, shared, ['start'], opts.verbose, (l) => {
 			if (/Enqueued execution \d+/.test(l)) d.triggerActiveAt = Date.now();
 		});
-		await waitUntil('every Email Trigger (IMAP) to log in to Dovecot', 60_000, () =>
-			logins() >= before + FLOWS.length ? true : undefined,
-		);
+		const allIn = (): boolean => logins() >= before + FLOWS.length;
+		await waitUntil('every Email Trigger (IMAP) to log in to Dovecot', 60_000, allIn);
 		d.triggerActiveAt = Date.now();
 	});
 	console.log(
@@ -574,7 +573,7 @@ async function runPhase(d: Deployment, opts: Options, spec: PhaseSpec, tag: stri
 				const quiet = Date.now() - lastChange;
 				if (rows.length >= docs.length && allFinal && quiet > (fault ? 5000 : 0)) return true;
 				if (fault && ((allFinal && quiet > 25_000) || Date.now() > limit - 1000)) return true;
-				return quiet > 240_000 ? true : undefined;
+				return quiet > 240_000;
 			},
 			250,
 		);
@@ -778,7 +777,7 @@ type Killed = Awaited<ReturnType<typeof killAndRestartWorker>>;
 async function killAndRestartWorker(d: Deployment, w: Worker, opts: Options, after: number) {
 	const held = (): string[] =>
 		[...w.started].filter((id) => Number(id) > after && !w.finished.has(id));
-	const holdsTwo = (): true | undefined => held().length >= 2 || undefined;
+	const holdsTwo = (): boolean => held().length >= 2;
 	try {
 		await waitUntil(`${w.name} to hold two executions`, 90_000, holdsTwo, 100);
 	} catch (err) {

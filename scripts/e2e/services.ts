@@ -132,7 +132,7 @@ export async function startPostgres(tools: Tools, root: string, logDir: string) 
 	await waitUntil(
 		'PostgreSQL to accept connections',
 		60_000,
-		async () => ((await sql('postgres', 'select 1')).trim() === '1' ? true : undefined),
+		async () => (await sql('postgres', 'select 1')).trim() === '1',
 		250,
 	);
 	return {
@@ -397,9 +397,8 @@ export async function startN8n(
 	const ready = worker ? /n8n worker is now ready/ : /Editor is now accessible via/;
 	await p.service.waitForLine(ready, 180_000);
 	const port = worker ? p.env.QUEUE_HEALTH_CHECK_PORT : p.env.N8N_PORT;
-	await waitUntil(`${p.name} /healthz/readiness`, 60_000, async () =>
-		(await fetch(`http://127.0.0.1:${port}/healthz/readiness`)).ok ? true : undefined,
-	);
+	const readiness = `http://127.0.0.1:${port}/healthz/readiness`;
+	await waitUntil(`${p.name} /healthz/readiness`, 60_000, async () => (await fetch(readiness)).ok);
 }
 
 /** Loopback check: every listening TCP socket of the given process trees, as `address:port`. */
