@@ -20,10 +20,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { launchEmulator } from '../emulator/launch';
-import { importFixtures } from '../scripts/editor/n8n';
 import { numberFlag, readArgs } from '../scripts/lib/args';
 import { API_CREDENTIAL, buildAndPack, installLine } from '../scripts/lib/n8n';
-import { prepareN8n } from '../scripts/lib/n8n-server';
+import { importFixtures, prepareN8n } from '../scripts/lib/n8n-server';
 import { removeAtExit, runMain } from '../scripts/lib/processes';
 import { writeLargePdf } from './pdf';
 

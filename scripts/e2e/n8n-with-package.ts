@@ -7,11 +7,10 @@ import path from 'node:path';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
 import { makePdf } from '../../emulator/sample-pdf';
-import { importFixtures, type N8nContext } from '../editor/n8n';
 import type { RunnerOptions } from '../lib/args';
 import { Checks } from '../lib/checks';
 import { buildAndPack, installLine, n8nImport } from '../lib/n8n';
-import { prepareN8n } from '../lib/n8n-server';
+import { importFixtures, prepareN8n, type N8nContext } from '../lib/n8n-server';
 import { cleanUpNow, removeAtExit, runMain, secs, tail } from '../lib/processes';
 import {
 	createExtraction as createPdfExtraction,

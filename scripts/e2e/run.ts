@@ -29,11 +29,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { launchEmulator, type EmulatorProcess } from '../../emulator/launch';
-import { setupOwner } from '../editor/n8n';
 import { runEditorOnServer } from '../editor/on-server';
 import { numberFlag, readArgs, usageError, RUNNER_FLAGS, runnerOptions } from '../lib/args';
 import { Checks } from '../lib/checks';
-import { Rest } from '../lib/n8n-server';
+import { Rest, setupOwner } from '../lib/n8n-server';
 import { buildAndPack, installLine, n8nImport, TOKEN_CREDENTIAL, type LineInfo } from '../lib/n8n';
 import { freePort } from '../lib/ports';
 import {
