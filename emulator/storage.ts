@@ -99,6 +99,6 @@ export async function storeStream(
 }
 
 /** Size limits are "not shown" (§v0-8, §unversioned-8). */
-export function tooLarge(maxBytes: number): HttpError {
+function tooLarge(maxBytes: number): HttpError {
 	return new HttpError(413, { detail: `Request body is too large (limit ${maxBytes} bytes).` });
 }
