@@ -9,14 +9,14 @@
  * those rows instead of adding rows. Result line: `data table: <extractions> extractions, <rows>
  * rows after run 1, <rows> after run 2, <duplicates> duplicates`.
  */
-import { prepareWorkflow, type Example } from './examples';
-import { at, expectEqual, preview, type Json } from './n8n-run';
 import {
 	importFixtures,
 	runInServer,
 	type ServerRunOptions,
 	type ServerRunResult,
 } from '../lib/n8n-server';
+import { prepareWorkflow, type Example } from './examples';
+import { at, expectEqual, preview, type Json } from './n8n-run';
 import { INVOICES } from './trigger-check';
 
 export const DATA_TABLE_FILE = 'email-to-data-table.json';

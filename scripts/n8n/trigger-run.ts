@@ -15,6 +15,13 @@ import path from 'node:path';
 
 import type { Emulator, LoggedRequest } from '../../emulator';
 import {
+	importFixtures,
+	runInServer,
+	type N8nContext,
+	type ServerRunOptions,
+	type ServerRunResult,
+} from '../lib/n8n-server';
+import {
 	commandError,
 	runCommand,
 	secs,
@@ -25,13 +32,6 @@ import {
 } from '../lib/processes';
 import { createExtraction, emulatorCall, prepareWorkflow, type Example } from './examples';
 import type { Json } from './n8n-run';
-import {
-	importFixtures,
-	runInServer,
-	type N8nContext,
-	type ServerRunOptions,
-	type ServerRunResult,
-} from '../lib/n8n-server';
 import {
 	evaluateTrigger,
 	triggerLine,
