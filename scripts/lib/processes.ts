@@ -28,7 +28,7 @@ export function tail(text: string, lines = 25): string {
 }
 
 /** Sends `signal` to the child's whole process group (the child alone when that fails). */
-export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 	if (child.pid === undefined) return;
 	try {
 		process.kill(-child.pid, signal);
