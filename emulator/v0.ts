@@ -306,13 +306,13 @@ async function createExtract(app: AppContext, req: RequestContext): Promise<Repl
 		const parsingJob = newJob(app, doc.source, parsingControls, { allowPartial: true, share: 0.5 });
 		parsing = addParsing(app, doc, opts, parsingJob);
 	}
-	const source = parsing as ParsingRecord;
+	const basis = parsing as ParsingRecord;
 	// After a parsing made here, the other half of the time.
-	const afterParsing = document && { share: 0.5, after: source.job };
-	const job = newJob(app, source.job.source, controls, { allowPartial: false, ...afterParsing });
+	const afterParsing = document && { share: 0.5, after: basis.job };
+	const job = newJob(app, basis.job.source, controls, { allowPartial: false, ...afterParsing });
 	const extract = app.store.add<ExtractRecord>(app.store.extracts, {
 		schema: schema as SchemaSnapshot,
-		parsing: source,
+		parsing: basis,
 		job,
 		createdAt: serviceCreatedAt(job),
 	});
