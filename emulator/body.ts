@@ -88,7 +88,7 @@ export class IncomingBody {
 		if (!kind || !accept.includes(kind))
 			throw new HttpError(415, { detail: `Unsupported media type "${header ?? ''}" in request.` });
 		if (kind === 'multipart') return this.readMultipart();
-		// Below SPILL_BYTES: in memory.
+		// MAX_TEXT_BODY_BYTES is below SPILL_BYTES: always in memory.
 		const text = (await storeStream(this.counted(), this.app.tempDir, MAX_TEXT_BODY_BYTES))
 			.readAll()
 			.toString('utf8');
