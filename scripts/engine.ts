@@ -541,6 +541,8 @@ export interface TriggerHarness {
 export interface TriggerHarnessOptions {
 	/** The trigger node's parameters (`event`, `filters`, `options`, `simplify`, …). */
 	parameters: INode['parameters'];
+	/** The trigger's node version (default 1, as the harness's workflows were saved). */
+	typeVersion?: number;
 	credentials: CredentialMap;
 	/** Default: the trigger from the TypeScript sources and the package's credentials. */
 	types?: { trigger: INodeType; credentials: ICredentialType[] };
@@ -569,7 +571,10 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		credentials: loadTypes('source').credentials,
 	};
 	const id = '5b0e2c1d-7a4f-4e3b-9c2d-1f0a9b8c7d6e';
-	const node = ourNode(id, 'Extraction Service Trigger', TRIGGER_NODE_TYPE, options.parameters);
+	const node = {
+		...ourNode(id, 'Extraction Service Trigger', TRIGGER_NODE_TYPE, options.parameters),
+		typeVersion: options.typeVersion ?? 1,
+	};
 	const workflow = new Workflow({
 		id: 'harness-trigger',
 		name: 'Trigger harness',

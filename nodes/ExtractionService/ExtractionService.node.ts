@@ -13,11 +13,13 @@ import { listSearch } from './v1/methods';
 /**
  * The Extraction Service node.
  *
- * Versions (`version: [1, 2, 3]`, new nodes get 3): version 2 moved Concurrency, Max Retries and
+ * Versions (`version: [1, 2, 3, 4]`, new nodes get 4): version 2 moved Concurrency, Max Retries and
  * Request Timeout from Options into Execution Settings, and made the Document, Parsing and
  * Extraction IDs resource locators (From List / By ID). Version 3 changes the tool variant only:
  * operations that cost credits or change data are offered to an AI agent only with Allow Billed or
- * Destructive Operations on (`allowChanges`). The few parameters that differ carry
+ * Destructive Operations on (`allowChanges`). Version 4 changes Simplify's output only: the job's
+ * `id`, `status` and other identifying fields keep their names, and an extracted field of the same
+ * name comes out as `extracted_<name>` (before, it replaced the job's; `helpers/output.ts`). The few parameters that differ carry
  * `@version` display options (actions/fields/versions.ts); a workflow saved with version 1 keeps its
  * parameters and behaviour. A later change that diverges further would get its own folder beside
  * `v1/` behind a VersionedNodeType.
@@ -28,8 +30,8 @@ export class ExtractionService implements INodeType {
 		name: 'extractionService',
 		icon: { light: 'file:extractionService.svg', dark: 'file:extractionService.dark.svg' },
 		group: ['transform'],
-		version: [1, 2, 3],
-		defaultVersion: 3,
+		version: [1, 2, 3, 4],
+		defaultVersion: 4,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Upload documents, parse them and extract structured data with the Extraction Service',

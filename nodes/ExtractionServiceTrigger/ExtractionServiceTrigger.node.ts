@@ -23,6 +23,11 @@ import { pollTrigger } from './poll';
  *   `created_at_after` (API key, `§v0-4.6`), each parsing read by id (`poll/window.ts`);
  * - Document Uploaded: `GET /v0/documents` by `created_at_after` (API key, `§v0-4.2`).
  * The `/v0` family has no list of extracts (`§v0-4.8`), so there is no extract event.
+ *
+ * Versions (`version: [1, 2]`, new triggers get 2): version 2 changes Simplify's output only, as
+ * version 4 of the Extraction Service node does: the extraction's `id`, `status` and
+ * `document_name` keep their names, and an extracted field of the same name comes out as
+ * `extracted_<name>` (version 1 lets the extracted field replace the extraction's).
  */
 export class ExtractionServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,7 +35,8 @@ export class ExtractionServiceTrigger implements INodeType {
 		name: 'extractionServiceTrigger',
 		icon: { light: 'file:extractionService.svg', dark: 'file:extractionService.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["event"]}}',
 		description:
 			'Starts the workflow when the Extraction Service finishes or fails a job, or receives a document',

@@ -153,8 +153,9 @@ const EVENT_FILTERS = {
 
 /**
  * Output items: extractions as Extraction → Get outputs them (Simplify on by default: the extracted
- * fields at the top level with `id`, `status`, `document_name`; Split Into Items), parsings and
- * documents in full with absolute URLs added (`…_absolute`), as Parsing → Get and Document → Get.
+ * fields at the top level with `id`, `status`, `document_name`, which from trigger version 2 keep
+ * their names beside an extracted field of the same name, `extracted_<name>`; Split Into Items),
+ * parsings and documents in full with absolute URLs added (`…_absolute`), as Parsing → Get and Document → Get.
  */
 async function outputItems(
 	ctx: IPollFunctions,
@@ -166,6 +167,7 @@ async function outputItems(
 		const options = ctx.getNodeParameter('options', {}) as IDataObject;
 		const output = {
 			simplify: ctx.getNodeParameter('simplify', true) as boolean,
+			keepJobFields: ctx.getNode().typeVersion >= 2,
 			splitIntoItems: options.splitIntoItems === true,
 			includeInputBinary: false,
 			check:

@@ -26,6 +26,12 @@ export interface ItemSettings {
  */
 export interface OutputSettings {
 	simplify: boolean;
+	/**
+	 * Whether Simplify keeps the job's fields and renames an extracted field of the same name to
+	 * `extracted_<name>` (node version 4 on, trigger version 2 on); versions before let the extracted
+	 * field replace the job's (`output.ts`, `simplifyResult`).
+	 */
+	keepJobFields: boolean;
 	splitIntoItems: boolean;
 	includeInputBinary: boolean;
 	check?: CheckSettings;
@@ -71,6 +77,7 @@ export function readItemSettings(
 		},
 		output: {
 			simplify: ctx.getNodeParameter('simplify', itemIndex, true) as boolean,
+			keepJobFields: ctx.getNode().typeVersion >= 4,
 			splitIntoItems: options.splitIntoItems === true,
 			includeInputBinary: options.includeInputBinary === true,
 			check: readCheckSettings(
