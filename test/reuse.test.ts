@@ -111,6 +111,40 @@ describe('Reuse Existing Job: Extraction → Create', () => {
 		expect(posts('/extract/')).toHaveLength(5);
 	});
 
+	it('two attachments with the same file name get keys of their own: both uploaded, a re-run reuses each', async () => {
+		const parameters = createExtraction(reuse('={{ $json.messageId }}'));
+		const input = async () => [await mail('<m6@example.com>', ['invoice.pdf', 'invoice.pdf'])];
+		const first = await runNode(parameters, await input());
+		expect(first.error).toBeUndefined();
+		// The first file of a name keeps `<value>:<file name>`; a later one of the same name adds #2, #3 …
+		expect(posts('/extract/').map((r) => metadataOf(r).n8nJobKey)).toEqual([
+			'<m6@example.com>:invoice.pdf',
+			'<m6@example.com>:invoice.pdf#2',
+		]);
+		expect(new Set(ids(first.items)).size).toBe(2);
+		emulator().clearLog();
+		const again = await runNode(parameters, await input());
+		expect(again.error).toBeUndefined();
+		expect(posts('/extract/')).toHaveLength(0);
+		expect(ids(again.items)).toEqual(ids(first.items));
+	});
+
+	it('the lookup reads every page of candidates: a job behind 21 failed re-runs is still found', async () => {
+		const parameters = createExtraction(reuse('<m7@example.com>'));
+		const first = await runNode(parameters, [await mail('<m7@example.com>', ['a.pdf'])]);
+		expect(first.error).toBeUndefined();
+		// 21 failed jobs with the same key, newer than the good one: the list shows them first.
+		emulator().seedJobs('extraction', 21, {
+			outcome: 'ERROR',
+			metadata: { n8nJobKey: '<m7@example.com>:a.pdf' },
+		});
+		emulator().clearLog();
+		const again = await runNode(parameters, [await mail('<m7@example.com>', ['a.pdf'])]);
+		expect(again.error).toBeUndefined();
+		expect(posts('/extract/')).toHaveLength(0);
+		expect(ids(again.items)).toEqual(ids(first.items));
+	});
+
 	it('an empty value is refused before any request, naming the option', async () => {
 		const { error } = await runNode(createExtraction(reuse('')), [
 			await mail('<m5@example.com>', ['a.pdf']),

@@ -264,13 +264,11 @@ export async function getJob(
 	return await waitForJob(ctx, client, kind, job, itemIndex, wait);
 }
 
-/** Candidates read per lookup (a key normally matches one job; more are re-runs that failed). */
-const LOOKUP_PAGE_SIZE = 20;
-
 /**
- * Looks up a job created earlier with this key (Reuse Existing Job, reuse.ts): the list filtered by
- * the key (exact for extractions, `search` for parsings), each candidate read by id and kept only
- * when its metadata holds the value exactly and it did not fail.
+ * Looks up a job created earlier with this key (Reuse Existing Job, reuse.ts): every page of the list
+ * filtered by the key (exact for extractions, `search` for parsings; `getAll`, so a job behind many
+ * failed re-runs is still found), each candidate read by id and kept only when its metadata holds the
+ * value exactly and it did not fail.
  *
  * @returns the job (read by id, checked), or undefined when none exists or every match failed (ERROR)
  * @throws NodeApiError for service errors of the lookup
@@ -284,7 +282,7 @@ export async function findExistingJob(
 ): Promise<IDataObject | undefined> {
 	const exact = kind.family === 'unversioned';
 	const qs = exact ? { meta_key: key.key, meta_value: key.value } : { search: key.value };
-	const page = await client.page(
+	const candidates = await client.getAll(
 		{
 			family: kind.family,
 			method: 'GET',
@@ -293,10 +291,10 @@ export async function findExistingJob(
 			itemIndex,
 			resourceName: `${kind.resourceName}s`,
 		},
-		1,
-		LOOKUP_PAGE_SIZE,
+		true,
+		0,
 	);
-	for (const candidate of page.results) {
+	for (const candidate of candidates) {
 		if (candidate.status === 'ERROR' || candidate.id === undefined || candidate.id === null)
 			continue;
 		const job = await fetchJob(client, node, kind, String(candidate.id), itemIndex);

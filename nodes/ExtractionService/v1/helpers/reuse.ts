@@ -57,11 +57,23 @@ export function readReuseKey(
 }
 
 /**
- * The key of one job of an item: for an uploaded file, the value gets the file name appended
- * (`<value>:<file name>`), so each attachment of a mail has its own job.
+ * The keys of an item's jobs, one per uploaded file, unique within the item: the value with `:` and
+ * the file name appended (`<value>:<file name>`), so each attachment of a mail has its own job. A
+ * file whose name an earlier file of the item already has adds its position among those files
+ * (`<value>:invoice.pdf#2`, `#3`, …, in the order of the item's binary properties, which a re-run of
+ * the same input keeps); the first keeps the plain form, the key it had before names could repeat.
+ *
+ * @param fileNames the item's files in upload order; none: one job for the item, keyed by the value
+ * @returns one key per file (or the item's one key), in the same order
  */
-export function jobKey(reuse: ReuseKey, fileName?: string): ReuseKey {
-	return fileName ? { key: reuse.key, value: `${reuse.value}:${fileName}` } : reuse;
+export function jobKeys(reuse: ReuseKey, fileNames: string[]): ReuseKey[] {
+	const seen = new Map<string, number>();
+	return fileNames.map((fileName) => {
+		const count = (seen.get(fileName) ?? 0) + 1;
+		seen.set(fileName, count);
+		const suffix = count > 1 ? `#${count}` : '';
+		return { key: reuse.key, value: `${reuse.value}:${fileName}${suffix}` };
+	});
 }
 
 /** Metadata with the job's key added (the user's own Metadata keeps its other keys). */

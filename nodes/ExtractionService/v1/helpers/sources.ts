@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { inputFiles, multipartBody } from './binary';
 import type { JobRequest } from './jobs';
-import { jobKey, withKey, type ReuseKey } from './reuse';
+import { jobKeys, withKey, type ReuseKey } from './reuse';
 import type { FileSelection } from './settings';
 import { parseJsonObject, parseUrlList, requireHttpUrl, requireUuid } from './validation';
 
@@ -45,28 +45,33 @@ export async function documentSourceRequests(
 ): Promise<JobRequest[]> {
 	const node = ctx.getNode();
 	/** The body fields of one job, its metadata carrying the job's key when Reuse Existing Job is on. */
-	const keyed = (fileName?: string) => {
-		const key = reuse && jobKey(reuse, fileName);
-		return {
-			fields: { ...fields, metadata: withKey(fields.metadata as IDataObject | undefined, key) },
-			reuse: key,
-		};
-	};
-	/** The one JSON request of a document given by ID or URL. */
+	const keyed = (key: ReuseKey | undefined) => ({
+		fields: { ...fields, metadata: withKey(fields.metadata as IDataObject | undefined, key) },
+		reuse: key,
+	});
+	/** The one JSON request of a document given by ID or URL: the item's key as it is. */
 	const byReference = (document: string): JobRequest[] => {
-		const job = keyed();
+		const job = keyed(reuse);
 		return [{ body: { ...job.fields, document }, reuse: job.reuse }];
 	};
 	switch (source) {
-		case 'binary':
-			return (await inputFiles(ctx, itemIndex, files)).map((file) => {
-				const job = keyed(file.fileName);
+		case 'binary': {
+			const list = await inputFiles(ctx, itemIndex, files);
+			const keys = reuse
+				? jobKeys(
+						reuse,
+						list.map((file) => file.fileName),
+					)
+				: [];
+			return list.map((file, index) => {
+				const job = keyed(keys[index]);
 				return {
 					body: multipartBody(job.fields, [{ field: 'document', file }]),
 					file,
 					reuse: job.reuse,
 				};
 			});
+		}
 		case 'documentId':
 			return byReference(
 				requireUuid(

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { checkAgainstSchemaField } from '../../helpers/completeness';
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
 import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
-import { jobKey, readReuseKey, withKey } from '../../helpers/reuse';
+import { jobKeys, readReuseKey, withKey } from '../../helpers/reuse';
 import { readItemSettings } from '../../helpers/settings';
 import {
 	UUID_PLACEHOLDER,
@@ -78,8 +78,14 @@ export const execute: OperationExecute = async function (itemIndex, client) {
 		classifier: String(options.classifier ?? '').trim() || undefined,
 	};
 	const files = await inputFiles(this, itemIndex, selection, EXTRACTION_FILE_TYPES);
-	const requests = files.map((file) => {
-		const key = reuse && jobKey(reuse, file.fileName);
+	const keys = reuse
+		? jobKeys(
+				reuse,
+				files.map((file) => file.fileName),
+			)
+		: [];
+	const requests = files.map((file, index) => {
+		const key = keys[index];
 		return {
 			body: multipartBody({ ...fields, metadata: withKey(metadata, key) }, [
 				{ field: 'document', file },
