@@ -58,7 +58,7 @@ describe('Check Against Schema on Extraction → Create (§completeness)', () =>
 			status: 'FINISHED',
 			invoice_number: 'INV-2026-0042',
 			total_amount: 1234.5,
-			validation: { complete: true, missing: [], typeErrors: [] },
+			validation: { complete: true, missing: [], typeErrors: [], invalid: [] },
 		});
 		expect(items[0].json.validation).not.toHaveProperty('warning');
 	});
@@ -77,6 +77,7 @@ describe('Check Against Schema on Extraction → Create (§completeness)', () =>
 			complete: false,
 			missing: ['po_number'],
 			typeErrors: [],
+			invalid: [],
 		});
 	});
 
@@ -85,7 +86,7 @@ describe('Check Against Schema on Extraction → Create (§completeness)', () =>
 		const input = await Promise.all([fileItem(), fileItem(), fileItem()]);
 		const { items } = await runNode(emulator(), checked(schema), input);
 		expect(items.map((item) => item.json.validation)).toEqual(
-			Array(3).fill({ complete: true, missing: [], typeErrors: [] }),
+			Array(3).fill({ complete: true, missing: [], typeErrors: [], invalid: [] }),
 		);
 		expect(schemaReads().map((r) => r.path)).toEqual([`/schema/${schema}/`]);
 	});
@@ -120,6 +121,7 @@ describe('Check Against Schema on Extraction → Create (§completeness)', () =>
 				complete: false,
 				missing: ['po_number'],
 				typeErrors: [],
+				invalid: [],
 			});
 		}
 	});
@@ -135,6 +137,7 @@ describe('Check Against Schema on Extraction → Create (§completeness)', () =>
 			complete: false,
 			missing: [],
 			typeErrors: [],
+			invalid: [],
 			warning: expect.stringMatching(/the type at total_amount is not a JSON type \("money"\)/),
 		});
 	});
@@ -149,6 +152,7 @@ describe('Check Against Schema on Extraction → Create (§completeness)', () =>
 			complete: false,
 			missing: [],
 			typeErrors: [],
+			invalid: [],
 			warning: expect.stringMatching(/no schema/),
 		});
 		expect(schemaReads()).toEqual([]);
@@ -160,10 +164,12 @@ describe('Check Against Schema on Extraction → Create (§completeness)', () =>
 			await fileItem(),
 		]);
 		expect(items[0].json.status).not.toBe('FINISHED');
+		// No data yet: null against an object definition is a type error at the top level.
 		expect(items[0].json.validation).toEqual({
 			complete: false,
-			missing: ['currency'],
-			typeErrors: [],
+			missing: [],
+			typeErrors: [{ path: '(top level)', expected: 'object', actual: 'null' }],
+			invalid: [],
 			warning: `Its status is ${String(items[0].json.status)}, not FINISHED: the data was checked as it is.`,
 		});
 	});
@@ -190,7 +196,12 @@ describe('Check Against Schema on Extraction → Get', () => {
 		const get = onExtraction('get', id, { options: { checkAgainstSchema: true } });
 		const first = await runNode(emulator(), get);
 		expect(first.error).toBeUndefined();
-		expect(first.items[0].json.validation).toEqual({ complete: true, missing: [], typeErrors: [] });
+		expect(first.items[0].json.validation).toEqual({
+			complete: true,
+			missing: [],
+			typeErrors: [],
+			invalid: [],
+		});
 
 		const changed = {
 			...definition,
@@ -207,6 +218,7 @@ describe('Check Against Schema on Extraction → Get', () => {
 			complete: false,
 			missing: [],
 			typeErrors: [{ path: 'total_amount', expected: 'string', actual: 'number' }],
+			invalid: [],
 		});
 
 		const deleted = await fetch(`${emulator().url}/schema/${schema}/`, {
@@ -221,6 +233,7 @@ describe('Check Against Schema on Extraction → Get', () => {
 			complete: false,
 			missing: [],
 			typeErrors: [],
+			invalid: [],
 			warning: expect.stringMatching(new RegExp(`^The schema ${schema} could not be read: `)),
 		});
 	});
@@ -246,6 +259,7 @@ describe('Check Against Schema on Extract → Create/Get (/v0: the definition is
 			complete: false,
 			missing: ['po_number'],
 			typeErrors: [],
+			invalid: [],
 		});
 	});
 
@@ -262,6 +276,7 @@ describe('Check Against Schema on Extract → Create/Get (/v0: the definition is
 			complete: false,
 			missing: ['po_number'],
 			typeErrors: [],
+			invalid: [],
 		});
 	});
 
@@ -310,6 +325,7 @@ describe("Check Against Schema on the trigger's Extraction Finished", () => {
 				complete: false,
 				missing: ['po_number'],
 				typeErrors: [],
+				invalid: [],
 			});
 		}
 		expect(schemaReads().map((r) => r.path)).toEqual([`/schema/${schema}/`]);
