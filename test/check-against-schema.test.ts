@@ -185,6 +185,46 @@ describe('Check Against Schema on Extraction → Create (§completeness)', () =>
 	});
 });
 
+describe('Check Against Schema: which schema reads are remembered for the execution', () => {
+	it('a read that failed (503) is not remembered: the next item reads the schema again', async () => {
+		const schema = await createSchema({ type: 'object', properties: INVOICE_PROPERTIES });
+		emulator().injectFaults({ method: 'GET', path: `/schema/${schema}/` }, [{ status: 503 }]);
+		const input = await Promise.all([fileItem(), fileItem(), fileItem()]);
+		const { items, error } = await runNode(
+			emulator(),
+			checked(schema, {}, { maxRetries: 0 }),
+			input,
+		);
+		expect(error).toBeUndefined();
+		const warned = items.filter((item) => (item.json.validation as IDataObject).warning);
+		expect(warned).toHaveLength(1);
+		expect((warned[0].json.validation as IDataObject).warning).toMatch(/could not be read.*503/);
+		expect(items.filter((item) => (item.json.validation as IDataObject).complete)).toHaveLength(2);
+		expect(schemaReads().map((r) => r.path)).toEqual([`/schema/${schema}/`, `/schema/${schema}/`]);
+	});
+
+	it('a schema that does not exist (404) is read once per execution', async () => {
+		const schema = await createSchema({ type: 'object', properties: INVOICE_PROPERTIES });
+		const created = await runNode(emulator(), extractionCreate({ schema: byId(schema) }), [
+			await fileItem(),
+		]);
+		const id = created.items[0].json.id as string;
+		const deleted = await fetch(`${emulator().url}/schema/${schema}/`, {
+			method: 'DELETE',
+			headers: { authorization: emulator().token },
+		});
+		expect(deleted.ok).toBe(true);
+		emulator().clearLog();
+		const get = onExtraction('get', id, { options: { checkAgainstSchema: true } });
+		const { items } = await runNode(emulator(), get, [{ json: {} }, { json: {} }]);
+		expect(items.map((item) => (item.json.validation as IDataObject).warning)).toEqual([
+			expect.stringMatching(/could not be read/),
+			expect.stringMatching(/could not be read/),
+		]);
+		expect(schemaReads()).toHaveLength(1);
+	});
+});
+
 describe('Check Against Schema on Extraction → Get', () => {
 	it('checks against the schema as it is now: complete, then a type changed since, then deleted (a warning, the item kept)', async () => {
 		const definition = { type: 'object', required: ['currency'], properties: INVOICE_PROPERTIES };
@@ -278,6 +318,56 @@ describe('Check Against Schema on Extract → Create/Get (/v0: the definition is
 			typeErrors: [],
 			invalid: [],
 		});
+	});
+
+	it('takes the JSON text of a whole Schema resource (a Schema → Get output) as its schema', async () => {
+		const resource = { id: INVOICE_SCHEMA, name: 'Invoice', description: 'x', schema: DEFINITION };
+		const { items } = await runNode(
+			emulator(),
+			extractCreate({
+				options: { checkAgainstSchema: true, schemaDefinition: JSON.stringify(resource) },
+			}),
+			[await fileItem()],
+		);
+		expect(items[0].json.validation).toEqual({
+			complete: false,
+			missing: ['po_number'],
+			typeErrors: [],
+			invalid: [],
+		});
+	});
+
+	it.each([
+		['whose schema is null', { id: INVOICE_SCHEMA, name: 'Invoice', schema: null }, /null/],
+		['whose schema is text', { id: INVOICE_SCHEMA, name: 'Invoice', schema: '{}' }, /a string/],
+		[
+			'given as JSON text, whose schema is null',
+			JSON.stringify({ id: INVOICE_SCHEMA, name: 'Invoice', schema: null }),
+			/null/,
+		],
+	])('refuses a Schema → Get output %s before any request', async (_, schemaDefinition, what) => {
+		const { error } = await runNode(
+			emulator(),
+			extractCreate({ options: { checkAgainstSchema: true, schemaDefinition } }),
+			[await fileItem()],
+		);
+		expect(error?.message).toMatch(/^Parameter "Schema Definition" is a Schema → Get output/);
+		expect(error?.message).toMatch(what);
+		expect(apiRequests(emulator())).toEqual([]);
+	});
+
+	it.each([
+		['a list', '[{"type": "object"}]'],
+		['a number', 5],
+		['JSON text of a string', '"invoice"'],
+	])('refuses a Schema Definition that is %s before any request', async (_, schemaDefinition) => {
+		const { error } = await runNode(
+			emulator(),
+			extractCreate({ options: { checkAgainstSchema: true, schemaDefinition } }),
+			[await fileItem()],
+		);
+		expect(error?.message).toMatch(/^Parameter "Schema Definition" must be a JSON object/);
+		expect(apiRequests(emulator())).toEqual([]);
 	});
 
 	it.each([

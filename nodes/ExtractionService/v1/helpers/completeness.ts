@@ -1,4 +1,5 @@
 import {
+	NodeApiError,
 	NodeOperationError,
 	type IDataObject,
 	type INode,
@@ -609,13 +610,22 @@ export interface CheckSettings {
 	definition?: unknown;
 }
 
+/** "null", "a list", "a string", … for messages. */
+function described(value: unknown): string {
+	if (value === null || value === undefined) return 'null';
+	if (Array.isArray(value)) return 'a list';
+	return `a ${typeof value}`;
+}
+
 /**
  * Reads Check Against Schema and, for Extract (`givenDefinition`), the Schema Definition; before
- * any request. A whole Schema resource (`id`, `name`, `schema`: a Schema → Get output) stands for
- * its `schema`.
+ * any request. A whole Schema resource (an object with `name` and `schema`: a Schema → Get output,
+ * or its JSON text) stands for its `schema`.
  *
  * @returns undefined when the option is off
- * @throws NodeOperationError naming "Schema Definition" when it is required and empty, or not JSON
+ * @throws NodeOperationError naming "Schema Definition" when it is required and empty, not JSON,
+ *   a Schema → Get output whose `schema` is not an object (null: the schema has no definition), or
+ *   not a JSON object
  */
 export function readCheckSettings(
 	node: INode,
@@ -637,8 +647,29 @@ export function readCheckSettings(
 			},
 		);
 	}
-	if (isObject(definition) && typeof definition.name === 'string' && isObject(definition.schema)) {
+	if (isObject(definition) && typeof definition.name === 'string' && hasOwn(definition, 'schema')) {
+		if (!isObject(definition.schema)) {
+			throw new NodeOperationError(
+				node,
+				`Parameter "Schema Definition" is a Schema → Get output whose "schema" is ${described(definition.schema)}, not a definition`,
+				{
+					itemIndex,
+					description: `The schema "${definition.name}" has no definition to check against: give it one (Schema → Update), or paste a definition's JSON.`,
+				},
+			);
+		}
 		definition = definition.schema;
+	}
+	if (!isObject(definition)) {
+		throw new NodeOperationError(
+			node,
+			`Parameter "Schema Definition" must be a JSON object (a schema's definition), got ${described(definition)}`,
+			{
+				itemIndex,
+				description:
+					'Paste the definition\'s JSON, such as {"type": "object", "required": […], "properties": {…}}, or map the output of a Schema → Get node.',
+			},
+		);
 	}
 	return { definition };
 }
@@ -646,10 +677,47 @@ export function readCheckSettings(
 /** What the check compares with: a definition, or why there is none. */
 type DefinitionLookup = { definition: unknown } | { warning: string };
 
+/** A schema read and whether it may serve the rest of the execution (a definite answer). */
+interface SchemaRead {
+	lookup: DefinitionLookup;
+	lasting: boolean;
+}
+
+/** The schema reads of each client (one per execution, one per poll for the trigger), by id. */
+const schemaReads = new WeakMap<ExtractionServiceClient, Map<string, Promise<SchemaRead>>>();
+
+/** `GET /schema/{id}/` (`§unversioned-4.7`): the definition, or why it cannot be read. */
+async function readSchema(
+	client: ExtractionServiceClient,
+	id: string,
+	itemIndex: number,
+): Promise<SchemaRead> {
+	try {
+		const schema = await client.request<IDataObject>({
+			family: 'unversioned',
+			method: 'GET',
+			path: servicePath('unversioned', 'schema', id),
+			itemIndex,
+			resourceName: 'Schema',
+			resourceId: id,
+		});
+		return { lookup: { definition: schema.schema }, lasting: true };
+	} catch (error) {
+		// A schema that does not exist stays so for the execution; anything else may pass.
+		const notFound = error instanceof NodeApiError && String(error.httpCode) === '404';
+		return {
+			lookup: { warning: `The schema ${id} could not be read: ${(error as Error).message}` },
+			lasting: notFound,
+		};
+	}
+}
+
 /**
  * The definition an item is checked against: the given one, or the job's schema read with
- * `GET /schema/{id}/` (`§unversioned-4.7`) once per client — once per execution, once per poll for
- * the trigger — however many items share it. A schema that cannot be read is a warning, not an error.
+ * `GET /schema/{id}/` (`§unversioned-4.7`). A read that succeeded (or found no schema: 404) serves
+ * the whole execution — the whole poll for the trigger — however many items share it; items waiting
+ * on a read that failed otherwise (a 503, a timeout) read again, and only the item whose own read
+ * failed gets the warning. A schema that cannot be read is a warning, not an error.
  */
 async function lookUpDefinition(
 	client: ExtractionServiceClient,
@@ -661,21 +729,23 @@ async function lookUpDefinition(
 	const id = job.schema;
 	if (typeof id !== 'string' || !id)
 		return { warning: 'The extraction has no schema to check against' };
-	return await client.once(`schema definition ${id}`, async (): Promise<DefinitionLookup> => {
-		try {
-			const schema = await client.request<IDataObject>({
-				family: 'unversioned',
-				method: 'GET',
-				path: servicePath('unversioned', 'schema', id),
-				itemIndex,
-				resourceName: 'Schema',
-				resourceId: id,
-			});
-			return { definition: schema.schema };
-		} catch (error) {
-			return { warning: `The schema ${id} could not be read: ${(error as Error).message}` };
+	let reads = schemaReads.get(client);
+	if (!reads) {
+		reads = new Map();
+		schemaReads.set(client, reads);
+	}
+	for (;;) {
+		let read = reads.get(id);
+		const own = !read;
+		if (!read) {
+			read = readSchema(client, id, itemIndex);
+			reads.set(id, read);
 		}
-	});
+		const { lookup, lasting } = await read;
+		if (lasting) return lookup;
+		if (reads.get(id) === read) reads.delete(id);
+		if (own) return lookup;
+	}
 }
 
 /**
