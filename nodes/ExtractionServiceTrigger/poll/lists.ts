@@ -1,7 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { fetchJob } from '../../ExtractionService/v1/helpers/jobs';
+import { fetchJob } from '../../ExtractionService/v1/helpers/resource';
 import {
 	servicePath,
 	type ExtractionServiceClient,

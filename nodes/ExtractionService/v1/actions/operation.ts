@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getJob, type JobKind } from '../helpers/jobs';
+import type { JobKind } from '../helpers/kinds';
+import { getJob } from '../helpers/wait';
 import { listItems } from '../helpers/lists';
 import type { JobOutcomes } from '../helpers/outcomes';
 import { readItemSettings, type OutputSettings } from '../helpers/settings';

@@ -1,8 +1,12 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { servicePath, type ExtractionServiceClient } from '../transport';
+import type { JobKind } from './kinds';
+import { fetchJob } from './resource';
+
 /**
- * Reuse Existing Job (the lookup itself: `findExistingJob` in jobs.ts): exactly-once job creation when n8n runs the same input again (a user's Retry
+ * Reuse Existing Job: exactly-once job creation when n8n runs the same input again (a user's Retry
  * of a failed execution, the node setting Retry On Fail, a queue-mode job re-queued after its worker
  * died). Every job the node creates carries a metadata key/value the user maps (e.g. the mail's
  * message id); before creating, the node looks that key/value up and, when a job that did not fail
@@ -83,4 +87,44 @@ export function withKey(
 ): IDataObject | undefined {
 	if (!key) return metadata && Object.keys(metadata).length ? metadata : undefined;
 	return { ...(metadata ?? {}), [key.key]: key.value };
+}
+
+/**
+ * Looks up a job created earlier with this key: every page of the list
+ * filtered by the key (exact for extractions, `search` for parsings; `getAll`, so a job behind many
+ * failed re-runs is still found), each candidate read by id and kept only when its metadata holds the
+ * value exactly and it did not fail.
+ *
+ * @returns the job (read by id, checked), or undefined when none exists or every match failed (ERROR)
+ * @throws NodeApiError for service errors of the lookup
+ */
+export async function findExistingJob(
+	client: ExtractionServiceClient,
+	node: INode,
+	kind: JobKind,
+	key: ReuseKey,
+	itemIndex: number,
+): Promise<IDataObject | undefined> {
+	const exact = kind.family === 'unversioned';
+	const qs = exact ? { meta_key: key.key, meta_value: key.value } : { search: key.value };
+	const candidates = await client.getAll(
+		{
+			family: kind.family,
+			method: 'GET',
+			path: servicePath(kind.family, kind.segment),
+			qs,
+			itemIndex,
+			resourceName: `${kind.resourceName}s`,
+		},
+		true,
+		0,
+	);
+	for (const candidate of candidates) {
+		if (candidate.status === 'ERROR' || candidate.id === undefined || candidate.id === null)
+			continue;
+		const job = await fetchJob(client, node, kind, String(candidate.id), itemIndex);
+		const metadata = (job.metadata ?? {}) as IDataObject;
+		if (job.status !== 'ERROR' && metadata[key.key] === key.value) return job;
+	}
+	return undefined;
 }

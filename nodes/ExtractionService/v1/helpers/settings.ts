@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { readCheckSettings, type CheckSettings } from './completeness';
-import { DEFAULT_WAIT_TIMEOUT_SECONDS, type WaitSettings } from './jobs';
+import { DEFAULT_WAIT_TIMEOUT_SECONDS, type WaitSettings } from './wait';
 import { positiveSeconds } from './validation';
 
 /**

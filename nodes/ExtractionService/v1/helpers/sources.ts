@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { inputFiles, multipartBody } from './binary';
-import type { JobRequest } from './jobs';
+import type { JobRequest } from './create';
 import { jobKeys, withKey, type ReuseKey } from './reuse';
 import type { FileSelection } from './settings';
 import { parseJsonObject, parseUrlList, requireHttpUrl, requireUuid } from './validation';

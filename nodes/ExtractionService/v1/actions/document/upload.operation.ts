@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
-import { checkResource } from '../../helpers/jobs';
+import { checkResource } from '../../helpers/resource';
 import { JobOutcomes, outcomeOf } from '../../helpers/outcomes';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { readItemSettings } from '../../helpers/settings';

@@ -2,7 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { checkAgainstSchemaField, schemaDefinitionField } from '../../helpers/completeness';
 import { passThroughBinary } from '../../helpers/binary';
-import { JOB_KINDS, createAndWait, type JobRequest } from '../../helpers/jobs';
+import { createAndWait, type JobRequest } from '../../helpers/create';
+import { JOB_KINDS } from '../../helpers/kinds';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
 import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';

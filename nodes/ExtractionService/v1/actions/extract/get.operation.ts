@@ -1,5 +1,5 @@
 import { checkAgainstSchemaField, schemaDefinitionField } from '../../helpers/completeness';
-import { JOB_KINDS } from '../../helpers/jobs';
+import { JOB_KINDS } from '../../helpers/kinds';
 import { extractItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { jobGetOperation } from '../operation';
 

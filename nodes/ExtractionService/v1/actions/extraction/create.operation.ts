@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { checkAgainstSchemaField } from '../../helpers/completeness';
 import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
-import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
+import { createAndWait } from '../../helpers/create';
+import { JOB_KINDS } from '../../helpers/kinds';
 import { jobKeys, readReuseKey, withKey } from '../../helpers/reuse';
 import { readItemSettings } from '../../helpers/settings';
 import {

@@ -1,5 +1,5 @@
 import { checkAgainstSchemaField } from '../../helpers/completeness';
-import { JOB_KINDS } from '../../helpers/jobs';
+import { JOB_KINDS } from '../../helpers/kinds';
 import { EXTRACTION_ID } from '../fields/locators';
 import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
 import { jobGetOperation } from '../operation';

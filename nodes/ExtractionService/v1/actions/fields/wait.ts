@@ -1,7 +1,7 @@
 /** Wait for Completion and the options that shape the wait (timeout, what a timeout or a partial result does). */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_WAIT_TIMEOUT_SECONDS } from '../../helpers/jobs';
+import { DEFAULT_WAIT_TIMEOUT_SECONDS } from '../../helpers/wait';
 
 export const waitForCompletionField: INodeProperties = {
 	displayName: 'Wait for Completion',

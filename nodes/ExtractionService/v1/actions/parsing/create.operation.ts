@@ -1,5 +1,6 @@
 import { passThroughBinary } from '../../helpers/binary';
-import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
+import { createAndWait } from '../../helpers/create';
+import { JOB_KINDS } from '../../helpers/kinds';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { readReuseKey } from '../../helpers/reuse';
 import { readItemSettings } from '../../helpers/settings';

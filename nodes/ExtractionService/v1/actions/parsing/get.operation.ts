@@ -1,4 +1,4 @@
-import { JOB_KINDS } from '../../helpers/jobs';
+import { JOB_KINDS } from '../../helpers/kinds';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { PARSING_ID } from '../fields/locators';
 import { treatPartialAsErrorField } from '../fields/wait';

@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { inputFiles, multipartBody } from '../../helpers/binary';
-import { JOB_KINDS, createAndWait } from '../../helpers/jobs';
+import { createAndWait } from '../../helpers/create';
+import { JOB_KINDS } from '../../helpers/kinds';
 import { readItemSettings } from '../../helpers/settings';
 import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
 import { servicePath } from '../../transport';
