@@ -63,7 +63,7 @@ export const properties: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'On activation, also output the matching jobs (documents) that already exist and were created at or after this moment. For extractions, among the most recent ones (the service cannot list them by date).',
+					"On activation, also output the matching jobs (documents) that already exist and were created at or after this moment. For extractions, among the most recent ones (the service cannot list them by date). A date-time without a zone is in the workflow's time zone (workflow settings); one with Z or an offset (+01:00) is taken as given.",
 			},
 			{
 				...splitIntoItemsField,

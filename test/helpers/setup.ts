@@ -86,10 +86,15 @@ export async function runNode(
 		node?: Partial<INode>;
 		credentials?: ReturnType<typeof credentialsFor>;
 		onStart?: (e: { cancel: () => void }) => void;
+		/** The workflow's time zone (its settings' `timezone`, what `getTimezone()` gives); default n8n's. */
+		timezone?: string;
 	} = {},
 ): Promise<RunResult & { items: INodeExecutionData[] }> {
+	const workflow = singleNodeWorkflow(parameters as INode['parameters'], options.node);
+	if (options.timezone !== undefined)
+		workflow.settings = { executionOrder: 'v1', timezone: options.timezone };
 	const result = await runWorkflow({
-		workflow: singleNodeWorkflow(parameters as INode['parameters'], options.node),
+		workflow,
 		startNode: 'Extraction Service',
 		input,
 		credentials: options.credentials ?? credentialsFor(emulator),

@@ -47,7 +47,14 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	const spec = EVENTS.find((event) => event.value === eventName);
 	if (!spec) throw new NodeOperationError(node, `The event "${eventName}" is not supported`);
 	const options = this.getNodeParameter('options', {}) as IDataObject;
-	const sinceText = isoDateTime(node, 0, 'Include Existing Since', options.includeExistingSince);
+	// Without a zone, in the workflow's time zone (n8n's date picker gives no zone).
+	const sinceText = isoDateTime(
+		node,
+		0,
+		'Include Existing Since',
+		options.includeExistingSince,
+		this.getTimezone(),
+	);
 	const since = sinceText === undefined ? undefined : Date.parse(sinceText);
 	const budget =
 		typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : DEFAULT_POLL_BUDGET_MS;
@@ -58,7 +65,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		client,
 		spec,
 		filters: filterQuery(
-			node,
+			this,
 			0,
 			this.getNodeParameter('filters', {}) as IDataObject,
 			EVENT_FILTERS[spec.strategy],
@@ -91,7 +98,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		const fingerprint = JSON.stringify({
 			event: spec.value,
 			filters: env.filters,
-			since: sinceText ?? null,
+			since: sinceFingerprint(options.includeExistingSince, sinceText),
 			baseUrl,
 		});
 		let state = loadState(data, fingerprint);
@@ -144,6 +151,24 @@ const REPORTED = new Map<string, { before: string; after: TriggerState }>();
 
 /** Static-data key of the running poll's start (epoch ms): see the overlap guard in `pollTrigger`. */
 const POLL_STARTED_AT = 'pollStartedAt';
+
+/**
+ * Include Existing Since as the state's fingerprint holds it: as versions before the workflow's time
+ * zone was used read it (JavaScript's `Date.parse`, in the n8n server's zone), so that the upgrade
+ * keeps every saved state: a state whose fingerprint changed starts afresh, and with this option
+ * that outputs the existing jobs again. The option is only read when the trigger starts afresh, so
+ * keeping the state of a workflow whose time zone changed is right too. Values `Date.parse` cannot
+ * read (those versions refused them) are fingerprinted by their reading, `since`.
+ *
+ * @param value the option as the node parameter gives it
+ * @param since the option's reading (`isoDateTime`), undefined when not set
+ * @returns an ISO 8601 instant, or null when the option is not set
+ */
+function sinceFingerprint(value: unknown, since: string | undefined): string | null {
+	if (since === undefined) return null;
+	const earlier = Date.parse(String(value ?? '').trim());
+	return Number.isNaN(earlier) ? since : new Date(earlier).toISOString();
+}
 
 /** The filters each kind of event takes (the extraction list's, or `search` for the /v0 lists). */
 const EVENT_FILTERS = {

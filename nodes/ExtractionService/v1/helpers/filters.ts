@@ -25,28 +25,40 @@ const DATE_FILTERS: Record<string, string> = {
 	createdBefore: 'Created Before',
 };
 
+/** What a filter's dates are read with: the node, and the workflow's time zone (`getTimezone()`). */
+export interface DateReading {
+	getNode(): INode;
+	getTimezone(): string;
+}
+
 /**
  * The query parameters of a Filters collection: empty values left out, text trimmed, date-times
- * checked and sent as ISO 8601.
+ * checked and sent as ISO 8601 in UTC (`isoDateTime`: a date-time without a zone is read in the
+ * workflow's time zone).
  *
+ * @param source the execute or poll functions (`this`): the node, and the workflow's time zone; a
+ *   bare node reads zone-less dates in the n8n server's zone (earlier versions' reading)
  * @param filters the collection's values, by parameter name
  * @param allowed the filters the list takes (default: every one the collection holds)
- * @returns query parameters by their service names
+ * @returns query parameters by their service names (`§v0-4.2`, `§v0-4.6`, `§unversioned-4.1`)
  * @throws NodeOperationError naming the filter for a date-time that cannot be read
  */
 export function filterQuery(
-	node: INode,
+	source: INode | DateReading,
 	itemIndex: number,
 	filters: IDataObject,
 	allowed: string[] = Object.keys(filters),
 ): IDataObject {
+	const reading = 'getTimezone' in source ? source : undefined;
+	const node = reading ? reading.getNode() : (source as INode);
+	const zone = reading?.getTimezone();
 	const qs: IDataObject = {};
 	for (const name of allowed) {
 		let value = filters[name];
 		if (typeof value === 'string') value = value.trim();
 		if (value === '' || value === undefined || value === null) continue;
 		qs[FILTER_QUERY[name] ?? name] =
-			name in DATE_FILTERS ? isoDateTime(node, itemIndex, DATE_FILTERS[name], value) : value;
+			name in DATE_FILTERS ? isoDateTime(node, itemIndex, DATE_FILTERS[name], value, zone) : value;
 	}
 	return qs;
 }
@@ -70,14 +82,16 @@ export const createdRangeFilters: INodeProperties[] = [
 		name: 'createdAfter',
 		type: 'dateTime',
 		default: '',
-		description: 'Only return those created after this moment',
+		description:
+			"Only return those created after this moment. A date-time without a zone is in the workflow's time zone (workflow settings); one with Z or an offset (+01:00) is taken as given.",
 	},
 	{
 		displayName: 'Created Before',
 		name: 'createdBefore',
 		type: 'dateTime',
 		default: '',
-		description: 'Only return those created before this moment',
+		description:
+			"Only return those created before this moment. A date-time without a zone is in the workflow's time zone (workflow settings); one with Z or an offset (+01:00) is taken as given.",
 	},
 ];
 

@@ -1,5 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
+import { DateTime } from 'luxon';
 
 /**
  * Checks of user input that run before any request is sent. Every error names the parameter as the
@@ -242,19 +243,112 @@ export function wholeNumber(
 	return n;
 }
 
-/** A date-time filter (ISO 8601), e.g. `created_at_after` of `§v0-4.2`. */
+/**
+ * A date-time parameter (Created After, Created Before: `created_at_after`, `created_at_before` of
+ * `§v0-4.2` and `§v0-4.6`; the trigger's Include Existing Since) as the instant it names.
+ *
+ * - A value without a zone is read in `zone`, the workflow's time zone, as n8n's own nodes read
+ *   dates: what the date picker gives (`2026-11-28T10:00:00`), ISO 8601 (`2026-11-28T10:00`,
+ *   `20261128T1000`), SQL-like (`2026-11-28 10:00`), a date alone (midnight there), and the other
+ *   forms JavaScript's `Date.parse` reads (`Nov 28 2026 10:00`, `11/28/2026`; earlier versions read
+ *   every value that way, in the n8n server's zone).
+ * - A value with a zone is read as given: ISO 8601 with `Z` or an offset, RFC 2822 and HTTP dates,
+ *   `GMT+0100`, `UTC`, `EST` and the like; and so are what expressions give: a Luxon DateTime
+ *   (`$now`, `DateTime.fromISO(…)`) or a JavaScript Date.
+ * - A value that starts like an ISO date (`2026-02-30`) must be one: it is not read otherwise.
+ *
+ * @param zone an IANA time zone, the workflow's (`this.getTimezone()` of the execute or poll
+ *   functions); undefined reads zone-less values in the n8n server's zone, as earlier versions did
+ * @returns the instant in ISO 8601, UTC, with milliseconds (`2026-11-28T09:00:00.000Z`); undefined
+ *   when the value is empty (undefined, null or blank text)
+ * @throws NodeOperationError naming `parameter` when the value is not a date-time, or when it has
+ *   no zone and `zone` is not a time zone Luxon knows
+ */
 export function isoDateTime(
 	node: INode,
 	itemIndex: number,
 	parameter: string,
 	value: unknown,
+	zone: string | undefined,
 ): string | undefined {
-	const text = String(value ?? '').trim();
-	if (!text) return undefined;
-	const ms = Date.parse(text);
-	if (Number.isNaN(ms))
-		fail(node, itemIndex, parameter, `is not a date-time, got "${truncate(text)}"`);
+	if (value === undefined || value === null) return undefined;
+	let ms: number;
+	if (DateTime.isDateTime(value)) ms = value.isValid ? value.toMillis() : NaN;
+	else if (Object.prototype.toString.call(value) === '[object Date]')
+		ms = (value as Date).getTime();
+	else {
+		const text = String(value).trim();
+		if (!text) return undefined;
+		ms = zonedInstant(text, () => readingZone(node, itemIndex, parameter, zone));
+	}
+	if (!Number.isFinite(ms))
+		fail(node, itemIndex, parameter, `is not a date-time, got "${truncate(String(value))}"`);
 	return new Date(ms).toISOString();
+}
+
+/** Luxon's zone for zone-less values: the workflow's, or the server's (`system`) when not given. */
+function readingZone(
+	node: INode,
+	itemIndex: number,
+	parameter: string,
+	zone: string | undefined,
+): string {
+	const name = zone ?? 'system';
+	if (!DateTime.now().setZone(name).isValid)
+		fail(
+			node,
+			itemIndex,
+			parameter,
+			`has no time zone, and the workflow's time zone "${truncate(name)}" is not one`,
+			'Give the date-time with a zone (e.g. 2026-11-28T10:00:00+01:00), or set a valid time zone in the workflow settings.',
+		);
+	return name;
+}
+
+/** Starts like an ISO 8601 date: a year alone, or a year then a month, week, day of year or the basic form. */
+const ISO_LIKE = /^[+-]?\d{4}(?:$|-?W?\d{2}|\d{4})/i;
+
+/** A zone in a text `Date.parse` reads: a zone name, `Z`, or an offset after the time. */
+const LEGACY_ZONE =
+	/(?:^|[^a-z])(?:z|ut|utc|gmt|[ecmp][sd]t)(?![a-z])|\d:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[ap]\.?m\.?\s*)?[+-]\d{2}:?\d{2}/i;
+
+/**
+ * The epoch ms of a date-time text (see `isoDateTime`), NaN when it is none. `zone()` gives the
+ * zone for texts without one (asked only then: a text with a zone needs none).
+ */
+function zonedInstant(text: string, zone: () => string): number {
+	if (ISO_LIKE.test(text)) {
+		for (const read of [DateTime.fromISO, DateTime.fromSQL]) {
+			const utc = read(text, { zone: 'UTC' });
+			if (!utc.isValid) continue;
+			// A text with its own zone or offset reads the same whatever zone Luxon is given.
+			if (read(text, { zone: 'UTC+14' }).toMillis() === utc.toMillis()) return utc.toMillis();
+			return read(text, { zone: zone() }).toMillis();
+		}
+		return NaN;
+	}
+	for (const read of [DateTime.fromRFC2822, DateTime.fromHTTP]) {
+		const date = read(text, { zone: 'UTC' });
+		if (date.isValid) return date.toMillis();
+	}
+	// The forms only JavaScript reads (`Nov 28 2026 10:00`): without a zone, JavaScript reads them in
+	// the server's zone; the same wall clock is then read in the workflow's.
+	const parsed = Date.parse(text);
+	if (Number.isNaN(parsed)) return NaN;
+	if (LEGACY_ZONE.test(text.replace(/\([^)]*\)/g, ' '))) return parsed;
+	const local = new Date(parsed);
+	return DateTime.fromObject(
+		{
+			year: local.getFullYear(),
+			month: local.getMonth() + 1,
+			day: local.getDate(),
+			hour: local.getHours(),
+			minute: local.getMinutes(),
+			second: local.getSeconds(),
+			millisecond: local.getMilliseconds(),
+		},
+		{ zone: zone() },
+	).toMillis();
 }
 
 function truncate(text: string): string {
