@@ -14,11 +14,13 @@
  *      fires once and at the first poll after it finished, saved state ≤ 32 KB.
  *   6. Thousands of tiny PNGs in one execution, T = 3 s: at 5,000, peak RSS growth ≤ 16 KiB an item
  *      and finished → seen ≤ 3 s (median); every item output.
+ *   7. Check Against Schema against Ajv (bench/schema-check.ts, in-process, no emulator): ≥ 10,000
+ *      generated cases, 0 disagreements; a new seed each run, printed.
  *
  * Options: --processing-ms <T> (6000) --items <n> (50) --reps <n> (3) --sequential-items <n> (= items;
  * fewer is extrapolated and labelled so) --upload-mib <n> (200) --cpu-items <n> (500)
  * --cpu-processing-ms <n> (500) --scale-items <n,n,…> (1000,5000,10000) --scale-processing-ms <n> (3000)
- * --only <1,2,3,4,5,6> --help
+ * --schema-cases <n> (10000) --schema-seed <n> (random) --only <1,2,3,4,5,6,7> --help
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -30,6 +32,7 @@ import { launchEmulator, type EmulatorProcess } from '../emulator/launch';
 import { numberFlag, readArgs } from '../scripts/lib/args';
 import { removeAtExit, ROOT, runMain, startService } from '../scripts/lib/processes';
 import { writeLargePdf } from './pdf';
+import { checkAgainstAjv } from './schema-check';
 import type { TriggerResult } from './trigger';
 import type { CpuResult, ScaleResult, ThroughputResult, UploadResult } from './worker';
 
@@ -42,11 +45,12 @@ const NUMBERS = {
 	'cpu-items': 500,
 	'cpu-processing-ms': 500,
 	'scale-processing-ms': 3000,
+	'schema-cases': 10_000,
 };
 
 /** Reads the command line (scripts/lib/args.ts; `--help` prints the header of this file). */
 function parseOptions() {
-	const flags = [...Object.keys(NUMBERS), 'sequential-items', 'only', 'scale-items'];
+	const flags = [...Object.keys(NUMBERS), 'sequential-items', 'only', 'scale-items', 'schema-seed'];
 	const text = { type: 'string' } as const;
 	const { values } = readArgs(__filename, Object.fromEntries(flags.map((flag) => [flag, text])));
 	const given = values as Record<string, string | undefined>;
@@ -64,9 +68,14 @@ function parseOptions() {
 		uploadMiB: num('upload-mib'),
 		cpuItems: num('cpu-items'),
 		cpuProcessingMs: num('cpu-processing-ms'),
-		only: new Set(list('only', '1,2,3,4,5,6')),
+		only: new Set(list('only', '1,2,3,4,5,6,7')),
 		scaleItems: list('scale-items', '1000,5000,10000'),
 		scaleProcessingMs: num('scale-processing-ms'),
+		schemaCases: num('schema-cases'),
+		schemaSeed:
+			given['schema-seed'] === undefined
+				? Math.floor(Math.random() * 2 ** 31)
+				: numberFlag('schema-seed', given['schema-seed'], 0, 0, true),
 	};
 }
 type Options = ReturnType<typeof parseOptions>;
@@ -490,6 +499,27 @@ async function measureTrigger(): Promise<void> {
 	);
 }
 
+/** Measure 7: the checker's verdicts against Ajv's on generated cases (bench/schema-check.ts). */
+function measureSchemaCheck(options: Options): void {
+	log(
+		`\n== 7. Check Against Schema against Ajv: ${options.schemaCases} generated cases, seed ${options.schemaSeed} (replay: --only 7 --schema-seed ${options.schemaSeed})`,
+	);
+	const r = checkAgainstAjv(options.schemaCases, options.schemaSeed);
+	log(
+		`  ${r.cases} cases in ${s1(r.wallMs)}: Ajv valid ${r.valid}, invalid ${r.cases - r.valid}; checker complete ${r.complete}, with a warning (keywords not evaluated) ${r.warned}; disagreements ${r.disagreements}`,
+	);
+	for (const example of r.examples)
+		log(
+			`  DISAGREEMENT: ${example.problems.join('; ')}`,
+			`    definition ${JSON.stringify(example.case.definition)}`,
+			`    data ${JSON.stringify(example.case.data)}`,
+		);
+	verdict(
+		r.cases >= 10_000 && r.disagreements === 0,
+		`schema check: ≥ 10,000 generated cases, 0 disagreements with Ajv: ${r.cases} cases, ${r.disagreements} disagreements (seed ${r.seed})`,
+	);
+}
+
 async function main(): Promise<number> {
 	const options = parseOptions();
 	const started = Date.now();
@@ -503,6 +533,7 @@ async function main(): Promise<number> {
 	if (options.only.has(4)) await measureCpu(options);
 	if (options.only.has(5)) await measureTrigger();
 	if (options.only.has(6)) await measureScale(options);
+	if (options.only.has(7)) measureSchemaCheck(options);
 	log(`\n== Summary (${s1(Date.now() - started)} in all)`);
 	for (const line of verdicts) log(`  ${line}`);
 	return 0;
