@@ -181,7 +181,7 @@ describe('Split Into Items on an empty list (every version)', () => {
 			status: 'FINISHED',
 			document_name: 'invoice.pdf',
 			result: [],
-			validation: { complete: true, missing: [], typeErrors: [] },
+			validation: { complete: true, missing: [], typeErrors: [], invalid: [] },
 		});
 		expect(items[1].json.id).not.toBe(items[0].json.id);
 	});
