@@ -94,34 +94,28 @@ describe('Date-times without a zone are read in the workflow time zone (issue 30
 		});
 	});
 
-	// Get Many reads its filters through `filterQuery`, which reads them in the workflow's time zone
-	// when given the execute functions; helpers/lists.ts still passes the bare node (the server's
-	// zone) until it calls `filterQuery(ctx, itemIndex, filters)`. Then this passes: make it `it`.
-	// Two workflow zones, so that it fails whatever zone the machine has until then.
-	it.failing(
-		'Get Many: Created After / Created Before without a zone, in the workflow time zone',
-		async () => {
-			const sent: unknown[] = [];
-			for (const [resource, filter, query, timezone] of [
-				['document', 'createdAfter', 'created_at_after', BERLIN],
-				['parsing', 'createdBefore', 'created_at_before', 'America/Los_Angeles'],
-			]) {
-				emulator().clearLog();
-				const { error } = await runNode(
-					{
-						resource,
-						operation: 'getAll',
-						returnAll: true,
-						filters: { [filter]: '2026-11-28 10:00' },
-					},
-					undefined,
-					{ timezone },
-				);
-				sent.push(error?.message ?? sentQuery(query));
-			}
-			expect(sent).toEqual(['2026-11-28T09:00:00.000Z', '2026-11-28T18:00:00.000Z']);
-		},
-	);
+	// Two workflow zones, so that a reading in the server's zone fails whatever zone the machine has.
+	it('Get Many: Created After / Created Before without a zone, in the workflow time zone', async () => {
+		const sent: unknown[] = [];
+		for (const [resource, filter, query, timezone] of [
+			['document', 'createdAfter', 'created_at_after', BERLIN],
+			['parsing', 'createdBefore', 'created_at_before', 'America/Los_Angeles'],
+		]) {
+			emulator().clearLog();
+			const { error } = await runNode(
+				{
+					resource,
+					operation: 'getAll',
+					returnAll: true,
+					filters: { [filter]: '2026-11-28 10:00' },
+				},
+				undefined,
+				{ timezone },
+			);
+			sent.push(error?.message ?? sentQuery(query));
+		}
+		expect(sent).toEqual(['2026-11-28T09:00:00.000Z', '2026-11-28T18:00:00.000Z']);
+	});
 
 	it('Get Many: Created After with a zone, and an unreadable Created Before named', async () => {
 		const zoned = await runNode(

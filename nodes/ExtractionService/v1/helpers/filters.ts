@@ -36,22 +36,20 @@ export interface DateReading {
  * checked and sent as ISO 8601 in UTC (`isoDateTime`: a date-time without a zone is read in the
  * workflow's time zone).
  *
- * @param source the execute or poll functions (`this`): the node, and the workflow's time zone; a
- *   bare node reads zone-less dates in the n8n server's zone (earlier versions' reading)
+ * @param source the execute or poll functions (`this`): the node, and the workflow's time zone
  * @param filters the collection's values, by parameter name
  * @param allowed the filters the list takes (default: every one the collection holds)
  * @returns query parameters by their service names (`§v0-4.2`, `§v0-4.6`, `§unversioned-4.1`)
  * @throws NodeOperationError naming the filter for a date-time that cannot be read
  */
 export function filterQuery(
-	source: INode | DateReading,
+	source: DateReading,
 	itemIndex: number,
 	filters: IDataObject,
 	allowed: string[] = Object.keys(filters),
 ): IDataObject {
-	const reading = 'getTimezone' in source ? source : undefined;
-	const node = reading ? reading.getNode() : (source as INode);
-	const zone = reading?.getTimezone();
+	const node = source.getNode();
+	const zone = source.getTimezone();
 	const qs: IDataObject = {};
 	for (const name of allowed) {
 		let value = filters[name];

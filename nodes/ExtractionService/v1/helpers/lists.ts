@@ -25,7 +25,7 @@ export async function listItems(
 		? 0
 		: wholeNumber(node, itemIndex, 'Limit', ctx.getNodeParameter('limit', itemIndex, 50), 1);
 	const filters = ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const qs = filterQuery(node, itemIndex, filters);
+	const qs = filterQuery(ctx, itemIndex, filters);
 	const results = await client.getAll(
 		{
 			family: list.family,
