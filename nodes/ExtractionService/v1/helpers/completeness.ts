@@ -589,7 +589,7 @@ export const checkAgainstSchemaField: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to compare the extracted data with the schema's definition and add <code>validation</code> to each item: <code>complete</code>, the <code>missing</code> required fields and the <code>typeErrors</code>, so an If node can send incomplete documents to a person",
+		"Whether to compare the extracted data with the schema's definition and add <code>validation</code> to each item: <code>complete</code>, the <code>missing</code> required fields, the <code>typeErrors</code> and the <code>invalid</code> values, so an If node can send incomplete documents to a person",
 };
 
 /** The /v0 family cannot read a schema: Extract operations take the definition as a parameter. */
