@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
+import { binaryOutput, fileNameFromDisposition, specificMimeType } from '../../helpers/binary';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { outputBinaryField } from '../fields/binary';
 import { optionsCollection } from '../fields/collections';
@@ -18,7 +18,9 @@ export const description = forOperation('document', 'download', [
  * follows the 302 to the file URL. The API key is sent only to the Base URL's origin: a pre-signed
  * URL elsewhere is fetched without it (the credential's `authenticate` checks the origin).
  *
- * @returns the Document as JSON and the file as a binary with the document's name and MIME type
+ * @returns the Document as JSON and the file as a binary with the document's name (the file's
+ *   extension added when the name has none) and the MIME type its bytes say (PDF, PNG, JPEG, ZIP),
+ *   else the answer's
  * @throws NodeApiError 404 naming the document
  */
 export const execute: OperationExecute = async function (itemIndex, client) {
@@ -35,12 +37,13 @@ export const execute: OperationExecute = async function (itemIndex, client) {
 		method: 'GET',
 		path: `${request.path}/download`,
 	});
+	// A name without an extension, and a generic or wrong type, are made good by the file's first
+	// bytes where they say the type (`binaryOutput`): storages label files wrongly.
 	const fileName =
 		String(document.filename ?? '') ||
 		fileNameFromDisposition(file.headers['content-disposition']) ||
-		`${id}.pdf`;
-	const mimeType =
-		(file.headers['content-type'] ?? '').split(';')[0].trim() || 'application/octet-stream';
+		id;
+	const mimeType = specificMimeType(file.headers['content-type']) ?? 'application/octet-stream';
 	return [
 		await binaryOutput(
 			this,

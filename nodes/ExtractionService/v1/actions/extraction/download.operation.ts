@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { binaryOutput, fileNameFromDisposition } from '../../helpers/binary';
+import { binaryOutput, fileNameFromDisposition, specificMimeType } from '../../helpers/binary';
 import { outputBinaryField } from '../fields/binary';
 import { optionsCollection } from '../fields/collections';
 import { EXTRACTION_ID, idParameter } from '../fields/locators';
@@ -100,7 +100,9 @@ export const execute: OperationExecute = async function (itemIndex, client) {
 	const base = String(extraction.document_name ?? id).replace(/\.[^.]+$/, '');
 	const fileName =
 		fileNameFromDisposition(file.headers['content-disposition']) ?? `${base}${kind.suffix}`;
-	const mimeType = (file.headers['content-type'] ?? '').split(';')[0].trim() || kind.mimeType;
+	// The format's type when the answer's says nothing (application/octet-stream); the bytes' own
+	// where they have a signature (the images' ZIP: `binaryOutput`).
+	const mimeType = specificMimeType(file.headers['content-type']) ?? kind.mimeType;
 	return [
 		await binaryOutput(
 			this,
