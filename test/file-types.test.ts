@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
 
 import { SIGNATURE_BYTES, sniffFileType } from '../nodes/ExtractionService/v1/helpers/binary';
-import { extractionCreate, onDocument } from './helpers/params';
-import { SAMPLE_PDF, useNode } from './helpers/setup';
+import { byId, extractionCreate, onDocument, onExtraction } from './helpers/params';
+import { INVOICE_SCHEMA, SAMPLE_PDF, useNode } from './helpers/setup';
 
 const { emulator, runNode, apiRequests, fileItem } = useNode({ processingMs: 0 });
 
@@ -264,5 +264,28 @@ describe('Downloads take their type from the bytes (issue 30, item 6)', () => {
 			mimeType: 'application/pdf',
 			fileName: 'scan-0042.pdf',
 		});
+	});
+
+	it("Extraction → Download: a CSV answered with a generic type gets the format's type (text/csv)", async () => {
+		const created = await runNode(extractionCreate({ schema: byId(INVOICE_SCHEMA) }), [
+			await fileItem(),
+		]);
+		if (created.error) throw created.error;
+		const id = String(created.items[0].json.id);
+		// The read of the extraction answers as the service does; the download after it with its file
+		// labelled application/octet-stream (faults match the path, which both requests share).
+		emulator().injectFaults({ method: 'GET', path: `/extract/${id}/` }, [
+			{ delayMs: 0 },
+			{
+				status: 200,
+				body: 'invoice_number,total\r\nINV-1,12.5\r\n',
+				contentType: 'application/octet-stream',
+			},
+		]);
+		const download = await runNode(onExtraction('download', id, { format: 'csv' }));
+		expect(download.error).toBeUndefined();
+		const binary = download.items[0].binary!.data;
+		expect(binary.mimeType).toBe('text/csv');
+		expect(binary.fileName).toMatch(/\.csv$/);
 	});
 });
