@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { IBinaryData, INodeExecutionData } from 'n8n-workflow';
 
-import { SIGNATURE_BYTES, sniffFileType } from '../nodes/ExtractionService/v1/helpers/binary';
+import { SIGNATURE_BYTES, sniffFileType } from '../nodes/ExtractionService/v1/helpers/file-types';
 import { byId, extractionCreate, onDocument, onExtraction } from './helpers/params';
 import { INVOICE_SCHEMA, SAMPLE_PDF, useNode } from './helpers/setup';
 

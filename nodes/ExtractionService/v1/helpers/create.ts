@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { servicePath, type BodyFactory, type ExtractionServiceClient } from '../transport';
-import type { InputFile } from './binary';
+import type { InputFile } from './input-files';
 import type { JobKind } from './kinds';
 import { JobOutcomes, outcomeOf, type JobOutcome } from './outcomes';
 import { checkResource } from './resource';

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { inputFiles, multipartBody } from './binary';
+import { inputFiles } from './input-files';
+import { multipartBody } from './multipart';
 import type { JobRequest } from './create';
 import { jobKeys, withKey, type ReuseKey } from './reuse';
 import type { FileSelection } from './settings';

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { binaryOutput, fileNameFromDisposition, specificMimeType } from '../../helpers/binary';
+import { binaryOutput, fileNameFromDisposition } from '../../helpers/downloads';
+import { specificMimeType } from '../../helpers/file-types';
 import { withAbsoluteUrls } from '../../helpers/output';
 import { outputBinaryField } from '../fields/binary';
 import { optionsCollection } from '../fields/collections';

@@ -1,6 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
+import { inputFiles, passThroughBinary } from '../../helpers/input-files';
+import { multipartBody } from '../../helpers/multipart';
 import { checkResource } from '../../helpers/resource';
 import { JobOutcomes, outcomeOf } from '../../helpers/outcomes';
 import { withAbsoluteUrls } from '../../helpers/output';

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { checkAgainstSchemaField, schemaDefinitionField } from '../../helpers/completeness';
-import { passThroughBinary } from '../../helpers/binary';
+import { passThroughBinary } from '../../helpers/input-files';
 import { createAndWait, type JobRequest } from '../../helpers/create';
 import { JOB_KINDS } from '../../helpers/kinds';
 import { readItemSettings } from '../../helpers/settings';

@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { checkAgainstSchemaField } from '../../helpers/completeness';
-import { inputFiles, multipartBody, passThroughBinary } from '../../helpers/binary';
+import { inputFiles, passThroughBinary } from '../../helpers/input-files';
+import { multipartBody } from '../../helpers/multipart';
 import { createAndWait } from '../../helpers/create';
 import { JOB_KINDS } from '../../helpers/kinds';
 import { jobKeys, readReuseKey, withKey } from '../../helpers/reuse';

@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { binaryOutput, fileNameFromDisposition, specificMimeType } from '../../helpers/binary';
+import { binaryOutput, fileNameFromDisposition } from '../../helpers/downloads';
+import { specificMimeType } from '../../helpers/file-types';
 import { outputBinaryField } from '../fields/binary';
 import { optionsCollection } from '../fields/collections';
 import { EXTRACTION_ID, idParameter } from '../fields/locators';

@@ -1,4 +1,4 @@
-import { passThroughBinary } from '../../helpers/binary';
+import { passThroughBinary } from '../../helpers/input-files';
 import { createAndWait } from '../../helpers/create';
 import { JOB_KINDS } from '../../helpers/kinds';
 import { withAbsoluteUrls } from '../../helpers/output';

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { inputFiles, multipartBody } from '../../helpers/binary';
+import { inputFiles } from '../../helpers/input-files';
+import { multipartBody } from '../../helpers/multipart';
 import { createAndWait } from '../../helpers/create';
 import { JOB_KINDS } from '../../helpers/kinds';
 import { readItemSettings } from '../../helpers/settings';

@@ -1,12 +1,16 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { FileSelection } from './settings';
 import {
-	streamedMultipart,
-	type BinaryStream,
-	type StreamedMultipart,
-} from '../transport/multipart-stream';
+	GENERIC_EXTENSIONS,
+	GENERIC_MIME_TYPES,
+	SIGNATURE_BYTES,
+	mimeEssence,
+	signatureName,
+	sniffFileType,
+} from './file-types';
+import type { FileSelection } from './settings';
+import type { BinaryStream } from '../transport/multipart-stream';
 
 /** Display name of the binary property parameter, used in error messages. */
 export const BINARY_PARAMETER = 'Input Binary Field';
@@ -147,9 +151,7 @@ async function inputFile(
 				: (byName ?? byMime);
 		if (!type) {
 			const accepted = Object.keys(allowedExtensions).join(', ');
-			const kinds = [...new Set(acceptedTypes)].flatMap(
-				(t) => SIGNATURES.find((k) => k.mimeType === t)?.name ?? [],
-			);
+			const kinds = [...new Set(acceptedTypes)].flatMap((t) => signatureName(t) ?? []);
 			const why = disagree
 				? 'Its file extension and MIME type say different types'
 				: "The file's name and MIME type do not say what it is";
@@ -186,107 +188,6 @@ async function inputFile(
 				? async () => await ctx.helpers.getBinaryStream(binary.id as string)
 				: undefined,
 	};
-}
-
-/** How many first bytes `sniffFileType` reads (a PDF's `%PDF-` may come after some junk). */
-export const SIGNATURE_BYTES = 1024;
-
-/** A file type known by its first bytes. */
-interface Signature {
-	/** What messages call it. */
-	name: string;
-	mimeType: string;
-	/** The extension a file of the type gets (lower-case, with dot). */
-	extension: string;
-	matches: (head: Uint8Array) => boolean;
-}
-
-const startsWith = (head: Uint8Array, bytes: number[]) => bytes.every((b, i) => head[i] === b);
-
-/** `%PDF-` within the first bytes, as PDF readers (and the emulator) accept it. */
-function hasPdfHeader(head: Uint8Array): boolean {
-	const marker = [0x25, 0x50, 0x44, 0x46, 0x2d];
-	const end = Math.min(head.length, SIGNATURE_BYTES) - marker.length;
-	for (let i = 0; i <= end; i++) if (marker.every((b, j) => head[i + j] === b)) return true;
-	return false;
-}
-
-/**
- * The signatures `sniffFileType` knows, in the order it tries them: those at the very start first,
- * so that a ZIP holding a PDF is a ZIP.
- */
-const SIGNATURES: Signature[] = [
-	{
-		name: 'PNG',
-		mimeType: 'image/png',
-		extension: '.png',
-		matches: (h) => startsWith(h, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-	},
-	{
-		name: 'JPEG',
-		mimeType: 'image/jpeg',
-		extension: '.jpg',
-		matches: (h) => startsWith(h, [0xff, 0xd8, 0xff]),
-	},
-	{
-		name: 'ZIP',
-		mimeType: 'application/zip',
-		extension: '.zip',
-		matches: (h) => startsWith(h, [0x50, 0x4b, 0x03, 0x04]),
-	},
-	{ name: 'PDF', mimeType: 'application/pdf', extension: '.pdf', matches: hasPdfHeader },
-];
-
-/**
- * The type of a file by its first bytes (its signature): PDF (`%PDF-` within the first
- * `SIGNATURE_BYTES`), PNG (`89 50 4E 47 0D 0A 1A 0A`), JPEG (`FF D8 FF`) or ZIP (`PK 03 04`); the
- * types of `§unversioned-8.1`, and the images download of `§unversioned-4.3`. Text formats (JSON,
- * CSV) have no signature: undefined.
- *
- * @param head the file's first bytes (`SIGNATURE_BYTES` suffice; fewer for a shorter file)
- * @returns the MIME type and extension (`.pdf`, `.png`, `.jpg`, `.zip`), or undefined
- */
-export function sniffFileType(
-	head: Uint8Array,
-): { mimeType: string; extension: string } | undefined {
-	const found = SIGNATURES.find((signature) => signature.matches(head));
-	return found && { mimeType: found.mimeType, extension: found.extension };
-}
-
-/**
- * A MIME type's essence: lower-case, parameters and spaces dropped
- * (`Application/PDF; name=x.pdf` → `application/pdf`); '' for none.
- */
-export function mimeEssence(mimeType: string | undefined): string {
-	return String(mimeType ?? '')
-		.split(';')[0]
-		.trim()
-		.toLowerCase();
-}
-
-/** MIME types that say nothing of what a file is (storages and mail clients label unknown files so). */
-const GENERIC_MIME_TYPES = new Set([
-	'',
-	'application/octet-stream',
-	'binary/octet-stream',
-	'application/binary',
-	'application/x-binary',
-	'application/unknown',
-	'application/download',
-	'application/x-download',
-	'application/force-download',
-]);
-
-/** Extensions that say nothing of what a file is: none, or `.bin` (Outlook's `ATT00001.bin`). */
-const GENERIC_EXTENSIONS = new Set(['', '.bin']);
-
-/**
- * A MIME type as a header gives it, when it says what the file is: its essence (`mimeEssence`), or
- * undefined when absent or generic (`application/octet-stream` and the like).
- */
-export function specificMimeType(header: string | undefined): string | undefined {
-	const essence = mimeEssence(header);
-	return GENERIC_MIME_TYPES.has(essence) ? undefined : essence;
 }
 
 /** "PDF, PNG or JPEG". */
@@ -343,92 +244,6 @@ async function binarySize(
 	}
 	if (typeof binary.data === 'string') return Buffer.byteLength(binary.data, 'base64');
 	return undefined;
-}
-
-/**
- * A multipart body factory (`§v0-1 rule 3`, `§unversioned-1 rule 2`) built with Node's
- * native FormData — n8n Cloud does not allow the form-data package in nodes. Fields with undefined
- * values are left out; objects are sent as JSON strings (the reference does not show how objects
- * travel in multipart; JSON text is what a Django REST JSONField reads from a form).
- * The bytes are read when the factory runs, i.e. inside the transport's concurrency slot.
- * When every file is stored by id (n8n's filesystem/S3 binary modes), the body is streamed from
- * storage instead of read into memory (`multipart-stream.ts`); in-memory binaries use the FormData.
- */
-export function multipartBody(
-	fields: IDataObject,
-	files: Array<{ field: string; file: InputFile }>,
-): () => Promise<FormData | StreamedMultipart> {
-	return async () => {
-		const textFields: Array<[string, string]> = [];
-		for (const [name, value] of Object.entries(fields)) {
-			if (value === undefined || value === null) continue;
-			if (Array.isArray(value)) for (const v of value) textFields.push([name, String(v)]);
-			else
-				textFields.push([name, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
-		}
-		if (files.every(({ file }) => file.stream && file.size !== undefined)) {
-			const streamed = await streamedMultipart(
-				textFields,
-				files.map(({ field, file }) => ({
-					field,
-					fileName: file.fileName,
-					mimeType: file.mimeType,
-					size: file.size as number,
-					open: file.stream!,
-				})),
-			);
-			if (streamed) return streamed;
-		}
-		const form = new FormData();
-		for (const [name, value] of textFields) form.append(name, value);
-		for (const { field, file } of files) form.append(field, await file.blob(), file.fileName);
-		return form;
-	};
-}
-
-/**
- * Turns downloaded bytes into an n8n binary output item (Document → Download, `§v0-4.4`;
- * Extraction → Download, `§unversioned-4.3`). The bytes' signature (`sniffFileType`: PDF, PNG,
- * JPEG, ZIP) decides the MIME type over `mimeType`, since storages label files wrongly (a PDF as
- * `application/json`); a file of no known signature (JSON, CSV …) keeps `mimeType`. A file name
- * without an extension gets the sniffed type's (`scan` → `scan.pdf`); one with an extension keeps it.
- *
- * @param json the item's JSON
- * @param bytes the whole file
- * @param fileName the file's name (from the service, the answer's headers or a default)
- * @param mimeType the answer's or the format's MIME type, without parameters
- * @param property binary property name to write (default `data`)
- */
-export async function binaryOutput(
-	ctx: IExecuteFunctions,
-	json: IDataObject,
-	bytes: Buffer,
-	fileName: string,
-	mimeType: string,
-	property = 'data',
-): Promise<INodeExecutionData> {
-	const sniffed = sniffFileType(bytes.subarray(0, SIGNATURE_BYTES));
-	const named =
-		sniffed && !/\.[^./\\]+$/.test(fileName) ? `${fileName}${sniffed.extension}` : fileName;
-	const data = await ctx.helpers.prepareBinaryData(bytes, named, sniffed?.mimeType ?? mimeType);
-	return { json, binary: { [property]: data } };
-}
-
-/**
- * File name from a `Content-Disposition` header (`filename*=` or `filename=`), if present.
- */
-export function fileNameFromDisposition(header: string | undefined): string | undefined {
-	if (!header) return undefined;
-	const star = /filename\*\s*=\s*(?:UTF-8'')?([^;]+)/i.exec(header);
-	if (star) {
-		try {
-			return decodeURIComponent(star[1].trim().replace(/^"|"$/g, ''));
-		} catch {
-			/* fall through to the plain form */
-		}
-	}
-	const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/i.exec(header);
-	return plain ? (plain[2] ?? plain[1]).trim() : undefined;
 }
 
 /**
