@@ -137,6 +137,10 @@ export interface ListQuirks {
 	pageSize?: number;
 	/** `created_at_after` / `created_at_before` are validated but ignored. */
 	ignoreDateFilter?: boolean;
+	/** Added to `count` (after `countCap`; never below 0): a count a little off either way. */
+	countOffset?: number;
+	/** List items keep only these fields (e.g. `['id', 'status']`: items without dates). */
+	itemFields?: string[];
 }
 
 export type Handler = (app: AppContext, req: RequestContext, params: Params) => Promise<Reply>;

@@ -160,9 +160,11 @@ export class Emulator {
 
 	/** Replaces the list quirks of every list endpoint ({} turns all off). */
 	setListQuirks(quirks: ListQuirks): void {
-		const { countCap, pageSize } = quirks;
+		const { countCap, countOffset, pageSize } = quirks;
 		if (countCap !== undefined && !(Number.isInteger(countCap) && countCap >= 0))
 			throw new Error(`countCap must be a whole number ≥ 0, not ${countCap}`);
+		if (countOffset !== undefined && !Number.isInteger(countOffset))
+			throw new Error(`countOffset must be a whole number, not ${countOffset}`);
 		if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1))
 			throw new Error(`pageSize must be a whole number ≥ 1, not ${pageSize}`);
 		this.app.listQuirks = { ...quirks };
@@ -186,6 +188,20 @@ export class Emulator {
 	/** Creates `n` documents at once, named `${namePrefix}-${i}.pdf`; ids oldest first. */
 	seedDocuments(n: number, options?: Pick<SeedJobOptions, 'namePrefix' | 'metadata'>): string[] {
 		return seedDocuments(this.app, n, options);
+	}
+
+	/**
+	 * Deletes documents, parsings or extractions as the service's own dashboard would (the `/v0`
+	 * family has no DELETE): gone from every list, 404 when read. A parsing's document stays.
+	 */
+	deleteRecords(ids: string[]): void {
+		const { documents, parsings, extractions } = this.app.store;
+		for (const id of ids) {
+			const extraction = extractions.get(id);
+			if (!documents.delete(id) && !parsings.delete(id) && !extractions.delete(id))
+				throw new Error(`The emulator has no document, parsing or extraction ${id}`);
+			extraction?.source.file.discard();
+		}
 	}
 
 	/** Makes held jobs final now (all when `ids` is omitted), with `outcome` instead of their own. */

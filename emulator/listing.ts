@@ -39,7 +39,7 @@ export function listReply<T extends { seq: number }, R>(
 		.filter((r) => tests.every((test) => test(r)))
 		.sort((a, b) => b.seq - a.seq);
 	if (req.listOrder === 'oldest-first') items.reverse();
-	const { countCap, pageSize = asked } = req.listQuirks;
+	const { countCap, countOffset = 0, itemFields, pageSize = asked } = req.listQuirks;
 	const pages = Math.max(1, Math.ceil(items.length / pageSize));
 	if (page > pages) throw new HttpError(404, { detail: 'Invalid page.' });
 	const link = (n: number): string => {
@@ -50,11 +50,20 @@ export function listReply<T extends { seq: number }, R>(
 		const qs = params.toString();
 		return `${req.baseUrl}${req.path}${qs ? `?${qs}` : ''}`;
 	};
+	const count = countCap !== undefined ? Math.min(items.length, countCap) : items.length;
+	const shown = (r: T): R => {
+		const item = render(r);
+		if (!itemFields) return item;
+		const fields = item as Record<string, unknown>;
+		return Object.fromEntries(
+			itemFields.filter((k) => k in fields).map((k) => [k, fields[k]]),
+		) as R;
+	};
 	return json(200, {
-		count: countCap !== undefined ? Math.min(items.length, countCap) : items.length,
+		count: Math.max(0, count + countOffset),
 		next: page < pages ? link(page + 1) : null,
 		previous: page > 1 ? link(page - 1) : null,
-		results: items.slice((page - 1) * pageSize, page * pageSize).map((r) => render(r)),
+		results: items.slice((page - 1) * pageSize, page * pageSize).map(shown),
 	});
 }
 
