@@ -1,0 +1,73 @@
+/**
+ * The trigger's model-based test (issue 31): generated histories of the service, run against the
+ * emulator in this process with the trigger polled through n8n-core's poll path, on a simulated
+ * clock (test/helpers/trigger-model.ts says what a history may do and what is checked).
+ *
+ * `npm test` runs the ordinary profile (what the README promises and holds today) with a fixed seed
+ * and a fixed number of histories per event. The hostile profile (everything issue 31 lists) runs
+ * with `npx tsx bench/trigger-model.ts --profile hostile`; what it finds is in
+ * docs/trigger-histories.md. A failure here prints the shrunk history and its `seed` / `path`:
+ * `npx tsx bench/trigger-model.ts --events <event> --seed <seed> --path "<path>"` replays it.
+ */
+import fc from 'fast-check';
+
+import { startEmulator } from '../emulator';
+import { shutdownEngine } from '../scripts/engine';
+import {
+	EVENT_NAMES,
+	ORDINARY,
+	historyProperty,
+	installSimulatedTime,
+	stats,
+	time,
+} from './helpers/trigger-model';
+
+/** The seed of `npm test`'s histories (fixed: the same histories at every run). */
+const SEED = 31;
+
+let restore: (() => void) | undefined;
+beforeAll(() => {
+	restore = installSimulatedTime();
+});
+afterAll(async () => {
+	restore?.();
+	await shutdownEngine();
+});
+
+describe('the emulator controls the model uses', () => {
+	it('countOffset, itemFields and deleteRecords', async () => {
+		const emulator = await startEmulator({ quiet: true, processingMs: 0, clock: () => time.now });
+		try {
+			const [kept, gone] = emulator.seedJobs('parsing', 2);
+			emulator.deleteRecords([gone]);
+			emulator.setListQuirks({ countOffset: 2, itemFields: ['id', 'status'] });
+			const answer = await fetch(`${emulator.url}/v0/parsing`, {
+				headers: { 'X-API-Key': emulator.apiKey },
+			});
+			const page = (await answer.json()) as { count: number; results: object[] };
+			expect(page.count).toBe(3);
+			expect(page.results).toEqual([{ id: kept, status: 'FINISHED' }]);
+			const read = await fetch(`${emulator.url}/v0/parsing/${gone}`, {
+				headers: { 'X-API-Key': emulator.apiKey },
+			});
+			expect(read.status).toBe(404);
+		} finally {
+			await emulator.close();
+		}
+	});
+});
+
+describe(`generated histories, profile ${ORDINARY.name} (seed ${SEED}, ${ORDINARY.runs} per event)`, () => {
+	it.each(EVENT_NAMES)(
+		'%s: each job final after activation fires once, nothing older fires, errors only where the README reports them, state ≤ 32 KB',
+		async (event) => {
+			const before = { ...stats };
+			await fc.assert(historyProperty(ORDINARY, event), { seed: SEED, numRuns: ORDINARY.runs });
+			// The histories did something: jobs made, polls run, jobs fired.
+			expect(stats.jobs - before.jobs).toBeGreaterThan(ORDINARY.runs * 10);
+			expect(stats.polls - before.polls).toBeGreaterThan(ORDINARY.runs * 3);
+			expect(stats.fired - before.fired).toBeGreaterThan(ORDINARY.runs);
+		},
+		120_000,
+	);
+});
