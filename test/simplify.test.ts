@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import { makePdf } from '../emulator/sample-pdf';
-import { simplifyResult } from '../nodes/ExtractionService/v1/helpers/output';
+import { simplifyResult } from '../nodes/ExtractionService/v1/helpers/simplify';
 import { createTriggerHarness, runWorkflow } from '../scripts/engine';
 import { byId, extractionCreate } from './helpers/params';
 import { useNode } from './helpers/setup';

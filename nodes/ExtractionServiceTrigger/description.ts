@@ -6,7 +6,7 @@ import {
 	searchFilter,
 } from '../ExtractionService/v1/helpers/filters';
 import { checkAgainstSchemaField } from '../ExtractionService/v1/helpers/completeness';
-import { simplifyField, splitIntoItemsField } from '../ExtractionService/v1/helpers/output';
+import { simplifyField, splitIntoItemsField } from '../ExtractionService/v1/actions/fields/output';
 import { CREDENTIAL_TYPE } from '../ExtractionService/v1/transport';
 import { EVENTS, eventsOf, eventsWith } from './poll/events';
 

@@ -2,7 +2,8 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import { filterQuery } from '../../ExtractionService/v1/helpers/filters';
-import { extractionItems, withAbsoluteUrls } from '../../ExtractionService/v1/helpers/output';
+import { extractionItems } from '../../ExtractionService/v1/helpers/output';
+import { withAbsoluteUrls } from '../../ExtractionService/v1/helpers/absolute-urls';
 import { isoDateTime } from '../../ExtractionService/v1/helpers/validation';
 import {
 	DEFAULT_CLIENT_SETTINGS,

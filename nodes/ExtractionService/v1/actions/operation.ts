@@ -11,7 +11,7 @@ import { getJob } from '../helpers/wait';
 import { listItems } from '../helpers/lists';
 import type { JobOutcomes } from '../helpers/outcomes';
 import { readItemSettings, type OutputSettings } from '../helpers/settings';
-import { withAbsoluteUrls } from '../helpers/output';
+import { withAbsoluteUrls } from '../helpers/absolute-urls';
 import { requireUuid } from '../helpers/validation';
 import { servicePath, type ApiFamily, type ExtractionServiceClient } from '../transport';
 import { optionsCollection, returnAllFields } from './fields/collections';

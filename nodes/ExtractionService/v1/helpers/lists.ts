@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { ApiFamily, ExtractionServiceClient } from '../transport';
-import { withAbsoluteUrls } from './output';
+import { withAbsoluteUrls } from './absolute-urls';
 import { filterQuery } from './filters';
 import { wholeNumber } from './validation';
 

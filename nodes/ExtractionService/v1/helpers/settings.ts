@@ -29,7 +29,7 @@ export interface OutputSettings {
 	/**
 	 * Whether Simplify keeps the job's fields and renames an extracted field of the same name to
 	 * `extracted_<name>` (node version 4 on, trigger version 2 on); versions before let the extracted
-	 * field replace the job's (`output.ts`, `simplifyResult`).
+	 * field replace the job's (`simplify.ts`, `simplifyResult`).
 	 */
 	keepJobFields: boolean;
 	splitIntoItems: boolean;

@@ -4,7 +4,7 @@ import { inputFiles, passThroughBinary } from '../../helpers/input-files';
 import { multipartBody } from '../../helpers/multipart';
 import { checkResource } from '../../helpers/resource';
 import { JobOutcomes, outcomeOf } from '../../helpers/outcomes';
-import { withAbsoluteUrls } from '../../helpers/output';
+import { withAbsoluteUrls } from '../../helpers/absolute-urls';
 import { readItemSettings } from '../../helpers/settings';
 import { pageRange, parseJsonObject } from '../../helpers/validation';
 import { servicePath } from '../../transport';

@@ -11,7 +11,8 @@ import { binarySourceOptionFields } from '../fields/binary';
 import { parsingOptionFields } from '../fields/job-options';
 import { PARSING_ID } from '../fields/locators';
 import { sourceFields, type DocumentSource } from '../fields/source';
-import { extractItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractItems } from '../../helpers/output';
+import { simplifyField, splitIntoItemsField } from '../fields/output';
 import { jobCreateDescription, type OperationExecute } from '../operation';
 
 /**

@@ -1,6 +1,7 @@
 import { checkAgainstSchemaField, schemaDefinitionField } from '../../helpers/completeness';
 import { JOB_KINDS } from '../../helpers/kinds';
-import { extractItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractItems } from '../../helpers/output';
+import { simplifyField, splitIntoItemsField } from '../fields/output';
 import { jobGetOperation } from '../operation';
 
 /**

@@ -20,7 +20,8 @@ import {
 } from '../fields/binary';
 import { metadataField, pageRangeFields, reuseExistingJobField } from '../fields/job-options';
 import { schemaLocator } from '../fields/locators';
-import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractionItems } from '../../helpers/output';
+import { simplifyField, splitIntoItemsField } from '../fields/output';
 import { jobCreateDescription, type OperationExecute } from '../operation';
 import { EXTRACTION_FILE_TYPES, serverField } from './common';
 

@@ -1,7 +1,8 @@
 import { checkAgainstSchemaField } from '../../helpers/completeness';
 import { JOB_KINDS } from '../../helpers/kinds';
 import { EXTRACTION_ID } from '../fields/locators';
-import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractionItems } from '../../helpers/output';
+import { simplifyField, splitIntoItemsField } from '../fields/output';
 import { jobGetOperation } from '../operation';
 
 /**

@@ -8,7 +8,8 @@ import { readItemSettings } from '../../helpers/settings';
 import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
 import { servicePath } from '../../transport';
 import { allBinaryPropertiesField, binaryPropertyField } from '../fields/binary';
-import { extractionItems, simplifyField, splitIntoItemsField } from '../../helpers/output';
+import { extractionItems } from '../../helpers/output';
+import { simplifyField, splitIntoItemsField } from '../fields/output';
 import { jobCreateDescription, type OperationExecute } from '../operation';
 import { EXTRACTION_FILE_TYPES } from '../extraction/common';
 
