@@ -4,9 +4,12 @@
  * replayed. Each history runs a fresh emulator in this process on a simulated clock, and the trigger
  * through n8n-core's poll path (`createTriggerHarness`).
  *
- * Run alone: `npx tsx bench/trigger-model.ts [--profile ordinary|hostile] [--runs 200]
- * [--seed S] [--path P] [--events extractionFinished,parsingFailed,…] [--keep-going]`.
- * `--seed` and `--path` replay one failure fast-check printed (with one event in `--events`).
+ * Run alone: `npx tsx bench/trigger-model.ts [--profile ordinary|hostile|hostile:<behaviour>]
+ * [--runs 200] [--seed S] [--path P --replay-path R] [--events extractionFinished,parsingFailed,…] [--keep-going]
+ * [--time-limit seconds per event]`. `hostile:<behaviour>` is the ordinary profile with one hostile
+ * behaviour added (batch, orders, alternate, smallPages, countCap, countOff, largePages,
+ * ignoreDates, noDates, late, faults, stuck, filterEdit, big).
+ * `--seed`, `--path` and `--replay-path` replay one failure as printed (with one event in `--events`).
  * It prints one line per event, the shrunk counterexample of each failure, a closing line with the
  * seed and the count, and a `RESULT {json}` line (for bench/run.ts).
  */
@@ -31,6 +34,8 @@ interface EventOutcome {
 	failed: boolean;
 	seed: number;
 	path?: string;
+	/** The commands' own replay hint (fc.commands' `replayPath`). */
+	replayPath?: string;
 	counterexample?: string;
 	error?: string;
 	seconds: number;
@@ -43,12 +48,15 @@ async function main(): Promise<number> {
 		runs: text,
 		seed: text,
 		path: text,
+		'replay-path': text,
 		events: text,
+		'time-limit': text,
 		'keep-going': { type: 'boolean' },
 	});
 	const profile = PROFILES[values.profile ?? 'ordinary'];
 	if (!profile) usageError(`--profile: one of ${Object.keys(PROFILES).join(', ')}`);
 	const runs = numberFlag('--runs', values.runs, 200, 1, true);
+	const timeLimit = numberFlag('--time-limit', values['time-limit'], 0, 0);
 	const seed = numberFlag('--seed', values.seed, Math.floor(Math.random() * 2 ** 31), 0, true);
 	const events = (values.events ?? EVENT_NAMES.join(','))
 		.split(',')
@@ -64,10 +72,12 @@ async function main(): Promise<number> {
 	try {
 		for (const event of events) {
 			const t0 = realNow();
-			const details = await fc.check(historyProperty(profile, event), {
+			const details = await fc.check(historyProperty(profile, event, values['replay-path']), {
 				seed,
 				numRuns: runs,
 				...(values.path ? { path: values.path } : {}),
+				// Per event, shrinking included (a failure found is kept, shrunk as far as time allowed).
+				...(timeLimit > 0 ? { interruptAfterTimeLimit: timeLimit * 1000 } : {}),
 			});
 			const outcome: EventOutcome = {
 				event,
@@ -79,6 +89,7 @@ async function main(): Promise<number> {
 			if (details.failed) {
 				outcome.path = details.counterexamplePath ?? undefined;
 				outcome.counterexample = fc.stringify(details.counterexample);
+				outcome.replayPath = /replayPath="([^"]*)"/.exec(outcome.counterexample)?.[1];
 				outcome.error = String((details.errorInstance as Error | undefined)?.message ?? '');
 			}
 			outcomes.push(outcome);
@@ -86,7 +97,9 @@ async function main(): Promise<number> {
 				`  ${event}: ${outcome.failed ? `FAILED after ${outcome.runs} histories` : `${outcome.runs} histories, 0 failures`} (${outcome.seconds} s)`,
 			);
 			if (outcome.failed) {
-				console.log(`    replay: --events ${event} --seed ${seed} --path "${outcome.path}"`);
+				console.log(
+					`    replay: --profile ${profile.name} --events ${event} --seed ${seed} --path "${outcome.path}" --replay-path "${outcome.replayPath}"`,
+				);
 				console.log(`    history: ${outcome.counterexample}`);
 				console.log(`    ${(outcome.error ?? '').split('\n').join('\n    ')}`);
 				if (!values['keep-going']) break;

@@ -181,7 +181,37 @@ export const HOSTILE: Profile = {
 	runs: 50,
 };
 
-export const PROFILES: Record<string, Profile> = { ordinary: ORDINARY, hostile: HOSTILE };
+/**
+ * The ordinary profile with one hostile behaviour added (`hostile:<name>`), so that what a run finds
+ * can be told apart by cause.
+ */
+const FOCUSED: Record<string, Partial<Profile>> = {
+	batch: { batchStamps: true },
+	orders: { orders: 'change' },
+	alternate: { orders: 'alternate' },
+	smallPages: { minPageCap: 2 },
+	countCap: { quirks: ['countCap'] },
+	countOff: { quirks: ['countOff'] },
+	largePages: { quirks: ['largePages'] },
+	ignoreDates: { quirks: ['ignoreDateFilter'], minPageCap: 2 },
+	noDates: { quirks: ['itemsWithoutDates'] },
+	late: { lateMs: 9 * 60_000 },
+	faults: { maxFaultsInRow: 5 },
+	stuck: { stuckJob: true },
+	filterEdit: { filterEdit: 'strict' },
+	big: { maxCreate: 300, maxExisting: 150 },
+};
+
+export const PROFILES: Record<string, Profile> = {
+	ordinary: ORDINARY,
+	hostile: HOSTILE,
+	...Object.fromEntries(
+		Object.entries(FOCUSED).map(([name, change]) => [
+			`hostile:${name}`,
+			{ ...ORDINARY, ...change, name: `hostile:${name}` },
+		]),
+	),
+};
 
 // ---------------------------------------------------------------------------------------------------
 // The simulated clock
@@ -891,11 +921,13 @@ export const stats = { histories: 0, commands: 0, jobs: 0, fired: 0, polls: 0 };
 /**
  * The property of one event under a profile: a history (setup, commands) run against a fresh
  * emulator, then a quiet phase and the final check. Needs `installSimulatedTime()` first.
+ * `replayPath`: the `replayPath` of a printed counterexample, to replay it with `{ seed, path }`.
  */
-export function historyProperty(profile: Profile, event: EventName) {
+export function historyProperty(profile: Profile, event: EventName, replayPath?: string) {
+	const constraints = { maxCommands: profile.maxCommands, ...(replayPath ? { replayPath } : {}) };
 	return fc.asyncProperty(
 		setupArbitrary(profile),
-		fc.commands(commandArbitraries(profile), { maxCommands: profile.maxCommands }),
+		fc.commands(commandArbitraries(profile), constraints),
 		async (setup, commands) => {
 			const world = await World.start(profile, event, setup);
 			try {
