@@ -744,7 +744,10 @@ class Faults implements Cmd {
 	}
 }
 
-/** A held job whose read by id fails forever from now on (it never fires; the others must). */
+/**
+ * A held job that finishes now and whose read by id fails forever from now on (it cannot fire; the
+ * others must).
+ */
 class Stuck implements Cmd {
 	constructor(readonly pickIndex: number) {}
 	check = (world: Readonly<World>) => world.held().some((job) => !job.stuck);
@@ -756,6 +759,7 @@ class Stuck implements Cmd {
 		job.stuck = true;
 		world.stuck.push(job.id);
 		world.injectStuck(job.id);
+		world.release([job]);
 	}
 	toString(): string {
 		return `Stuck(${this.pickIndex})`;
