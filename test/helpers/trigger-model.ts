@@ -305,6 +305,8 @@ export class World {
 	deletedSincePoll = false;
 	/** Stuck reads (faults re-injected after the quiet phase clears the others). */
 	readonly stuck: string[] = [];
+	/** Times each stuck job was reported (the error naming it after its reads failed 3 polls in a row). */
+	readonly reported = new Map<string, number>();
 	/** The largest number of jobs sharing one `created_at`. */
 	largestStamp = 0;
 	polls = 0;
@@ -514,6 +516,7 @@ export class World {
 			this.fires++;
 			const job = this.jobs.get(id);
 			if (!job) this.fail(`${label}: fired ${id}, which the history never made`);
+			if (job.stuck) this.fail(`${label}: fired ${id}, whose read by id fails forever`);
 			if (count > 1) this.fail(`${label}: fired ${id} a ${count}th time`);
 			if (!this.mayFire(job))
 				this.fail(`${label}: fired ${id}, which may not fire (${describe(job)})`);
@@ -537,6 +540,18 @@ export class World {
 		const excuseUnfired = () => {
 			for (const job of this.jobs.values()) if (!this.everFired.has(job.id)) job.excused = true;
 		};
+		// A stuck job (its read fails forever) is reported once, naming it; the others fire.
+		if (/could not read .* polls in a row/.test(message)) {
+			const named = this.stuck.filter((id) => message.includes(id));
+			if (named.length === 0)
+				this.fail(`${label}: reported jobs it could not read, none of them stuck: ${message}`);
+			for (const id of named) {
+				const times = (this.reported.get(id) ?? 0) + 1;
+				this.reported.set(id, times);
+				if (times > 1) this.fail(`${label}: reported stuck job ${id} a ${times}th time`);
+			}
+			return;
+		}
 		// A fault that outlasted the client's retries: the poll changes nothing.
 		if (faulted > 0 && !/could not find|appeared dated|share one created_at/.test(message)) return;
 		if (
@@ -573,7 +588,12 @@ export class World {
 		for (let n = 0; n < 40 && idle < 3; n++) {
 			const before = this.firedTotal();
 			await this.poll('quiet poll');
-			idle = this.firedTotal() === before && this.missing().length === 0 ? idle + 1 : 0;
+			idle =
+				this.firedTotal() === before &&
+				this.missing().length === 0 &&
+				this.unreported().length === 0
+					? idle + 1
+					: 0;
 		}
 	}
 
@@ -600,8 +620,31 @@ export class World {
 		);
 	}
 
-	/** The final invariant: every job that must fire fired (exactly once was checked at each poll). */
+	/** Stuck jobs that must be reported (in a status that fires, not deleted, not excused) and have not been. */
+	unreported(): ModelJob[] {
+		return [...this.jobs.values()].filter(
+			(job) =>
+				job.stuck &&
+				this.mayFire(job) &&
+				!job.deleted &&
+				!job.excused &&
+				!this.reported.has(job.id),
+		);
+	}
+
+	/**
+	 * The final invariant: every job that must fire fired (exactly once was checked at each poll);
+	 * every stuck job that was not deleted was reported (once was checked at each poll).
+	 */
 	checkFinal(): void {
+		const unreported = this.unreported();
+		if (unreported.length > 0)
+			this.fail(
+				`${unreported.length} stuck jobs never reported after the quiet phase, e.g. ${unreported
+					.slice(0, 3)
+					.map(describe)
+					.join('; ')}`,
+			);
 		const missing = this.missing();
 		if (missing.length > 0)
 			this.fail(

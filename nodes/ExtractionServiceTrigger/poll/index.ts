@@ -10,10 +10,18 @@ import {
 	ExtractionServiceClient,
 } from '../../ExtractionService/v1/transport';
 import { EVENTS } from './events';
-import { SOFT_BUDGET_SHARE, type PollEnv } from './lists';
+import { MAX_READ_FAILURES, SOFT_BUDGET_SHARE, type PollEnv, type Unreadable } from './lists';
 import { sampleEvent } from './sample';
 import { pollScan } from './scan';
-import { loadState, saveState, type ScanState, type TriggerState, type WindowState } from './state';
+import {
+	MAX_UNREAD_KEPT,
+	loadState,
+	saveState,
+	type ScanState,
+	type TriggerState,
+	type UnreadReport,
+	type WindowState,
+} from './state';
 import { pollWindow } from './window';
 
 /** n8n's poll budget when the running n8n does not say it (`getPollBudgetMs`, n8n 2.x): 5 minutes. */
@@ -32,15 +40,19 @@ const BUDGET_SHARE = 0.9;
  *   returns the items (null when nothing fired, as n8n expects). Any failure throws before the state
  *   is written: the cursor is kept and the next poll reads the same jobs again, so none is lost.
  *   A poll that saw what the trigger cannot recover (items appearing far behind its cursor) writes
- *   a state that records it was reported, then throws its error.
+ *   a state that records it was reported, then throws its error. A job whose own read by id fails
+ *   does not fail the poll: it waits for the next poll while the others fire; after
+ *   `MAX_READ_FAILURES` polls in a row it is dropped, kept in the state as a job to report, and the
+ *   first poll with nothing to output throws the error naming it (`unreadableError`), once.
  * - Manual mode: the most recent matching job (`sample.ts`); the state is neither read nor written.
  *
  * Every request goes through the node's `ExtractionServiceClient` (retries, Request Timeout, checked
  * answers, secrets redacted, `§node`) with a deadline at 90 % of n8n's poll budget.
  *
  * @returns one output with an item per job (per list element with Split Into Items), or null
- * @throws NodeOperationError for a bad parameter, or (manual mode) when nothing matches;
- *   NodeApiError for the service's errors (401: key or token; 5xx after retries; …)
+ * @throws NodeOperationError for a bad parameter, (manual mode) when nothing matches, or for jobs
+ *   whose reads by id kept failing; NodeApiError for the service's errors (401: key or token; 5xx
+ *   on a list after retries; …)
  */
 export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const node = this.getNode();
@@ -120,11 +132,16 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 				? await pollWindow(env, state as WindowState | undefined, since, fingerprint)
 				: await pollScan(env, state as ScanState | undefined, since, fingerprint);
 		const items = await outputItems(this, env, outcome.resources);
-		saveState(data, outcome.state);
-		if (startedFresh) ACTIVATIONS.set(activationKey, outcome.state);
-		if (outcome.error) {
-			if (state) REPORTED.set(key, { before: JSON.stringify(state), after: outcome.state });
-			throw outcome.error;
+		// Jobs whose reads kept failing: kept in the state until a poll with nothing to output (or
+		// an error of its own) reports them, once; the polls before fire the other jobs.
+		const report = toReport(state, outcome.unreadable);
+		const reportNow = report.unread !== undefined && items.length === 0 && !outcome.error;
+		const next: TriggerState = reportNow ? outcome.state : { ...outcome.state, ...report };
+		saveState(data, next);
+		if (startedFresh) ACTIVATIONS.set(activationKey, next);
+		if (outcome.error || reportNow) {
+			if (state) REPORTED.set(key, { before: JSON.stringify(state), after: next });
+			throw outcome.error ?? unreadableError(env, report);
 		}
 		REPORTED.delete(key);
 		return items.length > 0 ? [items] : null;
@@ -132,6 +149,41 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		delete data[POLL_STARTED_AT];
 		if (RUNNING.get(key) === started) RUNNING.delete(key);
 	}
+}
+
+/**
+ * The jobs to report after a poll: those the state kept and those the poll dropped (`readFailed`),
+ * at most `MAX_UNREAD_KEPT` by name, the rest by count.
+ */
+function toReport(state: TriggerState | undefined, dropped: Unreadable[] = []): UnreadReport {
+	const all = [...(state?.unread ?? []), ...dropped];
+	const more = (state?.unreadMore ?? 0) + Math.max(0, all.length - MAX_UNREAD_KEPT);
+	return {
+		...(all.length > 0 ? { unread: all.slice(0, MAX_UNREAD_KEPT) } : {}),
+		...(more > 0 ? { unreadMore: more } : {}),
+	};
+}
+
+/**
+ * The error that reports jobs the trigger stopped following because their read by id failed
+ * `MAX_READ_FAILURES` polls in a row (issue 31 item 6): their ids, resource and last failure (the
+ * client's message, secrets redacted, `§node`).
+ */
+function unreadableError(env: PollEnv, report: UnreadReport): NodeOperationError {
+	const unread = report.unread ?? [];
+	const resource = env.spec.resourceName.toLowerCase();
+	const total = unread.length + (report.unreadMore ?? 0);
+	const what =
+		total === 1
+			? `${resource} ${unread[0].id}`
+			: `${total} ${resource}s (${unread.map((job) => job.id).join(', ')}${report.unreadMore ? ', …' : ''})`;
+	return new NodeOperationError(
+		env.node,
+		`The trigger could not read ${what} ${MAX_READ_FAILURES} polls in a row and stopped following ${total === 1 ? 'it' : 'them'}: ${total === 1 ? 'it does' : 'they do'} not fire`,
+		{
+			description: `${unread.map((job) => `${job.id}: ${job.error}`).join('; ')}. The other ${resource}s fired. Check ${total === 1 ? 'it' : 'them'} with ${env.spec.resourceName} → Get.`,
+		},
+	);
 }
 
 /**

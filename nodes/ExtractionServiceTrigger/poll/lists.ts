@@ -8,6 +8,7 @@ import {
 	type ListPage,
 } from '../../ExtractionService/v1/transport';
 import type { EventSpec } from './events';
+import { markOf, type MarkSet } from './marks';
 
 /** Items asked for per list page (the service may send fewer or more, `§v0-8`, `§unversioned-8`). */
 export const PAGE_SIZE = 100;
@@ -191,11 +192,101 @@ export class EventList {
 		}
 	}
 
-	/** Reads jobs by id, all at once (the client bounds the requests in flight); a 404 reads as undefined. */
+	/**
+	 * Failed reads by id of this poll (`jobs`, `dateOf`): the error's message by job id, for the
+	 * reads that failed with an error of that job's own (not a poll-wide one, see `isPollWide`).
+	 */
+	readonly failed = new Map<string, string>();
+
+	/**
+	 * Reads jobs by id, all at once (the client bounds the requests in flight), each read settled on
+	 * its own: one job that cannot be read does not fail the others (issue 31 item 6). A job whose
+	 * read already failed in this poll is not read again (it stays in `failed`).
+	 *
+	 * @returns the jobs read by id; undefined for a 404 (deleted since it was listed); a read that
+	 *   failed with an error of its own is absent and its message is in `failed`
+	 * @throws NodeApiError / NodeOperationError when a read failed with a poll-wide error (`isPollWide`)
+	 */
 	async jobs(ids: string[]): Promise<Map<string, IDataObject | undefined>> {
-		const read = await Promise.all(ids.map(async (id) => [id, await this.job(id)] as const));
-		return new Map(read);
+		ids = ids.filter((id) => !this.failed.has(id));
+		const settled = await Promise.allSettled(ids.map(async (id) => await this.job(id)));
+		const read = new Map<string, IDataObject | undefined>();
+		settled.forEach((outcome, index) => {
+			if (outcome.status === 'fulfilled') read.set(ids[index], outcome.value);
+		});
+		for (const [index, outcome] of settled.entries()) {
+			if (outcome.status === 'fulfilled') continue;
+			if (isPollWide(this.env, outcome.reason)) throw asNodeError(this.env.node, outcome.reason);
+			this.failed.set(ids[index], failureText(outcome.reason));
+		}
+		return read;
 	}
+
+	/**
+	 * The `created_at` (epoch ms) of a job read by id (`job`).
+	 *
+	 * @returns undefined when the job has no readable date, was deleted, or its read failed with an
+	 *   error of its own (then in `failed`; not read again in this poll)
+	 * @throws for a poll-wide error (`isPollWide`)
+	 */
+	async dateOf(id: string): Promise<number | undefined> {
+		if (this.failed.has(id)) return undefined;
+		try {
+			return timestampMs((await this.job(id))?.created_at);
+		} catch (error) {
+			if (isPollWide(this.env, error)) throw asNodeError(this.env.node, error);
+			this.failed.set(id, failureText(error));
+			return undefined;
+		}
+	}
+}
+
+/**
+ * Polls in a row in which a job's read by id may fail before the trigger stops following it and
+ * reports it (an error naming it, `pollTrigger`); until then the job waits for the next poll while
+ * the others fire (issue 31 item 6).
+ */
+export const MAX_READ_FAILURES = 3;
+
+/** A job the trigger stopped following because its read by id failed `MAX_READ_FAILURES` polls in a row. */
+export interface Unreadable {
+	id: string;
+	/** The last failure's message (as the client made it: secrets redacted), at most 300 characters. */
+	error: string;
+}
+
+/**
+ * Whether a failed read by id says nothing about that job but about the poll: the key or token
+ * (401, 403), the rate limit (429), or the poll's deadline passed. Such an error fails the poll.
+ */
+function isPollWide(env: PollEnv, error: unknown): boolean {
+	if (Date.now() >= env.deadline) return true;
+	return error instanceof NodeApiError && ['401', '403', '429'].includes(String(error.httpCode));
+}
+
+/** An error's message (with its HTTP code when the message lacks it), at most 300 characters. */
+function failureText(error: unknown): string {
+	const message = error instanceof Error ? error.message : String(error);
+	const code = error instanceof NodeApiError ? error.httpCode : undefined;
+	const text = code && !message.includes(code) ? `HTTP ${code}: ${message}` : message;
+	return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+/**
+ * A job whose read by id failed in this poll (`EventList.failed`): followed again with one failure
+ * more (`Mark.fails`, at `key`), or, at `MAX_READ_FAILURES` polls in a row, no longer followed and
+ * added to `dropped` (reported once by `pollTrigger`). Changes `pending` and `dropped` in place.
+ *
+ * @param job its id, key (`Mark.key`), the failures its mark counted before this poll, and this poll's error
+ */
+export function readFailed(
+	pending: MarkSet,
+	dropped: Unreadable[],
+	job: { id: string; key: number; fails?: number; error: string },
+): void {
+	const fails = (job.fails ?? 0) + 1;
+	if (fails >= MAX_READ_FAILURES) dropped.push({ id: job.id, error: job.error });
+	else pending.add(markOf(job.id, job.key, 0, fails));
 }
 
 /**

@@ -19,6 +19,8 @@ export interface Mark {
 	key: number;
 	/** Polls in a row in which a followed extraction was not met where it was looked for (`scan.ts`). */
 	misses?: number;
+	/** Polls in a row in which a job's read by id failed (`lists.ts`, `MAX_READ_FAILURES`). */
+	fails?: number;
 }
 
 /** The short hash of an id (`HASH_CHARS` base64url characters). */
@@ -26,14 +28,19 @@ export function hashId(id: string): string {
 	return createHash('sha256').update(id).digest('base64url').slice(0, HASH_CHARS);
 }
 
-/** A mark of an id. */
-export function markOf(id: string, key: number, misses = 0): Mark {
-	return misses > 0 ? { hash: hashId(id), key, misses } : { hash: hashId(id), key };
+/** A mark of an id (`misses`, `fails`: kept only when above 0). */
+export function markOf(id: string, key: number, misses = 0, fails = 0): Mark {
+	return {
+		hash: hashId(id),
+		key,
+		...(misses > 0 ? { misses } : {}),
+		...(fails > 0 ? { fails } : {}),
+	};
 }
 
 /**
- * Marks as one string: sorted by key, each `<hash><key delta in base 36>` and `~<misses>` when
- * missed, separated by commas. A burst of 3,000 jobs created together takes about 27 KB... fewer
+ * Marks as one string: sorted by key, each `<hash><key delta in base 36>`, `~<misses>` when
+ * missed and `!<fails>` when its read failed, separated by commas. A burst of 3,000 jobs created together takes about 27 KB... fewer
  * when their keys are close (the deltas are then one or two characters).
  *
  * @returns '' for no marks
@@ -45,7 +52,7 @@ export function packMarks(marks: Mark[]): string {
 		.map((mark) => {
 			const delta = Math.max(0, Math.round(mark.key) - previous);
 			previous += delta;
-			return `${mark.hash}${delta.toString(36)}${mark.misses ? `~${mark.misses}` : ''}`;
+			return `${mark.hash}${delta.toString(36)}${mark.misses ? `~${mark.misses}` : ''}${mark.fails ? `!${mark.fails}` : ''}`;
 		})
 		.join(',');
 }
@@ -61,12 +68,15 @@ export function unpackMarks(text: unknown): Mark[] | undefined {
 	const marks: Mark[] = [];
 	let key = 0;
 	for (const part of text.split(',')) {
-		const match = /^([A-Za-z0-9_-]{6})([0-9a-z]+)(?:~(\d+))?$/.exec(part);
+		const match = /^([A-Za-z0-9_-]{6})([0-9a-z]+)(?:~(\d+))?(?:!(\d+))?$/.exec(part);
 		if (!match) return undefined;
 		key += parseInt(match[2], 36);
-		marks.push(
-			match[3] ? { hash: match[1], key, misses: Number(match[3]) } : { hash: match[1], key },
-		);
+		marks.push({
+			hash: match[1],
+			key,
+			...(match[3] ? { misses: Number(match[3]) } : {}),
+			...(match[4] ? { fails: Number(match[4]) } : {}),
+		});
 	}
 	return marks;
 }

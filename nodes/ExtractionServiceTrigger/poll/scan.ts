@@ -12,8 +12,10 @@ import {
 	byCreation,
 	idOf,
 	outOfTime,
+	readFailed,
 	timestampMs,
 	type PollEnv,
+	type Unreadable,
 } from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
 import { STATE_VERSION, type ListOrder, type ScanState } from './state';
@@ -249,6 +251,8 @@ export async function pollScan(
 
 	// 3. Sorting out the new extractions, oldest first, within the poll's room.
 	const firing: string[] = [];
+	/** Positions of the extractions that fire (a read that fails follows it there). */
+	const firingAt = new Map<string, number>();
 	const processed: string[] = [];
 	let newestPos = state.at - 1;
 	for (const { item, pos } of fresh) {
@@ -257,6 +261,7 @@ export async function pollScan(
 			if (fires(spec, item.status)) {
 				if (firing.length >= MAX_FIRING_PER_POLL) break;
 				firing.push(id);
+				firingAt.set(id, pos);
 			}
 		} else {
 			pending.add(markOf(id, pos));
@@ -269,13 +274,23 @@ export async function pollScan(
 	const resolved = await checkFollowed(env, pages, pending, frame, new Set(processed));
 
 	// 5. Reads by id: the output of each extraction that fires.
+	// A job whose read failed waits for the next poll (followed), the others fire (issue 31 item 6).
 	const read = await list.jobs([...firing, ...resolved.map((entry) => entry.id)]);
 	const resources: IDataObject[] = [];
+	const unreadable: Unreadable[] = [];
 	for (const id of firing) {
 		const job = read.get(id);
-		if (job && fires(spec, job.status)) resources.push(job);
+		const error = list.failed.get(id);
+		if (error !== undefined)
+			readFailed(pending, unreadable, { id, key: firingAt.get(id) as number, error });
+		else if (job && fires(spec, job.status)) resources.push(job);
 	}
 	for (const entry of resolved) {
+		const error = list.failed.get(entry.id);
+		if (error !== undefined) {
+			readFailed(pending, unreadable, { ...entry, key: entry.pos, error });
+			continue;
+		}
 		const job = read.get(entry.id);
 		if (job && !isFinal(spec, job.status)) pending.add(markOf(entry.id, entry.pos));
 		else if (job && fires(spec, job.status)) resources.push(job);
@@ -291,8 +306,10 @@ export async function pollScan(
 	}
 	const newest = processed.at(-1);
 	let t = state.t;
-	if (newest !== undefined)
-		t = timestampMs((read.get(newest) ?? (await list.job(newest)))?.created_at) ?? t;
+	if (newest !== undefined && !list.failed.has(newest)) {
+		const job = read.get(newest);
+		t = (job ? timestampMs(job.created_at) : await list.dateOf(newest)) ?? t;
+	}
 	const at = newest === undefined ? found.pos + 1 : newestPos + 1;
 	return {
 		resources: byCreation(resources),
@@ -302,6 +319,7 @@ export async function pollScan(
 			order,
 			...(t === undefined ? {} : { t }),
 		}),
+		unreadable,
 	};
 }
 
@@ -563,7 +581,7 @@ async function edgeByDate(
 	const dateAt = async (page: ListPage, index: number): Promise<number | undefined> => {
 		const id = idOf(page.results[index] ?? {});
 		if (id === undefined) return undefined;
-		if (!dates.has(id)) dates.set(id, timestampMs((await list.job(id))?.created_at));
+		if (!dates.has(id)) dates.set(id, await list.dateOf(id));
 		return dates.get(id);
 	};
 	const isOld = async (page: ListPage, index: number) =>
@@ -631,7 +649,7 @@ async function orderAround(
 		const item = page.results[index];
 		const id = item ? idOf(item) : undefined;
 		if (id === undefined) continue;
-		const ms = timestampMs((await list.job(id))?.created_at);
+		const ms = await list.dateOf(id);
 		if (ms === undefined || ms === t) continue;
 		const newerBefore = side === -1 ? ms > t : ms < t;
 		return newerBefore ? 'newest-first' : 'oldest-first';
@@ -654,10 +672,10 @@ async function checkFollowed(
 	pending: MarkSet,
 	frame: Frame,
 	handledNow: Set<string>,
-): Promise<Array<{ id: string; pos: number }>> {
+): Promise<Array<{ id: string; pos: number; fails?: number }>> {
 	const { spec } = env;
 	const size = pages.size;
-	const finished: Array<{ id: string; pos: number }> = [];
+	const finished: Array<{ id: string; pos: number; fails?: number }> = [];
 	const met = new Set<Mark>();
 	const looked = new Set<number>();
 	const visit = async (n: number): Promise<void> => {
@@ -683,8 +701,8 @@ async function checkFollowed(
 			pending.delete(mark);
 			if (isFinal(spec, item.status)) {
 				if (fires(spec, item.status) && finished.length < MAX_FIRING_PER_POLL)
-					finished.push({ id, pos });
-				else if (fires(spec, item.status)) pending.add(markOf(id, pos)); // no room: next poll
+					finished.push({ id, pos, ...(mark.fails ? { fails: mark.fails } : {}) });
+				else if (fires(spec, item.status)) pending.add(markOf(id, pos, 0, mark.fails)); // no room: next poll
 			} else {
 				const still = markOf(id, pos);
 				met.add(still);
@@ -793,6 +811,7 @@ async function activate(
 	const newest = unique.at(-1);
 	const edge = unique.slice(-EDGE_SIZE).map((entry) => idOf(entry.item) as string);
 	const resources: IDataObject[] = [];
+	const unreadable: Unreadable[] = [];
 	if (since !== undefined) {
 		const candidates = unique
 			.filter((entry) => isFinal(spec, entry.item.status) && fires(spec, entry.item.status))
@@ -801,10 +820,14 @@ async function activate(
 		for (const job of read.values())
 			if (job && fires(spec, job.status) && (timestampMs(job.created_at) ?? -Infinity) >= since)
 				resources.push(job);
+		// One whose read failed is followed: it fires when it can be read (`readFailed`).
+		for (const { item, pos } of candidates) {
+			const id = idOf(item) as string;
+			const error = list.failed.get(id);
+			if (error !== undefined) readFailed(pending, unreadable, { id, key: pos, error });
+		}
 	}
-	const t = newest
-		? timestampMs((await list.job(idOf(newest.item) as string))?.created_at)
-		: undefined;
+	const t = newest ? await list.dateOf(idOf(newest.item) as string) : undefined;
 	return {
 		resources: byCreation(resources),
 		state: scanState(fingerprint, pending, {
@@ -813,6 +836,7 @@ async function activate(
 			...(order ? { order } : {}),
 			...(t === undefined ? {} : { t }),
 		}),
+		unreadable,
 	};
 }
 
@@ -824,7 +848,7 @@ async function orderFromDates(list: EventList, pages: Pages): Promise<ListOrder 
 	const first = await pages.get(1);
 	const ids = first.results.map(idOf).filter((id): id is string => id !== undefined);
 	if (ids.length < 2 && !first.next) return undefined;
-	const dateOf = async (id: string) => timestampMs((await list.job(id))?.created_at);
+	const dateOf = async (id: string) => await list.dateOf(id);
 	const a = await dateOf(ids[0]);
 	let b = ids.length > 1 ? await dateOf(ids[ids.length - 1]) : undefined;
 	if ((a === undefined || b === undefined || a === b) && first.next && first.count !== undefined) {
@@ -900,6 +924,7 @@ async function activateUnknown(
 		if (idOf(item) !== undefined && !isFinal(spec, item.status))
 			pending.add(markOf(idOf(item) as string, index));
 	const resources: IDataObject[] = [];
+	const unreadable: Unreadable[] = [];
 	if (since !== undefined) {
 		const final = [
 			...new Map(
@@ -926,9 +951,17 @@ async function activateUnknown(
 				(since === -Infinity || (timestampMs(job.created_at) ?? -Infinity) >= since)
 			)
 				resources.push(job);
+		// One whose read failed is followed by its place as listed (`readFailed`).
+		const places = new Map(final);
+		for (const id of candidates) {
+			const error = list.failed.get(id);
+			if (error !== undefined)
+				readFailed(pending, unreadable, { id, key: places.get(id) as number, error });
+		}
 	}
 	return {
 		resources: byCreation(resources),
+		unreadable,
 		state: scanState(fingerprint, pending, {
 			edge: [],
 			front: ids(first.results).slice(0, EDGE_SIZE),
@@ -999,14 +1032,18 @@ async function quietUnknown(
 	const resolved = await checkFollowed(env, pages, pending, frame, new Set());
 	const read = await list.jobs(resolved.map((entry) => entry.id));
 	const resources: IDataObject[] = [];
+	const unreadable: Unreadable[] = [];
 	for (const entry of resolved) {
+		const error = list.failed.get(entry.id);
 		const job = read.get(entry.id);
-		if (job && !isFinal(env.spec, job.status)) pending.add(markOf(entry.id, entry.pos));
+		if (error !== undefined) readFailed(pending, unreadable, { ...entry, key: entry.pos, error });
+		else if (job && !isFinal(env.spec, job.status)) pending.add(markOf(entry.id, entry.pos));
 		else if (job && fires(env.spec, job.status)) resources.push(job);
 	}
 	return {
 		resources: byCreation(resources),
 		state: { ...state, pending: packMarks(pending.values()) },
+		unreadable,
 	};
 }
 

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { Unreadable } from './lists';
 import { unpackMarks } from './marks';
 
 /**
@@ -11,6 +12,9 @@ import { unpackMarks } from './marks';
  * - a poll changes the static data only after every request of the poll succeeded, right before it
  *   returns (`saveState`): a poll that throws (401, 5xx after retries, a timeout, an unusable
  *   answer) leaves the previous state untouched, so the next good poll reads the same items again;
+ *   the one exception is a job's own read by id (`EventList.jobs`): one that fails leaves that job
+ *   followed with a count of failures (`Mark.fails`) while the others fire and the poll commits,
+ *   and after `MAX_READ_FAILURES` polls in a row it is dropped and reported once (`UnreadReport`);
  * - the state records the configuration it was made for (`fingerprint`: event, filters, Include
  *   Existing Since, Base URL); another configuration starts afresh from "now" (no replay);
  * - the state holds no history of fired ids: only the items at the boundary (a page at most) and
@@ -21,8 +25,22 @@ import { unpackMarks } from './marks';
 /** Bumped when the shape changes; a state of another version starts afresh. */
 export const STATE_VERSION = 2;
 
+/**
+ * Jobs to report (`pollTrigger`): dropped because their read by id failed `MAX_READ_FAILURES`
+ * polls in a row, kept until a poll with nothing to output reports them once (issue 31 item 6).
+ */
+export interface UnreadReport {
+	/** At most `MAX_UNREAD_KEPT` jobs, each with its last failure. */
+	unread?: Unreadable[];
+	/** How many more were dropped beyond those (named by count only). */
+	unreadMore?: number;
+}
+
+/** Most jobs to report a state names (`UnreadReport`): it stays small whatever fails. */
+export const MAX_UNREAD_KEPT = 20;
+
 /** State of a `window` event (`window.ts`): the `/v0` lists, read by creation time. */
-export interface WindowState {
+export interface WindowState extends UnreadReport {
 	v: typeof STATE_VERSION;
 	strategy: 'window';
 	fingerprint: string;
@@ -51,7 +69,7 @@ export interface WindowState {
 export type ListOrder = 'newest-first' | 'oldest-first';
 
 /** State of a `scan` event (`scan.ts`): the unversioned extraction list, which has no dates. */
-export interface ScanState {
+export interface ScanState extends UnreadReport {
 	v: typeof STATE_VERSION;
 	strategy: 'scan';
 	fingerprint: string;
@@ -93,6 +111,8 @@ const KEYS = [
 	't',
 	'front',
 	'back',
+	'unread',
+	'unreadMore',
 	'after',
 	'seen',
 	'count',
@@ -112,6 +132,28 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isI
  * @returns a plain copy, safe to change before `saveState`
  */
 export function loadState(data: IDataObject, fingerprint: string): TriggerState | undefined {
+	const state = loadPlace(data, fingerprint);
+	if (!state) return undefined;
+	const unread = Array.isArray(data.unread)
+		? (data.unread as unknown[]).filter(
+				(entry): entry is Unreadable =>
+					typeof entry === 'object' &&
+					entry !== null &&
+					typeof (entry as IDataObject).id === 'string' &&
+					typeof (entry as IDataObject).error === 'string',
+			)
+		: [];
+	return {
+		...state,
+		...(unread.length > 0
+			? { unread: unread.slice(0, MAX_UNREAD_KEPT).map(({ id, error }) => ({ id, error })) }
+			: {}),
+		...(isCount(data.unreadMore) && data.unreadMore > 0 ? { unreadMore: data.unreadMore } : {}),
+	};
+}
+
+/** `loadState` without the jobs to report. */
+function loadPlace(data: IDataObject, fingerprint: string): TriggerState | undefined {
 	if (data.v !== STATE_VERSION || data.fingerprint !== fingerprint) return undefined;
 	if (!unpackMarks(data.pending)) return undefined;
 	const pending = data.pending as string;

@@ -10,11 +10,13 @@ import {
 	PAGE_SIZE,
 	byCreation,
 	idOf,
+	readFailed,
 	isoTime,
 	outOfTime,
 	searchBound,
 	timestampMs,
 	type PollEnv,
+	type Unreadable,
 } from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
 import { Sketch, keyOf } from './sketch';
@@ -46,6 +48,11 @@ export interface PollOutcome<S> {
 	 * recover was seen (the state records that it was reported, so the next poll goes on).
 	 */
 	error?: NodeOperationError;
+	/**
+	 * Jobs this poll stopped following because their read by id failed `MAX_READ_FAILURES` polls in
+	 * a row (`readFailed`): `pollTrigger` reports them once.
+	 */
+	unreadable?: Unreadable[];
 }
 
 /** A listed item with its id and `created_at` in epoch ms (undefined when the item has none). */
@@ -53,6 +60,8 @@ interface Listed {
 	id: string;
 	item: IDataObject;
 	ms?: number;
+	/** Polls in a row its read by id failed, when followed (`Mark.fails`). */
+	fails?: number;
 }
 
 /** The outcome of reading the items of a time range (`readRange`). */
@@ -164,7 +173,8 @@ export async function pollWindow(
 		} else {
 			if (firing.length >= MAX_FIRING_PER_POLL && !force) return false;
 			if (followed) pending.delete(followed);
-			firing.push(entry); // read by id: its output, or its date and status
+			// Read by id: its output, or its date and status.
+			firing.push(followed?.fails ? { ...entry, fails: followed.fails } : entry);
 		}
 		if (!followed) margin.add(entry.id, ms);
 		return true;
@@ -204,7 +214,16 @@ export async function pollWindow(
 		...firing.map((entry) => entry.id),
 		...resolved.map((entry) => entry.id),
 	]);
+	// A job whose read failed waits for the next poll (followed), the others fire (issue 31 item 6).
+	const unreadable: Unreadable[] = [];
+	const failed = (entry: Listed): boolean => {
+		const error = list.failed.get(entry.id);
+		if (error === undefined) return false;
+		readFailed(pending, unreadable, { ...entry, key: entry.ms ?? from, error });
+		return true;
+	};
 	for (const entry of firing) {
+		if (failed(entry)) continue;
 		const job = read.get(entry.id);
 		if (!job) continue; // deleted meanwhile
 		const ms = timestampMs(job.created_at) ?? entry.ms ?? from;
@@ -216,6 +235,7 @@ export async function pollWindow(
 		handled.push(markOf(entry.id, ms));
 	}
 	for (const entry of resolved) {
+		if (failed(entry)) continue;
 		const job = read.get(entry.id);
 		if (job && !isFinal(spec, job.status)) pending.add(markOf(entry.id, entry.ms ?? from));
 		else if (job && fires(spec, job.status)) resources.push(job);
@@ -247,7 +267,7 @@ export async function pollWindow(
 		...margin.toState(),
 		...(older === undefined ? {} : { older }),
 	};
-	if (late.missing === 0) return { resources: byCreation(resources), state: nextState };
+	if (late.missing === 0) return { resources: byCreation(resources), state: nextState, unreadable };
 	// Reported once: the next poll counts the reported ones as known, and finds the others again.
 	return {
 		resources: [],
@@ -650,7 +670,8 @@ async function checkFollowed(
 			met.add(mark);
 			if (!isFinal(spec, entry.item.status) || finished.length >= room) continue;
 			pending.delete(mark);
-			if (fires(spec, entry.item.status)) finished.push(entry);
+			if (fires(spec, entry.item.status))
+				finished.push(mark.fails ? { ...entry, fails: mark.fails } : entry);
 		}
 		if (read.complete) for (const mark of cluster) if (!met.has(mark)) pending.delete(mark);
 	}
