@@ -10,6 +10,7 @@ import { createTriggerHarness } from '../scripts/engine';
 import {
 	INVOICE_SCHEMA,
 	apiRequests,
+	createSchema as createSchemaAt,
 	credentialsFor,
 	fileItem,
 	runNode,
@@ -24,16 +25,8 @@ const INVOICE_PROPERTIES = {
 	currency: { type: 'string', description: 'Currency' },
 };
 
-/** Creates a schema at the emulator (POST /schema/, §unversioned-4.6) and returns its id. */
-async function createSchema(definition: unknown): Promise<string> {
-	const answer = await fetch(`${emulator().url}/schema/`, {
-		method: 'POST',
-		headers: { authorization: emulator().token, 'content-type': 'application/json' },
-		body: JSON.stringify({ name: 'Checked', description: 'For the check', schema: definition }),
-	});
-	expect(answer.status).toBe(201);
-	return ((await answer.json()) as { id: string }).id;
-}
+/** Creates a schema at the emulator with this definition and returns its id. */
+const createSchema = (definition: unknown) => createSchemaAt(emulator(), definition);
 
 const checked = (schema: string, extra: IDataObject = {}, options: IDataObject = {}) =>
 	extractionCreate({

@@ -16,20 +16,10 @@ import { createTriggerHarness, runWorkflow } from '../scripts/engine';
 import { byId, extractionCreate } from './helpers/params';
 import { useNode } from './helpers/setup';
 
-const { emulator, runNode, apiRequests, fileItem, credentialsFor } = useNode();
+const { emulator, runNode, apiRequests, fileItem, credentialsFor, createSchema } = useNode();
 
 /** An invoice that has its own id, status and error, as ordinary invoices do. */
 const INVOICE_LINES = ['Id: INV-7', 'Status: paid', 'Error: none', 'Total amount: 12.5'];
-
-async function createSchema(definition: unknown): Promise<string> {
-	const answer = await fetch(`${emulator().url}/schema/`, {
-		method: 'POST',
-		headers: { authorization: emulator().token, 'content-type': 'application/json' },
-		body: JSON.stringify({ name: 'Invoice with status', description: 'x', schema: definition }),
-	});
-	expect(answer.status).toBe(201);
-	return ((await answer.json()) as { id: string }).id;
-}
 
 const invoiceSchema = async () =>
 	await createSchema({
@@ -41,6 +31,17 @@ const invoiceSchema = async () =>
 			total_amount: { type: 'number' },
 		},
 	});
+
+/** What version 4 (and trigger version 2) outputs for that invoice: the job's fields, then the invoice's. */
+const keptJobFields = (id: string) => ({
+	id,
+	status: 'FINISHED',
+	document_name: 'invoice.pdf',
+	total_amount: 12.5,
+	extracted_id: 'INV-7',
+	extracted_status: 'paid',
+	extracted_error: 'none',
+});
 
 const invoiceItem = async (lines = INVOICE_LINES) =>
 	await fileItem({ data: { bytes: await makePdf([lines]), fileName: 'invoice.pdf' } });
@@ -63,15 +64,7 @@ describe('Simplify keeps the job fields (node version 4)', () => {
 			{ node: { typeVersion: 4 } },
 		);
 		expect(error).toBeUndefined();
-		expect(items[0].json).toEqual({
-			id: createdId(),
-			status: 'FINISHED',
-			document_name: 'invoice.pdf',
-			total_amount: 12.5,
-			extracted_id: 'INV-7',
-			extracted_status: 'paid',
-			extracted_error: 'none',
-		});
+		expect(items[0].json).toEqual(keptJobFields(createdId()));
 	});
 
 	it('version 1 (and 2, 3): the extracted fields win, as they always did', async () => {
@@ -143,17 +136,7 @@ describe('Simplify in the trigger (Extraction Finished)', () => {
 			},
 		]);
 		const v2 = await firstPoll(2);
-		expect(v2.items).toEqual([
-			{
-				id: v2.id,
-				status: 'FINISHED',
-				document_name: 'invoice.pdf',
-				total_amount: 12.5,
-				extracted_id: 'INV-7',
-				extracted_status: 'paid',
-				extracted_error: 'none',
-			},
-		]);
+		expect(v2.items).toEqual([keptJobFields(v2.id)]);
 	});
 });
 

@@ -103,6 +103,26 @@ export async function runNode(
 	return { ...result, items: result.output('Extraction Service') };
 }
 
+/**
+ * Creates a schema at the emulator (`POST /schema/`, §unversioned-4.6) with this definition.
+ *
+ * @returns the new schema's id
+ * @throws Error when the emulator does not answer 201
+ */
+export async function createSchema(
+	emulator: Emulator,
+	definition: unknown,
+	name = 'Checked',
+): Promise<string> {
+	const answer = await fetch(`${emulator.url}/schema/`, {
+		method: 'POST',
+		headers: { authorization: emulator.token, 'content-type': 'application/json' },
+		body: JSON.stringify({ name, description: 'Made by a test', schema: definition }),
+	});
+	if (answer.status !== 201) throw new Error(`POST /schema/ answered ${answer.status}`);
+	return ((await answer.json()) as { id: string }).id;
+}
+
 /** The emulator's API requests (files origin excluded unless asked), without the noise of other origins. */
 export function apiRequests(emulator: Emulator, origin: 'api' | 'files' = 'api') {
 	return emulator.requests.filter((r) => r.origin === origin);
@@ -124,6 +144,7 @@ export function useNode(options: EmulatorOptions = {}) {
 		runNode: bind(runNode),
 		credentialsFor: bind(credentialsFor),
 		apiRequests: bind(apiRequests),
+		createSchema: bind(createSchema),
 		fileItem,
 	};
 }
