@@ -6,7 +6,7 @@
  * trigger is polled through n8n-core's poll path (`createTriggerHarness`) against the emulator in
  * this process, on the model's simulated clock (a poll is a minute later; retry waits move it).
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../emulator';
 import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
@@ -29,12 +29,13 @@ const EVENTS = [
 async function start(
 	event: string,
 	durableCursors: boolean,
+	options: INodeParameters = {},
 ): Promise<{ emulator: Emulator; harness: TriggerHarness }> {
 	time.now += 60 * MINUTE;
 	const emulator = await startEmulator({ quiet: true, processingMs: 0, clock: () => time.now });
 	const baseUrl = `${emulator.url}/`;
 	const harness = createTriggerHarness({
-		parameters: { event },
+		parameters: { event, options },
 		typeVersion: 2,
 		durableCursors,
 		credentials: {
@@ -122,6 +123,29 @@ describe.each(EVENTS)('$event: a job whose read by id keeps failing', ({ event, 
 				0,
 			]);
 			expect(runs[5].error?.message).toContain(stuck);
+		} finally {
+			await emulator.close();
+		}
+	});
+
+	it('with Include Existing Since (the stuck one ahead of the cursor): reported once, not met again as new', async () => {
+		// The model's counterexample: parsingFinished, seed 3103, path "16:0:0:1:0:0:0:2:10:7",
+		// replay path "M:B": `{classic, newest-first, 0, 1, includeExisting}`, Stuck(0), Poll ×3.
+		const since = new Date(time.now + 60 * MINUTE).toISOString();
+		const { emulator, harness } = await start(event, false, { includeExistingSince: since });
+		try {
+			time.now += 2 * MINUTE;
+			const [stuck] = emulator.seedJobs(kind, 1, { hold: true });
+			time.now += MINUTE;
+			expect((await harness.activate()).error).toBeUndefined();
+			emulator.injectFaults({ method: 'GET', path: read(stuck) }, [{ status: 500, forever: true }]);
+			emulator.releaseJobs([stuck]);
+			const runs: PollRun[] = [];
+			for (let n = 0; n < 8; n++) runs.push(await poll(harness));
+			expect(runs.flatMap(ids)).toEqual([]);
+			const errors = runs.flatMap((run) => (run.error ? [run.error.message] : []));
+			expect(errors).toHaveLength(1);
+			expect(errors[0]).toContain(stuck);
 		} finally {
 			await emulator.close();
 		}

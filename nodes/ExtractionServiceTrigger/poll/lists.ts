@@ -278,15 +278,20 @@ function failureText(error: unknown): string {
  * added to `dropped` (reported once by `pollTrigger`). Changes `pending` and `dropped` in place.
  *
  * @param job its id, key (`Mark.key`), the failures its mark counted before this poll, and this poll's error
+ * @returns true when it was dropped (the caller then counts it as handled where it was listed)
  */
 export function readFailed(
 	pending: MarkSet,
 	dropped: Unreadable[],
 	job: { id: string; key: number; fails?: number; error: string },
-): void {
+): boolean {
 	const fails = (job.fails ?? 0) + 1;
-	if (fails >= MAX_READ_FAILURES) dropped.push({ id: job.id, error: job.error });
-	else pending.add(markOf(job.id, job.key, 0, fails));
+	if (fails >= MAX_READ_FAILURES) {
+		dropped.push({ id: job.id, error: job.error });
+		return true;
+	}
+	pending.add(markOf(job.id, job.key, 0, fails));
+	return false;
 }
 
 /**

@@ -219,7 +219,9 @@ export async function pollWindow(
 	const failed = (entry: Listed): boolean => {
 		const error = list.failed.get(entry.id);
 		if (error === undefined) return false;
-		readFailed(pending, unreadable, { ...entry, key: entry.ms ?? from, error });
+		// Dropped: handled where it is listed, so that the next poll does not meet it as new.
+		if (readFailed(pending, unreadable, { ...entry, key: entry.ms ?? from, error }))
+			handled.push(markOf(entry.id, entry.ms ?? from));
 		return true;
 	};
 	for (const entry of firing) {
