@@ -1,9 +1,9 @@
+import { validationsOf } from '../nodes/ExtractionService/v1/helpers/completeness';
 import {
 	checkAgainstDefinition,
 	elementDefinition,
 	MAX_DEFINITION_DEPTH,
-	validationsOf,
-} from '../nodes/ExtractionService/v1/helpers/completeness';
+} from '../nodes/ExtractionService/v1/helpers/schema-check';
 
 const INVOICE = {
 	type: 'object',

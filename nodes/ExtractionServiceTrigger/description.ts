@@ -5,7 +5,7 @@ import {
 	filtersCollection,
 	searchFilter,
 } from '../ExtractionService/v1/helpers/filters';
-import { checkAgainstSchemaField } from '../ExtractionService/v1/helpers/completeness';
+import { checkAgainstSchemaField } from '../ExtractionService/v1/actions/fields/check';
 import { simplifyField, splitIntoItemsField } from '../ExtractionService/v1/actions/fields/output';
 import { CREDENTIAL_TYPE } from '../ExtractionService/v1/transport';
 import { EVENTS, eventsOf, eventsWith } from './poll/events';

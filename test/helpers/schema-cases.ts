@@ -24,7 +24,7 @@ import Ajv2019, { type ErrorObject } from 'ajv/dist/2019';
 import {
 	checkAgainstDefinition,
 	type Validation,
-} from '../../nodes/ExtractionService/v1/helpers/completeness';
+} from '../../nodes/ExtractionService/v1/helpers/schema-check';
 
 type Json = unknown;
 type Definition = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { checkAgainstSchemaField, schemaDefinitionField } from '../../helpers/completeness';
+import { checkAgainstSchemaField, schemaDefinitionField } from '../fields/check';
 import { passThroughBinary } from '../../helpers/input-files';
 import { createAndWait, type JobRequest } from '../../helpers/create';
 import { JOB_KINDS } from '../../helpers/kinds';

@@ -1,4 +1,4 @@
-import { checkAgainstSchemaField, schemaDefinitionField } from '../../helpers/completeness';
+import { checkAgainstSchemaField, schemaDefinitionField } from '../fields/check';
 import { JOB_KINDS } from '../../helpers/kinds';
 import { extractItems } from '../../helpers/output';
 import { simplifyField, splitIntoItemsField } from '../fields/output';

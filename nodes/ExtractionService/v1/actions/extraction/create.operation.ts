@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { checkAgainstSchemaField } from '../../helpers/completeness';
+import { checkAgainstSchemaField } from '../fields/check';
 import { inputFiles, passThroughBinary } from '../../helpers/input-files';
 import { multipartBody } from '../../helpers/multipart';
 import { createAndWait } from '../../helpers/create';

@@ -1,4 +1,4 @@
-import { checkAgainstSchemaField } from '../../helpers/completeness';
+import { checkAgainstSchemaField } from '../fields/check';
 import { JOB_KINDS } from '../../helpers/kinds';
 import { EXTRACTION_ID } from '../fields/locators';
 import { extractionItems } from '../../helpers/output';
