@@ -97,9 +97,6 @@ interface SchemaRead {
 	lasting: boolean;
 }
 
-/** The schema reads of each client (one per execution, one per poll for the trigger), by id. */
-const schemaReads = new WeakMap<ExtractionServiceClient, Map<string, Promise<SchemaRead>>>();
-
 /** `GET /schema/{id}/` (`§unversioned-4.7`): the definition, or why it cannot be read. */
 async function readSchema(
 	client: ExtractionServiceClient,
@@ -143,23 +140,12 @@ async function lookUpDefinition(
 	const id = job.schema;
 	if (typeof id !== 'string' || !id)
 		return { warning: 'The extraction has no schema to check against' };
-	let reads = schemaReads.get(client);
-	if (!reads) {
-		reads = new Map();
-		schemaReads.set(client, reads);
-	}
-	for (;;) {
-		let read = reads.get(id);
-		const own = !read;
-		if (!read) {
-			read = readSchema(client, id, itemIndex);
-			reads.set(id, read);
-		}
-		const { lookup, lasting } = await read;
-		if (lasting) return lookup;
-		if (reads.get(id) === read) reads.delete(id);
-		if (own) return lookup;
-	}
+	const { lookup } = await client.once(
+		`schema definition ${id}`,
+		async () => await readSchema(client, id, itemIndex),
+		(read) => read.lasting,
+	);
+	return lookup;
 }
 
 /**

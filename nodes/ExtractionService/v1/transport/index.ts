@@ -220,15 +220,23 @@ export class ExtractionServiceClient {
 
 	/**
 	 * Runs `make` once per key for this client — once per execution (once per poll in the trigger)
-	 * — and hands every caller the same promise (e.g. a schema read for Check Against Schema).
+	 * — and hands every caller the same result (e.g. a schema read for Check Against Schema). A result
+	 * `lasting` refuses (a read that failed and may pass next time) is not kept: the caller whose own
+	 * `make` gave it gets it, and callers that were waiting on it run `make` again.
 	 */
-	once<T>(key: string, make: () => Promise<T>): Promise<T> {
-		let promise = this.memo.get(key) as Promise<T> | undefined;
-		if (!promise) {
-			promise = make();
-			this.memo.set(key, promise);
+	async once<T>(key: string, make: () => Promise<T>, lasting: (value: T) => boolean = () => true) {
+		for (;;) {
+			let promise = this.memo.get(key) as Promise<T> | undefined;
+			const own = !promise;
+			if (!promise) {
+				promise = make();
+				this.memo.set(key, promise);
+			}
+			const value = await promise;
+			if (lasting(value)) return value;
+			if (this.memo.get(key) === promise) this.memo.delete(key);
+			if (own) return value;
 		}
-		return promise;
 	}
 
 	/** Aborted when the execution is cancelled or `abort()` is called (a sibling item failed). */
