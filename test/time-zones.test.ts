@@ -52,11 +52,14 @@ describe('Date-times without a zone are read in the workflow time zone (issue 30
 		});
 		// The workflow's time zone (its settings' `timezone`), as n8n gives `getTimezone()`.
 		(harness.workflow as { timezone: string }).timezone = zone;
-		const activation = await harness.activate();
+		// A clock after every date of the cases: the window then starts at Include Existing Since
+		// (it starts 10 minutes before now when that is earlier).
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-12-01T00:00:00Z'));
+		const activation = await harness.activate().finally(() => clock.mockRestore());
 		const lists = apiRequests().filter((r) => r.path === '/v0/documents');
 		return {
 			error: activation.error?.message,
-			// The activation reads what was created since then (and probes just before it).
+			// The activation reads what was created since then (and counts what lies just before it).
 			after: lists.find((r) => r.query.created_at_after)?.query.created_at_after,
 			before: [...new Set(lists.map((r) => r.query.created_at_before).filter(Boolean))],
 		};

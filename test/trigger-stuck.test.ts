@@ -178,4 +178,34 @@ describe.each(EVENTS)('$event: a job whose read by id keeps failing', ({ event, 
 			await emulator.close();
 		}
 	});
+
+	// Found by the model: profile hostile:stuck, parsingFinished, seed 3112, path "11:1" (two stuck
+	// jobs, durable cursors): the second report made the trigger forget the first, which was reported
+	// again at the next poll.
+	it('two stuck jobs with durable cursors (a failed poll commits nothing): each is reported once, in the same process', async () => {
+		const { emulator, harness } = await start(event, true);
+		try {
+			const stuck = emulator.seedJobs(kind, 2, { hold: true });
+			time.now += MINUTE;
+			expect((await harness.activate()).error).toBeUndefined();
+			emulator.injectFaults({ method: 'GET', path: read(stuck[0]) }, [
+				{ status: 500, forever: true },
+			]);
+			emulator.releaseJobs([stuck[0]]);
+			await poll(harness);
+			emulator.injectFaults({ method: 'GET', path: read(stuck[1]) }, [
+				{ status: 500, forever: true },
+			]);
+			emulator.releaseJobs([stuck[1]]);
+			const runs: PollRun[] = [];
+			for (let n = 0; n < 8; n++) runs.push(await poll(harness));
+			const named = runs.flatMap((run) =>
+				run.error ? stuck.filter((id) => run.error?.message.includes(id)) : [],
+			);
+			expect(named.sort()).toEqual([...stuck].sort());
+			expect(runs.flatMap(ids)).toEqual([]);
+		} finally {
+			await emulator.close();
+		}
+	});
 });

@@ -547,13 +547,20 @@ describeListOrders('Document Uploaded', (order) => {
 		expect(await ok(harness.poll())).toEqual([]);
 	});
 
-	it('drains a backlog larger than one poll may read over several polls, each document once', async () => {
+	it('reads a backlog of 150 pages (pages of 1) in one poll, each document once', async () => {
 		const harness = trigger('documentUploaded', { filters: { search: `backlog-${order}` } });
 		await ok(harness.activate());
 		const uploads: string[] = [];
-		for (let n = 0; n < 45; n++)
+		for (let n = 0; n < 150; n++)
 			uploads.push(String((await documentUpload(`backlog-${order}`)).id));
-		await drainsOverPolls(harness, uploads);
+		// Pages of 1: 150 pages, read whole in one poll (up to half of n8n's poll budget).
+		emulator().setMaxPageSize(1);
+		try {
+			expect(sorted(ids(await ok(harness.poll())))).toEqual(sorted(uploads));
+			expect(await ok(harness.poll())).toEqual([]);
+		} finally {
+			emulator().setMaxPageSize(100);
+		}
 	});
 });
 
@@ -589,29 +596,25 @@ describe('Parsing Finished / Failed', () => {
 		expect(await ok(failed.poll())).toEqual([]);
 	});
 
-	it('a parsing still running when the cursor moves past its creation fires once when it finishes (followed by id)', async () => {
+	it('a parsing still running when the window moves past its creation fires once when it finishes (followed by id)', async () => {
 		const harness = trigger('parsingFinished');
 		await ok(harness.activate());
 		const slow = await parsing({ hold: true });
-		// A burst of finished parsings larger than one poll may read (page size 1: 20 items), so the
-		// window is cut in time and the cursor moves past the slow parsing's creation.
-		emulator().setMaxPageSize(1);
-		try {
-			const quick = await Promise.all(
-				Array.from({ length: 25 }, async () => String((await parsing()).id)),
-			);
-			const fired = await pollUntilFired(harness, quick, 30, 0);
-			expect(sorted(fired)).toEqual(sorted(quick));
-			const state = harness.staticData();
-			// The cursor (in the service's time) has passed the slow parsing, which is followed by a mark.
-			expect(Date.parse(String(state.from))).toBeGreaterThan(Date.parse(String(slow.created_at)));
-			expect(String(state.pending)).not.toBe('');
-		} finally {
-			emulator().setMaxPageSize(100);
-		}
+		expect(await ok(harness.poll())).toEqual([]);
+		// A parsing dated 11 minutes after the slow one: the window (10 minutes behind the newest
+		// item) moves past the slow parsing, which is then followed by id.
+		const later = String((await parsing()).id);
+		emulator().backdate(later, -11 * 60_000);
+		await settle(`/v0/parsing/${later}`);
+		expect(ids(await ok(harness.poll()))).toEqual([later]);
+		const state = harness.staticData();
+		expect(Date.parse(String(state.from))).toBeGreaterThan(Date.parse(String(slow.created_at)));
+		expect(state.follow).toEqual([slow.id]);
 		release([slow]);
 		await settle(`/v0/parsing/${String(slow.id)}`);
 		expect(await pollUntilFired(harness, [String(slow.id)])).toEqual([slow.id]);
+		expect(harness.staticData().follow).toEqual([]);
+		emulator().backdate(later, 11 * 60_000); // back in the present, for the tests after this one
 	});
 
 	it('manual mode returns the most recent finished parsing in full and leaves the state alone; with nothing matching it says so', async () => {
@@ -647,20 +650,32 @@ describe('Include Existing Since and a changed configuration', () => {
 		expect(await ok(extractions.poll())).toEqual([]);
 	});
 
-	it('a state saved for other filters is not reused: the trigger starts afresh from now', async () => {
+	it('a filter edit goes on from the saved state (issue 31 item 8): a document uploaded before the edit and not yet fired fires once; another Include Existing Since starts afresh', async () => {
 		const first = trigger('documentUploaded');
 		await ok(first.activate());
-		await documentUpload();
+		const between = await documentUpload();
 		const saved = first.staticData();
 		const savedFingerprint = saved.fingerprint;
 		const refiltered = createTriggerHarness({
-			parameters: { event: 'documentUploaded', filters: { search: 'upload' } },
+			parameters: { event: 'documentUploaded', filters: { search: String(between.filename) } },
 			credentials: credentialsFor(),
 			staticData: { 'node:Extraction Service Trigger': saved },
 		});
-		expect((await refiltered.activate()).emitted).toBe(false);
+		expect(ids(await ok(refiltered.activate()))).toEqual([between.id]);
 		expect(await ok(refiltered.poll())).toEqual([]);
 		expect(refiltered.staticData().fingerprint).not.toBe(savedFingerprint);
+
+		const since = createTriggerHarness({
+			parameters: {
+				event: 'documentUploaded',
+				options: { includeExistingSince: new Date(Date.now() + 3_600_000).toISOString() },
+			},
+			credentials: credentialsFor(),
+			staticData: { 'node:Extraction Service Trigger': refiltered.staticData() },
+		});
+		await documentUpload();
+		expect(await ok(since.activate())).toEqual([]);
+		expect(since.staticData().fingerprint).not.toBe(refiltered.staticData().fingerprint);
 	});
 });
 
@@ -756,25 +771,24 @@ describe.each([false, true])(
 
 		it('inside the 10-minute margin it fires once; further behind, the poll fails once naming how many and from when, then goes on', async () => {
 			const prefix = `behind-${String(durableCursors)}`;
-			// One document before activation: the cursor starts at its created_at (the service's time).
 			await documentUpload(prefix);
 			const harness = harnessFor(prefix);
 			expect((await harness.activate()).error).toBeUndefined();
 			const first = String((await documentUpload(prefix)).id);
 			expect(ids(await ok(harness.poll()))).toEqual([first]);
 
-			// Listed late by 4 minutes: inside the margin, found through the margin's summaries.
+			// Listed late by 4 minutes: inside the window, so it fires.
 			const late = String((await documentUpload(prefix)).id);
 			emulator().backdate(late, 4 * 60_000);
 			expect(ids(await ok(harness.poll()))).toEqual([late]);
 			expect(await ok(harness.poll())).toEqual([]);
 
-			// Listed 15 minutes behind: reported, not output, and reported once.
+			// Listed 15 minutes behind: before the window; reported once, not output.
 			const far = String((await documentUpload(prefix)).id);
 			emulator().backdate(far, 15 * 60_000);
 			const failed = await harness.poll();
 			expect(failed.error?.message).toMatch(
-				/^1 document appeared dated before the trigger's cursor \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
+				/^Document appeared dated before the trigger's window \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
 			);
 			expect(String(failed.error?.description)).toContain('Created Before');
 			const after = String((await documentUpload(prefix)).id);

@@ -125,8 +125,9 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		const startedFresh = !state;
 		// A poll that reported an error saved the state to go on from, but n8n's durable cursors
 		// commit a poll's state only with an execution: go on from it anyway (once reported, in this process).
+		const loaded = state && JSON.stringify(state);
 		const reported = REPORTED.get(key);
-		if (reported && state && JSON.stringify(state) === reported.before) state = reported.after;
+		if (reported && loaded === reported.before) state = reported.after;
 		const outcome =
 			spec.strategy === 'window'
 				? await pollWindow(env, state as WindowState | undefined, since, fingerprint)
@@ -140,7 +141,8 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		saveState(data, next);
 		if (startedFresh) ACTIVATIONS.set(activationKey, next);
 		if (outcome.error || reportNow) {
-			if (state) REPORTED.set(key, { before: JSON.stringify(state), after: next });
+			// Keyed by the state as loaded: polls that go on loading it go on from this one.
+			if (loaded) REPORTED.set(key, { before: loaded, after: next });
 			throw outcome.error ?? unreadableError(env, report);
 		}
 		REPORTED.delete(key);

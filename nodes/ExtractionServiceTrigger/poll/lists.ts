@@ -1,7 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { fetchJob } from '../../ExtractionService/v1/helpers/resource';
+import { checkResource, fetchJob } from '../../ExtractionService/v1/helpers/resource';
 import {
 	servicePath,
 	type ExtractionServiceClient,
@@ -175,17 +175,26 @@ export class EventList {
 	}
 
 	/**
-	 * Reads a job by id (`§v0-4.7`, `§unversioned-4.3`), checked to be that job with a status.
+	 * Reads a job (`§v0-4.7`, `§unversioned-4.3`, checked to be that job with a status) or a document
+	 * (`§v0-4.3`, checked to be that document) by id.
 	 *
 	 * @returns undefined when the service answers 404 (deleted since it was listed)
 	 * @throws NodeApiError for any other failure
 	 */
 	async job(id: string): Promise<IDataObject | undefined> {
 		const { client, node, spec, deadline } = this.env;
-		if (!spec.kind)
-			throw new NodeOperationError(node, `${spec.resourceName} has no read by id in the trigger`);
 		try {
-			return await fetchJob(client, node, spec.kind, id, 0, deadline);
+			if (spec.kind) return await fetchJob(client, node, spec.kind, id, 0, deadline);
+			const resource = await client.request<IDataObject>({
+				family: spec.family,
+				method: 'GET',
+				path: servicePath(spec.family, spec.segment, id),
+				itemIndex: 0,
+				resourceName: spec.resourceName,
+				resourceId: id,
+				deadline,
+			});
+			return checkResource(node, spec.resourceName, resource, 0, { id, status: false });
 		} catch (error) {
 			if (isNotFound(error)) return undefined;
 			throw asNodeError(node, error);

@@ -39,30 +39,29 @@ export interface UnreadReport {
 /** Most jobs to report a state names (`UnreadReport`): it stays small whatever fails. */
 export const MAX_UNREAD_KEPT = 20;
 
-/** State of a `window` event (`window.ts`): the `/v0` lists, read by creation time. */
+/** Version of a `window` state (version 2 states are taken over, see `loadState`). */
+export const WINDOW_STATE_VERSION = 3;
+
+/**
+ * State of a `window` event (`window.ts`): the `/v0` lists, read by creation time
+ * (`docs/service-api.md` §trigger).
+ */
 export interface WindowState extends UnreadReport {
-	v: typeof STATE_VERSION;
+	v: typeof WINDOW_STATE_VERSION;
 	strategy: 'window';
 	fingerprint: string;
-	/**
-	 * The cursor, in the service's own time (a `created_at` it sent, ISO 8601): each poll reads the
-	 * items created at or after it (`created_at_after`).
-	 */
+	/** The window's start, in the service's own time (ISO 8601): each poll reads the items created at or after it. */
 	from: string;
-	/** Marks (key: `created_at` in epoch ms) of the items created at or after `from` already handled. */
-	tail: string;
-	/**
-	 * How many items the list held created before `from` (`created_at_before`), as counted at
-	 * the end of the last poll: more of them at the next poll means items appeared behind the cursor
-	 * (a service clock that went back). Absent when the service does not apply the filter.
-	 */
+	/** Marks (`marks.ts`; key: `created_at` in epoch ms) of the items handled in the window. */
+	seen: string;
+	/** Ids of the jobs behind the window still unfinished: read by id at every poll. */
+	follow: string[];
+	/** Polls in a row a job's read by id failed, by id (`MAX_READ_FAILURES`). */
+	fails?: Record<string, number>;
+	/** Marks of the unfinished jobs a version 2 state followed, taken over by the next poll. */
+	legacy?: string;
+	/** How many items the list held created before `from`, as the last poll left it (absent: not known). */
 	older?: number;
-	/** Marks (key: `created_at` in epoch ms) of the jobs seen unfinished: each fires when it finishes. */
-	pending: string;
-	/** Epoch ms from which `sketches` hold every item sorted out (absent: none yet). */
-	marginFrom?: number;
-	/** Summaries of the ids sorted out in the margin behind the cursor, by minute (`window.ts`, `sketch.ts`). */
-	sketches: Record<string, string>;
 }
 
 /** Order of a list: which end new items appear at (`scan.ts`). */
@@ -114,10 +113,13 @@ const KEYS = [
 	'unread',
 	'unreadMore',
 	'after',
-	'seen',
 	'count',
 	'known',
 	'pendingFrom',
+	'seen',
+	'follow',
+	'fails',
+	'legacy',
 ] as const;
 
 const isStringArray = (v: unknown): v is string[] =>
@@ -154,37 +156,11 @@ export function loadState(data: IDataObject, fingerprint: string): TriggerState 
 
 /** `loadState` without the jobs to report. */
 function loadPlace(data: IDataObject, fingerprint: string): TriggerState | undefined {
-	if (data.v !== STATE_VERSION || data.fingerprint !== fingerprint) return undefined;
-	if (!unpackMarks(data.pending)) return undefined;
+	if (data.strategy === 'window' && sameButFilters(data.fingerprint, fingerprint))
+		return loadWindow(data, fingerprint);
+	if (data.fingerprint !== fingerprint) return undefined;
+	if (data.v !== STATE_VERSION || !unpackMarks(data.pending)) return undefined;
 	const pending = data.pending as string;
-	if (data.strategy === 'window') {
-		if (
-			typeof data.from !== 'string' ||
-			Number.isNaN(Date.parse(data.from)) ||
-			!unpackMarks(data.tail)
-		)
-			return undefined;
-		const sketches: Record<string, string> = {};
-		if (data.sketches && typeof data.sketches === 'object' && !Array.isArray(data.sketches)) {
-			for (const [minute, text] of Object.entries(data.sketches as IDataObject))
-				if (typeof text === 'string') sketches[minute] = text;
-		}
-		const marginFrom =
-			typeof data.marginFrom === 'number' && Number.isFinite(data.marginFrom)
-				? data.marginFrom
-				: undefined;
-		return {
-			v: STATE_VERSION,
-			strategy: 'window',
-			fingerprint,
-			from: data.from,
-			tail: data.tail as string,
-			pending,
-			sketches,
-			...(marginFrom === undefined ? {} : { marginFrom }),
-			...(isCount(data.older) ? { older: data.older } : {}),
-		};
-	}
 	if (data.strategy === 'scan') {
 		if (!isStringArray(data.edge) || !isCount(data.at)) return undefined;
 		const order =
@@ -222,5 +198,58 @@ export function saveState(data: IDataObject, state: TriggerState): void {
 		} else if (JSON.stringify(data[key]) !== JSON.stringify(next)) {
 			data[key] = next as IDataObject[keyof IDataObject];
 		}
+	}
+}
+
+/**
+ * A `window` state: one of this version, or one of version 2 (cursor `from`, the items handled at
+ * it in `tail`, the unfinished jobs in `pending`), taken over: the window starts at its cursor, the
+ * handled items are its `seen`, and its unfinished jobs are looked for by the next poll (`legacy`).
+ */
+function loadWindow(data: IDataObject, fingerprint: string): WindowState | undefined {
+	if (typeof data.from !== 'string' || Number.isNaN(Date.parse(data.from))) return undefined;
+	const base = {
+		v: WINDOW_STATE_VERSION,
+		strategy: 'window',
+		fingerprint,
+		from: data.from,
+	} as const;
+	if (data.v === STATE_VERSION) {
+		if (!unpackMarks(data.tail) || !unpackMarks(data.pending)) return undefined;
+		return {
+			...base,
+			seen: data.tail as string,
+			follow: [],
+			...(data.pending ? { legacy: data.pending as string } : {}),
+		};
+	}
+	if (data.v !== WINDOW_STATE_VERSION || !unpackMarks(data.seen) || !isStringArray(data.follow))
+		return undefined;
+	const fails: Record<string, number> = {};
+	if (data.fails && typeof data.fails === 'object' && !Array.isArray(data.fails))
+		for (const [id, n] of Object.entries(data.fails as IDataObject)) if (isCount(n)) fails[id] = n;
+	return {
+		...base,
+		seen: data.seen as string,
+		follow: [...data.follow],
+		...(Object.keys(fails).length > 0 ? { fails } : {}),
+		...(typeof data.legacy === 'string' && unpackMarks(data.legacy) ? { legacy: data.legacy } : {}),
+		// Counted with the filters of the state (a filter edit counts afresh).
+		...(isCount(data.older) && data.fingerprint === fingerprint ? { older: data.older } : {}),
+	};
+}
+
+/**
+ * Whether a saved fingerprint is for the same event, Include Existing Since and Base URL, whatever
+ * its filters: a `window` state holds ids and the service's dates, true of any filter, so a filter
+ * edit goes on from it (issue 31 item 8) — jobs created since that the new filters match fire.
+ */
+function sameButFilters(saved: unknown, fingerprint: string): boolean {
+	if (typeof saved !== 'string') return false;
+	try {
+		const strip = (text: string) => JSON.stringify({ ...JSON.parse(text), filters: null });
+		return strip(saved) === strip(fingerprint);
+	} catch {
+		return false;
 	}
 }

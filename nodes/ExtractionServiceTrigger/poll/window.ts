@@ -1,16 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { fires, isFinal } from './events';
+import { fires, isFinal, type EventSpec } from './events';
 import {
 	EventList,
 	MAX_FIRING_PER_POLL,
-	MAX_POLL_PAGES,
-	MAX_TIE_PAGES,
+	MAX_READ_FAILURES,
 	PAGE_SIZE,
 	byCreation,
 	idOf,
-	readFailed,
 	isoTime,
 	outOfTime,
 	searchBound,
@@ -19,98 +17,78 @@ import {
 	type Unreadable,
 } from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
-import { Sketch, keyOf } from './sketch';
-import { STATE_VERSION, type WindowState } from './state';
-
-/** Most items handled at the cursor that a `window` state remembers (the items each poll reads again). */
-export const TAIL_SIZE = 50;
-
-/** Followed jobs created further apart than this (ms) are looked for in separate time ranges. */
-export const CLUSTER_GAP_MS = 60_000;
+import { WINDOW_STATE_VERSION, type WindowState } from './state';
 
 /**
- * How far behind its cursor (ms, in the service's time) a poll still finds and fires items that
- * appear late (a service clock that went back, an item listed after its `created_at`); items that
- * appear further behind are reported as an error.
+ * The `/v0` events (Document Uploaded, Parsing Finished, Parsing Failed), as `docs/service-api.md`
+ * §trigger describes them: each poll reads the window (every item created at or after `from`,
+ * `created_at_after`, §v0-4.2, §v0-4.6) whole, and an item fires when its id is not in the set of
+ * ids handled in the window (`seen`). The window starts 10 minutes (`MARGIN_MS`) before the newest
+ * item it holds, or later when it holds more than `MAX_SEEN` handled items, and never after an item
+ * that is not handled yet; a job still unfinished when the window moves past it is followed by id.
  */
+
+/** How far behind the newest item the window starts (ms, the service's time): items listed this late still fire. */
 export const MARGIN_MS = 10 * 60_000;
 
-/** The margin is summarised a minute at a time (`sketch.ts`). */
-const BUCKET_MS = 60_000;
+/**
+ * Most handled items the window keeps: a quiet poll reads 9 pages of 100 and one count at most
+ * (issue 31: ≤ 10 requests with 10,000 items in the last 10 minutes); beyond, it starts later.
+ */
+export const MAX_SEEN = 900;
+
+/**
+ * Most pages a poll reads of the window (and of the unfinished jobs at activation), within half of
+ * n8n's poll budget (`PollEnv.softDeadline`): a guard against a list that never ends.
+ */
+export const MAX_WINDOW_PAGES = 1000;
 
 /** What a poll found and the state to keep if it is output. */
 export interface PollOutcome<S> {
 	/** Resources that fire, oldest first (by `created_at`). */
 	resources: IDataObject[];
 	state: S;
-	/**
-	 * When set, the poll fails with this error after `state` is saved: something the trigger cannot
-	 * recover was seen (the state records that it was reported, so the next poll goes on).
-	 */
+	/** When set (and nothing fires), the poll fails with this error after `state` is saved. */
 	error?: NodeOperationError;
-	/**
-	 * Jobs this poll stopped following because their read by id failed `MAX_READ_FAILURES` polls in
-	 * a row (`readFailed`): `pollTrigger` reports them once.
-	 */
+	/** Jobs dropped because their read by id failed `MAX_READ_FAILURES` polls in a row: reported once. */
 	unreadable?: Unreadable[];
 }
 
-/** A listed item with its id and `created_at` in epoch ms (undefined when the item has none). */
+/** A listed item with its id and `created_at` in epoch ms (undefined when the list item has none). */
 interface Listed {
 	id: string;
 	item: IDataObject;
 	ms?: number;
-	/** Polls in a row its read by id failed, when followed (`Mark.fails`). */
-	fails?: number;
 }
 
-/** The outcome of reading the items of a time range (`readRange`). */
-interface RangeRead {
-	/** Items inside the range, each id once. */
-	items: Listed[];
-	/** Whether every item of the range was read. */
-	complete: boolean;
-	/**
-	 * For an incomplete read of a list that is sorted oldest first: the items read are every item of
-	 * the range created before this moment (epoch ms).
-	 */
-	upTo?: number;
-	/** Items per page as the service pages. */
-	pageSize: number;
+/** The working state of one poll (`WindowState` unpacked). */
+interface Work {
+	/** The window's start (epoch ms, the service's time). */
+	from: number;
+	/** Items handled in the window: hash of the id, key `created_at` (epoch ms). */
+	seen: MarkSet;
+	/** Jobs behind the window, still unfinished: read by id at every poll. */
+	follow: string[];
+	/** Polls in a row each job's read by id failed. */
+	fails: Record<string, number>;
+	/** Unfinished jobs of a state written by the previous design (version 2): taken over by the first poll. */
+	legacy?: Mark[];
 }
 
 /**
- * A poll of a `/v0` event — Document Uploaded (`GET /v0/documents`, `§v0-4.2`), Parsing Finished /
- * Failed (`GET /v0/parsing`, `§v0-4.6`) — by creation time, in the service's own time.
+ * One poll of a `/v0` event: reads the window, fires what is new and final (parsings: read by id
+ * for their output, oldest first, at most `MAX_FIRING_PER_POLL` reads), reads the followed jobs,
+ * and moves the window on.
  *
- * How "new" is decided:
- * - The cursor (`from`) is a `created_at` the service sent. Each poll lists the items created at or
- *   after it (`created_at_after`, all statuses); those the state marks as handled there (`tail`, at
- *   most `TAIL_SIZE` and the items sharing a time) are skipped, the others are new. The cursor then
- *   moves up to the `TAIL_SIZE`-th newest handled item: a poll with nothing new reads one page,
- *   whatever the list held before; k new items cost about ⌈k/page⌉ pages (and, for parsings, k reads
- *   by id: the output is the parsing as read by id, `§v0-4.7`).
- * - Every item is checked against what was asked: one dated outside the range (a date filter the
- *   service ignores) never fires, and the pages are then read from the end where the range is (the
- *   order is read from the page's own `created_at`s).
- * - A parsing seen unfinished is followed (`pending`, a mark with its `created_at`): when the cursor
- *   has passed it, the poll lists the time range of the followed ones (close ones together,
- *   `CLUSTER_GAP_MS`) and fires each that has finished; one no longer listed was deleted.
- * - What does not fit a poll (`MAX_POLL_PAGES` pages, `MAX_FIRING_PER_POLL` jobs, half of n8n's poll
- *   budget) is left for the next poll: new items are handled oldest first and the cursor stops before
- *   the first not handled. A range larger than a poll's pages is cut in time first.
- * - A service clock that went back: the poll counts the items created at or before the cursor
- *   (`created_at_before`) and compares with the count it saved; more of them means items appeared
- *   behind the cursor. The poll then fails with an error that says how many and from when, and the
- *   next poll goes on (items the clock put inside the remembered tail are still new, and fire).
- * - Activation: the cursor starts one ms after the newest item's `created_at` (from the end of the
- *   list where the newest items are), and the unfinished parsings (`status=IN_QUEUE`, `IN_PROGRESS`) are
- *   followed, so they fire when they finish; with Include Existing Since, the cursor starts there.
+ * Without a state (activation), the window starts 10 minutes before n8n's clock (later when that
+ * holds more than `MAX_SEEN` items, found with the list's `count` as a hint), or at Include Existing
+ * Since (`since`, epoch ms) when earlier; final items there created before `since` (all, without
+ * it) are recorded without firing, and jobs unfinished before the window are followed, so that
+ * each fires when it ends.
  *
- * @param state the previous state, or undefined at activation (or after a configuration change)
- * @param since epoch ms of Include Existing Since, if set
- * @returns the resources that fire, the next state, and an error to report after saving it
- * @throws NodeApiError for any failed request (the caller then keeps the previous state)
+ * @returns what fires and the state to save; `error` when the window could not be read whole
+ *   within `MAX_WINDOW_PAGES` pages and nothing fired
+ * @throws NodeApiError for a failed list request (the state is then kept: nothing is lost)
  */
 export async function pollWindow(
 	env: PollEnv,
@@ -118,700 +96,247 @@ export async function pollWindow(
 	since: number | undefined,
 	fingerprint: string,
 ): Promise<PollOutcome<WindowState>> {
-	const list = new EventList(env);
-	if (!state) {
-		const start = await activate(env, list, since, fingerprint);
-		// With Include Existing Since, the activation outputs what exists since then at once.
-		if (since === undefined) return { resources: [], state: start };
-		state = start;
-	}
 	const { spec } = env;
-	const from = Date.parse(state.from);
-	const tail = new MarkSet(unpackMarks(state.tail));
-	const pending = new MarkSet(unpackMarks(state.pending));
-
-	const margin = new Margin(state.marginFrom, state.sketches);
-
-	// 1. Items that appeared behind the cursor since the last poll: found in the margin and handled
-	// as new; the rest (further behind, or too many to tell) reported once.
-	const olderNow = state.older === undefined ? undefined : await countUpTo(list, from);
-	const appeared =
-		state.older !== undefined && olderNow !== undefined && olderNow > state.older
-			? olderNow - state.older
-			: 0;
-	const late =
-		appeared > 0
-			? await margin.findAppeared(env, list, from, appeared)
-			: { items: [] as Listed[], missing: 0 };
-
-	// 2. The items created at or after the cursor.
-	const window = await readWindow(env, list, from);
-	const handled: Mark[] = [];
-	const firing: Listed[] = [];
-	const resources: IDataObject[] = [];
-	let openFrom = window.openFrom;
-	const metTail = new Set<Mark>();
-	/** `created_at`s (epoch ms) of the followed jobs the window met: the cursor may pass them (they are followed). */
-	const following: number[] = [];
-	/** Sorts out one new item; returns false when the poll has no room left for it. */
-	const sortOut = (
-		entry: Listed,
-		ms: number,
-		followed: Mark | undefined,
-		force = false,
-	): boolean => {
-		const status = entry.item.status;
-		if (!spec.kind) {
-			resources.push(entry.item);
-			handled.push(markOf(entry.id, ms));
-		} else if (!isFinal(spec, status) && entry.ms !== undefined) {
-			if (!followed) pending.add(markOf(entry.id, ms));
-			following.push(ms);
-		} else if (isFinal(spec, status) && !fires(spec, status) && entry.ms !== undefined) {
-			if (followed) pending.delete(followed);
-			handled.push(markOf(entry.id, ms));
-		} else {
-			if (firing.length >= MAX_FIRING_PER_POLL && !force) return false;
-			if (followed) pending.delete(followed);
-			// Read by id: its output, or its date and status.
-			firing.push(followed?.fails ? { ...entry, fails: followed.fails } : entry);
-		}
-		if (!followed) margin.add(entry.id, ms);
+	const list = new EventList(env);
+	// At activation, what exists is recorded without firing; with Include Existing Since, only
+	// what was created before it (the window starts up to 10 minutes earlier, for late items).
+	const existing = (ms: number | undefined) =>
+		!state && (since === undefined || (ms !== undefined && ms < since));
+	const work: Work = state ? unpack(state) : await activate(env, list, since);
+	const legacyFrom = Math.min(work.from, ...(work.legacy ?? []).map((mark) => mark.key));
+	const legacy = new MarkSet(work.legacy);
+	const behind = await countBehind(list, work.from);
+	const handled = (l: Listed) => !!work.seen.find(l.id, () => true) || work.follow.includes(l.id);
+	const read = await readList(list, env, { created_at_after: isoTime(legacyFrom) });
+	const fired: IDataObject[] = [];
+	const dropped: Unreadable[] = [];
+	const failed = (id: string, ms: number | undefined): boolean => {
+		work.fails[id] = (work.fails[id] ?? 0) + 1;
+		if (work.fails[id] < MAX_READ_FAILURES) return false;
+		dropped.push({ id, error: list.failed.get(id) ?? 'the read failed' });
+		delete work.fails[id];
+		work.seen.add(markOf(id, ms ?? work.from));
 		return true;
 	};
-	// Found behind the cursor: handled now whatever the room (the next poll would not find them again).
-	for (const entry of late.items) sortOut(entry, entry.ms ?? from, undefined, true);
-	for (const entry of window.items.sort((a, b) => (a.ms ?? from) - (b.ms ?? from))) {
-		const ms = entry.ms ?? from;
-		if (ms >= openFrom) continue;
-		const known = tail.find(entry.id, (key) => key === ms);
-		if (known) {
-			metTail.add(known);
-			handled.push(known);
-			continue;
-		}
-		const followed = pending.find(entry.id, (key) => key === ms);
-		if (followed && !isFinal(spec, entry.item.status)) {
-			following.push(ms); // still running
-			continue;
-		}
-		if (!sortOut(entry, ms, followed)) {
-			openFrom = ms; // the rest waits for the next poll (items are in creation order)
+
+	// 1. Followed jobs, by id: a 404 is a deleted job.
+	const followed = await list.jobs(work.follow);
+	work.follow = work.follow.filter((id) => {
+		if (list.failed.has(id)) return !failed(id, undefined);
+		const job = followed.get(id);
+		if (!job) return false;
+		if (!isFinal(spec, job.status)) return true;
+		if (fires(spec, job.status)) fired.push(job);
+		work.seen.add(markOf(id, timestampMs(job.created_at) ?? work.from));
+		delete work.fails[id];
+		return false;
+	});
+
+	// 2. The window: what is not handled yet, oldest first.
+	const inWindow = (l: Listed) =>
+		l.ms === undefined || l.ms >= work.from || !!legacy.find(l.id, (key) => key === l.ms);
+	const open = read.items
+		.filter((l) => !handled(l))
+		.filter(inWindow)
+		.sort((a, b) => (a.ms ?? Infinity) - (b.ms ?? Infinity));
+	const needsRead = (l: Listed) =>
+		l.ms === undefined ||
+		(!!spec.kind &&
+			(typeof l.item.status !== 'string' || (!existing(l.ms) && firesNow(spec, l.item))));
+	const unhandled: Listed[] = [];
+	let reads = 0;
+	for (let i = 0; i < open.length;) {
+		if (reads >= MAX_FIRING_PER_POLL || (i > 0 && outOfTime(env))) {
+			unhandled.push(...open.slice(i));
 			break;
 		}
-	}
-	// Remembered items the read did not reach are still remembered.
-	for (const mark of tail.values())
-		if (!metTail.has(mark) && mark.key >= openFrom) handled.push(mark);
-
-	// 3. Followed jobs the cursor has passed: their time ranges.
-	const resolved = spec.kind
-		? await checkFollowed(env, list, pending, from, MAX_FIRING_PER_POLL - firing.length)
-		: [];
-
-	// 4. Reads by id: the jobs that fire (their output) and the new ones whose date or status is needed.
-	const read = await list.jobs([
-		...firing.map((entry) => entry.id),
-		...resolved.map((entry) => entry.id),
-	]);
-	// A job whose read failed waits for the next poll (followed), the others fire (issue 31 item 6).
-	const unreadable: Unreadable[] = [];
-	const failed = (entry: Listed): boolean => {
-		const error = list.failed.get(entry.id);
-		if (error === undefined) return false;
-		// Dropped: handled where it is listed, so that the next poll does not meet it as new.
-		if (readFailed(pending, unreadable, { ...entry, key: entry.ms ?? from, error }))
-			handled.push(markOf(entry.id, entry.ms ?? from));
-		return true;
-	};
-	for (const entry of firing) {
-		if (failed(entry)) continue;
-		const job = read.get(entry.id);
-		if (!job) continue; // deleted meanwhile
-		const ms = timestampMs(job.created_at) ?? entry.ms ?? from;
-		if (!isFinal(spec, job.status)) {
-			pending.add(markOf(entry.id, ms));
-			continue;
-		}
-		if (fires(spec, job.status)) resources.push(job);
-		handled.push(markOf(entry.id, ms));
-	}
-	for (const entry of resolved) {
-		if (failed(entry)) continue;
-		const job = read.get(entry.id);
-		if (job && !isFinal(spec, job.status)) pending.add(markOf(entry.id, entry.ms ?? from));
-		else if (job && fires(spec, job.status)) resources.push(job);
-	}
-
-	// 5. The next cursor: up to the `TAIL_SIZE`-th newest item handled (at most half a page, so that
-	// the next poll reads it in one page), never past one not handled; after a read cut short, up to
-	// the newest handled, so that the next poll gets further.
-	const sorted = handled.sort((a, b) => a.key - b.key);
-	const tailSize = Math.max(1, Math.min(TAIL_SIZE, Math.floor(window.pageSize / 2)));
-	const keys = [...sorted.map((mark) => mark.key), ...following.filter((ms) => ms < openFrom)].sort(
-		(a, b) => a - b,
-	);
-	const next = window.hold ? from : nextCursor(keys, from, openFrom, tailSize);
-	const nextTail = sorted.filter((mark) => mark.key >= next);
-	// The start of the poll checked that the service applies the filter: one request suffices here.
-	const older =
-		next === from && olderNow !== undefined
-			? olderNow
-			: await countUpTo(list, next, olderNow !== undefined);
-	margin.moveTo(next);
-	const nextState: WindowState = {
-		v: STATE_VERSION,
-		strategy: 'window',
-		fingerprint,
-		from: isoTime(next),
-		tail: packMarks(dedupeMarks(nextTail)),
-		pending: packMarks(pending.values()),
-		...margin.toState(),
-		...(older === undefined ? {} : { older }),
-	};
-	if (late.missing === 0) return { resources: byCreation(resources), state: nextState, unreadable };
-	// Reported once: the next poll counts the reported ones as known, and finds the others again.
-	return {
-		resources: [],
-		state: { ...state, older: (state.older as number) + late.missing },
-		error: clockError(env, late.missing, state.from),
-	};
-}
-
-/**
- * The next cursor (epoch ms) from the `created_at`s (epoch ms, sorted) of the items this poll
- * handled or followed at or after the cursor: up to the
- * `tailSize`-th newest (so that the next poll reads them again in one page and finds items listed
- * a little late), never past `openFrom` (items there were not handled); after a read cut short, up
- * to the newest handled, so that the next poll gets further. Items sharing one `created_at` are
- * kept together: when they would make the tail longer than `tailSize`, the cursor moves past them
- * (one ms after) if everything there was handled — anything listed there later appears behind the
- * cursor and is found in the margin.
- */
-export function nextCursor(
-	sorted: number[],
-	from: number,
-	openFrom: number,
-	tailSize: number,
-): number {
-	const target =
-		openFrom !== Infinity
-			? (sorted.at(-1) ?? from)
-			: sorted.length > tailSize
-				? sorted[sorted.length - tailSize]
-				: from;
-	let next = Math.max(from, Math.min(target, openFrom));
-	const atOrAfter = (key: number) => sorted.length - lowerBound(sorted, key);
-	while (atOrAfter(next) > tailSize) {
-		const later = sorted[lowerBound(sorted, next + 1)] ?? next + 1;
-		if (later > openFrom) break;
-		next = later;
-	}
-	return next;
-}
-
-/** Index of the first value ≥ `key` in values sorted ascending. */
-function lowerBound(sorted: number[], key: number): number {
-	let lo = 0;
-	let hi = sorted.length;
-	while (lo < hi) {
-		const mid = (lo + hi) >> 1;
-		if (sorted[mid] < key) lo = mid + 1;
-		else hi = mid;
-	}
-	return lo;
-}
-
-/**
- * Summaries (`sketch.ts`) of the ids of every item the trigger has sorted out that was created in
- * the margin behind the cursor (`MARGIN_MS`), a minute of the service's time each: items that
- * appear there later are told apart from those already handled without the state holding their ids.
- * `from` (epoch ms): the summaries are complete from this moment on (at activation, as far as the
- * poll could read).
- */
-class Margin {
-	private readonly buckets = new Map<number, Sketch>();
-	private from: number;
-
-	constructor(from: number | undefined, sketches: Record<string, string> | undefined) {
-		this.from = from ?? Infinity;
-		for (const [minute, text] of Object.entries(sketches ?? {})) {
-			const sketch = Sketch.unpack(text);
-			if (sketch && Number.isInteger(Number(minute))) this.buckets.set(Number(minute), sketch);
-		}
-	}
-
-	/** Adds an item sorted out (by its `created_at`, epoch ms). */
-	add(id: string, ms: number): void {
-		const minute = Math.floor(ms / BUCKET_MS);
-		let sketch = this.buckets.get(minute);
-		if (!sketch) this.buckets.set(minute, (sketch = new Sketch()));
-		sketch.add(id);
-	}
-
-	/**
-	 * Lists the margin behind `cursor` and tells which items were never sorted out: `appeared` more
-	 * items than at the last poll are dated at or before the cursor.
-	 *
-	 * @returns the items found (to sort out as new) and how many of `appeared` were not found (dated
-	 *   before the margin, or too many in one minute to tell)
-	 */
-	async findAppeared(
-		env: PollEnv,
-		list: EventList,
-		cursor: number,
-		appeared: number,
-	): Promise<{ items: Listed[]; missing: number }> {
-		const start = Math.max(this.from, cursor - MARGIN_MS);
-		if (start > cursor) return { items: [], missing: appeared };
-		const read = await readRange(env, list, start, cursor, MAX_POLL_PAGES);
-		const listed = new Map<number, Sketch>();
-		const byKey = new Map<string, Listed>();
-		for (const entry of read.items) {
-			// At the cursor itself: read as new by the window, not late.
-			if (entry.ms === undefined || entry.ms < start || entry.ms >= cursor) continue;
-			const minute = Math.floor(entry.ms / BUCKET_MS);
-			let sketch = listed.get(minute);
-			if (!sketch) listed.set(minute, (sketch = new Sketch()));
-			sketch.add(entry.id);
-			byKey.set(keyOf(entry.id), entry);
-		}
-		const found: Listed[] = [];
-		let unreadable = false;
-		for (const minute of new Set([...listed.keys(), ...this.buckets.keys()])) {
-			if (minute * BUCKET_MS + BUCKET_MS <= start) continue;
-			const difference = (listed.get(minute) ?? new Sketch()).difference(
-				this.buckets.get(minute) ?? new Sketch(),
-			);
-			if (!difference) unreadable = true;
-			for (const key of difference?.added ?? []) {
-				const entry = byKey.get(key);
-				if (entry) found.push(entry);
+		const batch = open.slice(i, i + PAGE_SIZE);
+		i += batch.length;
+		const ids = batch.filter(needsRead).map((l) => l.id);
+		reads += ids.length;
+		const got = await list.jobs(ids);
+		for (const l of batch) {
+			let { item, ms } = l;
+			if (ids.includes(l.id)) {
+				if (list.failed.has(l.id)) {
+					if (!failed(l.id, ms)) unhandled.push(l);
+					continue;
+				}
+				const full = got.get(l.id);
+				if (!full) continue; // deleted since it was listed
+				item = full;
+				ms = timestampMs(full.created_at) ?? ms;
+				if (ms !== undefined && !inWindow({ ...l, ms })) continue;
 			}
-		}
-		const missing =
-			unreadable || !read.complete
-				? Math.max(1, appeared - found.length)
-				: Math.max(0, appeared - found.length);
-		return { items: found.sort((a, b) => (a.ms ?? 0) - (b.ms ?? 0)), missing };
-	}
-
-	/** The summaries are complete from `ms` on (activation read the margin whole). */
-	extendTo(ms: number): void {
-		this.from = Math.min(this.from, ms);
-	}
-
-	/** Forgets the minutes that fell out of the margin behind the new cursor. */
-	moveTo(cursor: number): void {
-		const first = Math.floor((cursor - MARGIN_MS) / BUCKET_MS);
-		for (const minute of [...this.buckets.keys()]) if (minute < first) this.buckets.delete(minute);
-		if (this.from !== Infinity) this.from = Math.max(this.from, first * BUCKET_MS);
-	}
-
-	/** The state's `marginFrom` and `sketches`. */
-	toState(): { marginFrom?: number; sketches: Record<string, string> } {
-		const sketches: Record<string, string> = {};
-		for (const [minute, sketch] of this.buckets)
-			if (!sketch.empty) sketches[String(minute)] = sketch.pack();
-		return { ...(this.from === Infinity ? {} : { marginFrom: this.from }), sketches };
-	}
-}
-
-/**
- * The items created at or after `from`, as far as one poll reads (`MAX_POLL_PAGES` pages, its time
- * share). When the range is larger, the read is cut: in a list sorted oldest first the pages read
- * are the oldest items; otherwise a bound `created_at_before` that fits is searched for (halving,
- * each step one page request) and that range read.
- *
- * @returns the items; `openFrom`: items created at or after it may be missing (not handled this
- *   poll); `hold`: the read could not be cut, so the cursor must not move
- */
-async function readWindow(
-	env: PollEnv,
-	list: EventList,
-	from: number,
-): Promise<{ items: Listed[]; openFrom: number; hold: boolean; pageSize: number }> {
-	const whole = await readRange(env, list, from, undefined, MAX_POLL_PAGES);
-	const pageSize = whole.pageSize;
-	if (whole.complete) return { items: whole.items, openFrom: Infinity, hold: false, pageSize };
-	if (whole.upTo !== undefined)
-		return { items: whole.items, openFrom: whole.upTo, hold: false, pageSize };
-	const newest = Math.max(...whole.items.map((entry) => entry.ms ?? from));
-	const fits = async (bound: number): Promise<'fits' | 'tooMany'> => {
-		const beyond = await list.pageOrEmpty(
-			{ created_at_after: isoTime(from), created_at_before: isoTime(bound) },
-			MAX_POLL_PAGES + 1,
-			PAGE_SIZE,
-		);
-		return beyond.results.length === 0 ? 'fits' : 'tooMany';
-	};
-	// From the newest end back, doubling the step (crowded times are usually recent), then halving.
-	let good = from - 1; // [from, from - 1] is empty: it fits
-	let bad = newest;
-	if ((await fits(newest)) === 'fits') good = newest;
-	for (let step = 1; bad - good > 1 && !outOfTime(env); step *= 2) {
-		const probe = newest - step;
-		if (probe <= good) break;
-		if ((await fits(probe)) === 'fits') {
-			good = probe;
-			break;
-		}
-		bad = probe;
-	}
-	const bound = await searchBound(good, bad, fits);
-	const cut = bound < from ? undefined : await readRange(env, list, from, bound, MAX_POLL_PAGES);
-	if (cut && !cut.complete) {
-		if (cut.upTo !== undefined)
-			return { items: cut.items, openFrom: cut.upTo, hold: false, pageSize };
-		return { items: cut.items, openFrom: Infinity, hold: true, pageSize };
-	}
-	// Items dated at the bound may continue past it at a finer precision than ms: left for the next
-	// poll — unless the cut brought less than a page: then the next ms holds more items than a poll's
-	// pages (one `created_at` for a batch), which cannot be cut by date and is read whole.
-	if (cut && cut.items.length >= pageSize)
-		return { items: cut.items, openFrom: bound, hold: false, pageSize };
-	// The crowded time is just after the bound: at its ms (finer times) or the next.
-	const at = Math.max(from, bound);
-	const tie = await readRange(env, list, at, at + 2, MAX_TIE_PAGES, true);
-	if (!tie.complete) throw tieError(env, at, tie.items.length);
-	const items = new Map([...(cut?.items ?? []), ...tie.items].map((entry) => [entry.id, entry]));
-	return { items: [...items.values()], openFrom: at + 2, hold: false, pageSize };
-}
-
-/** The error of a poll that met more items of one `created_at` than it can read (`MAX_TIE_PAGES`, its time share). */
-function tieError(env: PollEnv, at: number, read: number): NodeOperationError {
-	const what = env.spec.listName.toLowerCase();
-	return new NodeOperationError(
-		env.node,
-		`More ${what} share one created_at (${isoTime(at)}) than a poll can read (${read} read)`,
-		{
-			description: `The service lists them with the same time, so the trigger cannot read them in parts by date. The next poll tries again from the same place; nothing after them is output until they are read.`,
-		},
-	);
-}
-
-/**
- * Reads the items created in [after, before] (`created_at_after`, `created_at_before`, both
- * inclusive), checking each: an item dated outside the range is not in it (a service that ignores
- * the filter), and when page 1 shows that, the pages are read from the end of the list where the
- * range lies, as the page's own dates show the order. At most `maxPages` pages, and none started
- * after the poll's time share. With `beforeExcluded`, the range ends just before `before` (one
- * microsecond earlier).
- */
-async function readRange(
-	env: PollEnv,
-	list: EventList,
-	after: number,
-	before: number | undefined,
-	maxPages: number,
-	beforeExcluded = false,
-): Promise<RangeRead> {
-	const qs: IDataObject = {
-		created_at_after: isoTime(after),
-		...(before === undefined
-			? {}
-			: { created_at_before: beforeExcluded ? justBefore(before) : isoTime(before) }),
-	};
-	const inside = (ms: number | undefined) =>
-		ms === undefined ||
-		(ms >= after && (before === undefined || ms < before || (ms === before && !beforeExcluded)));
-	const found = new Map<string, Listed>();
-	/** Takes a page's items; returns its dated items in page order and how many ids were new. */
-	const take = (results: IDataObject[]): { dated: number[]; fresh: number; outside: number } => {
-		const dated: number[] = [];
-		let fresh = 0;
-		let outside = 0;
-		for (const item of results) {
-			const id = idOf(item);
-			const ms = timestampMs(item.created_at);
-			if (ms !== undefined) dated.push(ms);
-			if (id === undefined) continue;
-			if (!inside(ms)) {
-				outside++;
+			delete work.fails[l.id];
+			if (spec.kind && !isFinal(spec, item.status)) {
+				unhandled.push({ id: l.id, item, ms });
 				continue;
 			}
-			if (found.has(id)) continue;
-			found.set(id, { id, item, ms });
-			fresh++;
-		}
-		return { dated, fresh, outside };
-	};
-	const first = await list.page(qs, 1);
-	const pageSize = first.next
-		? Math.max(1, first.results.length)
-		: Math.max(PAGE_SIZE, first.results.length);
-	const firstTaken = take(first.results);
-	const order = orderOf(firstTaken.dated);
-	const done = (complete: boolean, upTo?: number): RangeRead => ({
-		items: [...found.values()],
-		complete,
-		pageSize,
-		...(upTo === undefined ? {} : { upTo }),
-	});
-
-	if (
-		firstTaken.outside > 0 &&
-		order === 'oldest-first' &&
-		first.next &&
-		first.count !== undefined
-	) {
-		// The filter is ignored and the range is at the end: from the last page by `count` (a hint)
-		// on while `next` is set, then back while a page still starts inside the range.
-		let n = Math.max(2, Math.ceil(first.count / pageSize));
-		let pages = 1;
-		let page = await list.pageOrEmpty(qs, n, PAGE_SIZE);
-		take(page.results);
-		for (let forward = n; page.next && pages < maxPages && !outOfTime(env); pages++) {
-			page = await list.pageOrEmpty(qs, ++forward, PAGE_SIZE);
-			take(page.results);
-		}
-		if (page.next) return done(false);
-		for (n = n - 1; n >= 2 && pages < maxPages && !outOfTime(env); n--, pages++) {
-			const back = await list.pageOrEmpty(qs, n, PAGE_SIZE);
-			const { dated } = take(back.results);
-			if (dated.length > 0 && !inside(dated[0])) return done(true);
-		}
-		return done(n < 2);
-	}
-
-	let page = first;
-	let taken = firstTaken;
-	let pages = 1;
-	// Oldest first only when the dates read so far go up somewhere and never down (one date shared by
-	// every item shows no order).
-	let up = order === 'oldest-first';
-	let down = order === 'newest-first';
-	let lastMs = taken.dated.at(-1);
-	for (let n = 2; ; n++) {
-		// A service that ignores the filter, listing newest first: the range ends at the first item before it.
-		if (
-			taken.outside > 0 &&
-			order === 'newest-first' &&
-			taken.dated.length > 0 &&
-			!inside(taken.dated.at(-1))
-		)
-			return done(true);
-		if (!page.next || page.results.length === 0 || taken.fresh === 0) return done(true);
-		if (pages >= maxPages || outOfTime(env)) {
-			// In a list sorted oldest first, everything before the last date read has been read.
-			return up && !down && lastMs !== undefined && lastMs > after
-				? done(false, lastMs)
-				: done(false);
-		}
-		page = await list.pageOrEmpty(qs, n, PAGE_SIZE);
-		pages++;
-		taken = take(page.results);
-		if (taken.dated.length > 0) {
-			const seen = orderOf(lastMs === undefined ? taken.dated : [lastMs, ...taken.dated]);
-			if (seen === 'oldest-first') up = true;
-			else if (seen === 'newest-first') down = true;
-			else if (seen === undefined && new Set(taken.dated).size > 1) up = down = true;
-			lastMs = taken.dated.at(-1);
+			if (!existing(ms) && fires(spec, item.status)) fired.push(item);
+			work.seen.add(markOf(l.id, ms ?? work.from));
 		}
 	}
-}
 
-/** The order of dates as listed: one way strictly somewhere and never the other, else undefined. */
-function orderOf(dated: number[]): 'newest-first' | 'oldest-first' | undefined {
-	let up = false;
-	let down = false;
-	for (let i = 1; i < dated.length; i++) {
-		if (dated[i] > dated[i - 1]) up = true;
-		if (dated[i] < dated[i - 1]) down = true;
-	}
-	if (up === down) return undefined;
-	return up ? 'oldest-first' : 'newest-first';
-}
-
-/**
- * Looks for the followed jobs created before `from` (the cursor has passed them) in their time
- * ranges, oldest first, as far as the poll's pages last: one finished fires (it is returned, to be
- * read by id), one still unfinished stays followed, one a complete read of its range did not list
- * was deleted and is forgotten. Changes `pending` in place.
- *
- * @param room how many finished jobs may still be returned in this poll
- * @returns the followed jobs that finished, as listed
- */
-async function checkFollowed(
-	env: PollEnv,
-	list: EventList,
-	pending: MarkSet,
-	from: number,
-	room: number,
-): Promise<Listed[]> {
-	const { spec } = env;
-	const behind = pending
-		.values()
-		.filter((mark) => mark.key < from)
-		.sort((a, b) => a.key - b.key);
-	const finished: Listed[] = [];
-	let pagesLeft = MAX_TIE_PAGES;
-	for (
-		let start = 0;
-		start < behind.length && pagesLeft > 0 && room > finished.length && !outOfTime(env);
-	) {
-		let end = start;
-		while (end + 1 < behind.length && behind[end + 1].key - behind[end].key <= CLUSTER_GAP_MS)
-			end++;
-		const cluster = behind.slice(start, end + 1);
-		start = end + 1;
-		// One ms past the last: a `created_at` finer than ms at that ms is still inside.
-		const read = await readRange(
-			env,
-			list,
-			cluster[0].key,
-			cluster[cluster.length - 1].key + 1,
-			pagesLeft,
-		);
-		pagesLeft -= Math.max(1, Math.ceil(read.items.length / read.pageSize));
-		const met = new Set<Mark>();
-		for (const entry of read.items) {
-			const mark =
-				entry.ms === undefined ? undefined : pending.find(entry.id, (key) => key === entry.ms);
-			if (!mark) continue;
-			met.add(mark);
-			if (!isFinal(spec, entry.item.status) || finished.length >= room) continue;
-			pending.delete(mark);
-			if (fires(spec, entry.item.status))
-				finished.push(mark.fails ? { ...entry, fails: mark.fails } : entry);
+	const followedBefore = work.follow.length;
+	// 3. Move the window on: to 10 minutes before the newest item (or to the MAX_SEEN-th newest
+	//    handled one), never past an item not handled yet; unfinished jobs it passes are followed.
+	let from = work.from;
+	if (read.complete) {
+		const keys = work.seen
+			.values()
+			.map((mark) => mark.key)
+			.sort((a, b) => b - a);
+		const newest = Math.max(work.from, ...keys, ...read.items.map((l) => l.ms ?? -Infinity));
+		const target = Math.max(newest - MARGIN_MS, keys.length > MAX_SEEN ? keys[MAX_SEEN - 1] : 0);
+		let bound = Infinity;
+		for (const l of unhandled) {
+			const unfinished = !!spec.kind && l.ms !== undefined && !isFinal(spec, l.item.status);
+			if (unfinished && (l.ms as number) < Math.max(target, work.from)) work.follow.push(l.id);
+			else bound = Math.min(bound, l.ms ?? work.from);
 		}
-		if (read.complete) for (const mark of cluster) if (!met.has(mark)) pending.delete(mark);
+		from = Math.max(work.from, Math.min(target, bound));
 	}
-	return finished;
-}
-
-/**
- * How many items the list holds created before `at` (`created_at_before` one microsecond earlier,
- * the precision of the service's times, `§v0-1 rule 2`): the `count` of a one-item page. Items at
- * `at` itself are not counted: they are at or after the cursor, read as new.
- *
- * @param filterChecked whether this poll already saw the service apply `created_at_before` (a
- *   count at another time, checked at both ends): then one request
- * @returns undefined when the service sends no count or ignores the filter (the item it shows is
- *   dated after `at`)
- */
-async function countUpTo(
-	list: EventList,
-	at: number,
-	filterChecked = false,
-): Promise<number | undefined> {
-	const qs = { created_at_before: justBefore(at) };
-	const page = await list.page(qs, 1, 1);
-	const after = (items: IDataObject[]) =>
-		items.some((item) => (timestampMs(item.created_at) ?? -Infinity) >= at);
-	if (page.count === undefined || after(page.results)) return undefined;
-	// The other end of the list too (unless this poll already saw the service apply the filter): a
-	// service that ignores the filter shows newer items at one end.
-	if (
-		!filterChecked &&
-		page.count > 1 &&
-		after((await list.pageOrEmpty(qs, page.count, 1)).results)
-	)
-		return undefined;
-	return page.count;
-}
-
-/** The ISO 8601 time one microsecond before `ms` (epoch ms), with six fractional digits. */
-export function justBefore(ms: number): string {
-	return new Date(ms - 1).toISOString().replace(/Z$/, '999Z');
-}
-
-/** The error of a poll that saw items appear behind its cursor (see `pollWindow`). */
-function clockError(env: PollEnv, appeared: number, from: string): NodeOperationError {
-	const what = (appeared === 1 ? env.spec.resourceName : env.spec.listName).toLowerCase();
-	return new NodeOperationError(
-		env.node,
-		`${appeared} ${what} appeared dated before the trigger's cursor (${from})`,
-		{
-			description: `The service listed ${appeared === 1 ? 'an item' : 'items'} created at or before ${from} after the trigger had read past that time: its clock went back, or it lists items late. They were not output. Find them with ${env.spec.resourceName} → Get Many, Created Before ${from}. The trigger goes on from here.`,
-		},
+	const seen = work.seen.values().filter((mark) => mark.key >= from);
+	// 4. Items dated behind the window that were not there at the last poll: reported (once).
+	const filtered = read.items.every(
+		(l) => l.ms !== undefined && (l.ms >= work.from || legacy.size > 0),
 	);
-}
-
-/** Marks each (hash, key) once. */
-function dedupeMarks(marks: Mark[]): Mark[] {
-	const seen = new Set<string>();
-	return marks.filter((mark) => {
-		const key = `${mark.hash}${mark.key}`;
-		if (seen.has(key)) return false;
-		seen.add(key);
-		return true;
-	});
-}
-
-/**
- * The state at activation.
- * - Without Include Existing Since: the cursor one ms after the newest item's `created_at`; the list's end holding the newest items is found from the page's dates (the
- *   last page by `count`, then on while `next` is set, when the list is oldest first).
- * - With it: the cursor at that date, nothing handled (the first poll fires what exists since).
- * - Parsings: the unfinished ones (`status=IN_QUEUE`, `IN_PROGRESS`, `MAX_POLL_PAGES` pages each)
- *   are followed, so they fire when they finish.
- */
-async function activate(
-	env: PollEnv,
-	list: EventList,
-	since: number | undefined,
-	fingerprint: string,
-): Promise<WindowState> {
-	const { spec } = env;
-	const pending = new MarkSet();
-	for (const status of spec.pendingStatuses ?? []) {
-		for (let n = 1; n <= MAX_POLL_PAGES; n++) {
-			const page = await list.pageOrEmpty({ status }, n, PAGE_SIZE);
-			for (const item of page.results) {
-				const id = idOf(item);
-				const ms = timestampMs(item.created_at);
-				if (id !== undefined && ms !== undefined && !isFinal(spec, item.status))
-					pending.add(markOf(id, ms));
-			}
-			if (!page.next || page.results.length === 0) break;
-		}
-	}
-	let from = since ?? 0;
-	if (since === undefined) {
-		const newestEnd = await newestItems(list);
-		const dated = newestEnd.filter((item) => timestampMs(item.created_at) !== undefined);
-		if (dated.length > 0) {
-			// Past the newest: the items sharing its `created_at` may be more than a page (a batch
-			// stamped with one time); one listed there later appears behind the cursor and is found
-			// in the margin.
-			from = Math.max(...dated.map((item) => timestampMs(item.created_at) as number)) + 1;
-		}
-	}
-	// The margin behind the cursor, summarised, so that items appearing there later are found.
-	const margin = new Margin(from, {});
-	if (since === undefined && from > 0) {
-		const read = await readRange(env, list, from - MARGIN_MS, from, MAX_POLL_PAGES);
-		for (const entry of read.items) if (entry.ms !== undefined) margin.add(entry.id, entry.ms);
-		if (read.complete) margin.extendTo(from - MARGIN_MS);
-	}
-	const older = await countUpTo(list, from);
-	return {
-		v: STATE_VERSION,
+	const crossed = work.seen.size - seen.length + work.follow.length - followedBefore;
+	const appeared =
+		behind !== undefined && state?.older !== undefined && filtered ? behind - state.older : 0;
+	// Reported by a poll with nothing to fire (an error drops a poll's output); until then counted as new.
+	const older = appeared > 0 && fired.length > 0 ? (state?.older ?? 0) : behind;
+	const next: WindowState = {
+		v: WINDOW_STATE_VERSION,
 		strategy: 'window',
 		fingerprint,
 		from: isoTime(from),
-		tail: '',
-		pending: packMarks(pending.values()),
-		...margin.toState(),
-		...(older === undefined ? {} : { older }),
+		seen: packMarks(seen),
+		follow: work.follow,
+		...(Object.keys(work.fails).length > 0 ? { fails: work.fails } : {}),
+		...(older !== undefined && filtered ? { older: older + crossed } : {}),
+	};
+	return {
+		resources: byCreation(fired),
+		state: next,
+		unreadable: dropped,
+		...(appeared > 0 && fired.length === 0
+			? { error: behindError(env, appeared, work.from) }
+			: read.complete || fired.length > 0
+				? {}
+				: { error: incompleteError(env, work.from) }),
 	};
 }
 
-/** The items at the end of the list where the newest are (both ends when the dates do not tell). */
-async function newestItems(list: EventList): Promise<IDataObject[]> {
-	const first = await list.page({}, 1);
-	if (!first.next) return first.results;
-	const order = orderOf(
-		first.results
-			.map((item) => timestampMs(item.created_at))
-			.filter((ms): ms is number => ms !== undefined),
+/** Whether a list item is final and fires the event (so it is read by id for its output). */
+function firesNow(spec: EventSpec, item: IDataObject): boolean {
+	return isFinal(spec, item.status) && fires(spec, item.status);
+}
+
+/** A saved state as a poll works on it. */
+function unpack(state: WindowState): Work {
+	return {
+		from: Date.parse(state.from),
+		seen: new MarkSet(unpackMarks(state.seen) ?? []),
+		follow: [...state.follow],
+		fails: { ...(state.fails ?? {}) },
+		...(state.legacy ? { legacy: unpackMarks(state.legacy) ?? [] } : {}),
+	};
+}
+
+/**
+ * The state an activation starts from: the window 10 minutes before now (later if that holds more
+ * than `MAX_SEEN` items: the list's `count`, a hint only, picks where), or at Include Existing
+ * Since when earlier; the parsings unfinished before it (listed by `status`, §v0-4.6) are followed
+ * by id.
+ */
+async function activate(env: PollEnv, list: EventList, since: number | undefined): Promise<Work> {
+	let from = Math.min(since ?? Infinity, Date.now() - MARGIN_MS);
+	if (since === undefined) {
+		const fits = async (bound: number) =>
+			((await list.count({ created_at_after: isoTime(bound) })) ?? 0) <= MAX_SEEN;
+		if (!(await fits(from)))
+			from = await searchBound(Date.now(), from, async (bound) =>
+				(await fits(bound)) ? 'fits' : 'tooMany',
+			);
+	}
+	const follow: string[] = [];
+	for (const status of env.spec.pendingStatuses ?? []) {
+		const read = await readList(list, env, { status, created_at_before: isoTime(from) });
+		for (const l of read.items)
+			if (!isFinal(env.spec, l.item.status) && (l.ms === undefined || l.ms < from))
+				follow.push(l.id);
+	}
+	return { from, seen: new MarkSet(), follow: [...new Set(follow)], fails: {} };
+}
+
+/**
+ * Every item of a query, each id once (pages from 1 until `next` is null or a page is empty).
+ *
+ * @returns the items, and whether the read was whole: not when it met `MAX_WINDOW_PAGES` or the
+ *   poll's time share, or a page that brought no new id while `next` said there was more
+ */
+async function readList(
+	list: EventList,
+	env: PollEnv,
+	qs: IDataObject,
+): Promise<{ items: Listed[]; complete: boolean }> {
+	const byId = new Map<string, Listed>();
+	for (let n = 1; n <= MAX_WINDOW_PAGES && (n === 1 || !outOfTime(env)); n++) {
+		const page = await list.pageOrEmpty(qs, n);
+		let added = 0;
+		for (const item of page.results) {
+			const id = idOf(item);
+			if (id === undefined || byId.has(id)) continue;
+			byId.set(id, { id, item, ms: timestampMs(item.created_at) });
+			added++;
+		}
+		if (!page.next || page.results.length === 0)
+			return { items: [...byId.values()], complete: true };
+		if (added === 0) break;
+	}
+	return { items: [...byId.values()], complete: false };
+}
+
+/**
+ * How many items the list holds created before `from` (`created_at_before`, to the microsecond),
+ * by the `count` of a one-item page; undefined when that page shows the service does not apply
+ * the filter (its item is dated at or after `from`, or has no date) or sends no count.
+ */
+async function countBehind(list: EventList, from: number): Promise<number | undefined> {
+	const page = await list.page({ created_at_before: isoTime(from - 1).replace('Z', '999Z') }, 1, 1);
+	const item = page.results[0];
+	const ms = item ? timestampMs(item.created_at) : undefined;
+	return item && (ms === undefined || ms >= from) ? undefined : page.count;
+}
+
+/**
+ * The error of a poll that found more items dated before the window than the last poll left
+ * there: listed later than the window reaches (a service clock that went back); they do not fire.
+ */
+function behindError(env: PollEnv, appeared: number, from: number): NodeOperationError {
+	const what =
+		appeared === 1
+			? env.spec.resourceName.toLowerCase()
+			: `${appeared} ${env.spec.listName.toLowerCase()}`;
+	return new NodeOperationError(
+		env.node,
+		`${what.charAt(0).toUpperCase()}${what.slice(1)} appeared dated before the trigger's window (${isoTime(from)})`,
+		{
+			description: `The service listed ${appeared === 1 ? 'it' : 'them'} more than 10 minutes after ${appeared === 1 ? 'its' : 'their'} created_at (a service clock that went back?): ${appeared === 1 ? 'it does' : 'they do'} not fire. Find ${appeared === 1 ? 'it' : 'them'} with Get Many, Created Before ${isoTime(from)}. Reported once; later ones fire as usual.`,
+		},
 	);
-	if (order === 'newest-first') return first.results;
-	const pageSize = Math.max(1, first.results.length);
-	let n = first.count === undefined ? 2 : Math.max(2, Math.ceil(first.count / pageSize));
-	let page = await list.pageOrEmpty({}, n, PAGE_SIZE);
-	for (let pages = 1; page.next && page.results.length > 0 && pages < MAX_POLL_PAGES; pages++)
-		page = await list.pageOrEmpty({}, ++n, PAGE_SIZE);
-	return order === 'oldest-first' ? page.results : [...first.results, ...page.results];
+}
+
+/** The error of a poll that could not read its window whole and had nothing to fire. */
+function incompleteError(env: PollEnv, from: number): NodeOperationError {
+	const what = env.spec.listName.toLowerCase();
+	return new NodeOperationError(
+		env.node,
+		`The trigger could not read every ${what.slice(0, -1)} created since ${isoTime(from)} in one poll`,
+		{
+			description: `The list held more than ${MAX_WINDOW_PAGES} pages from there (or repeated a page): the ${what} it read fired, the others wait. This happens when the service ignores the created_at_after filter on a long list, or lists far more ${what} than a poll can read; each poll tries again.`,
+		},
+	);
 }
