@@ -14,6 +14,8 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { heldAnswer, type ListOrder } from '../emulator';
 import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
+import { markOf, packMarks } from '../nodes/ExtractionServiceTrigger/poll/marks';
+import { timestampMs } from '../nodes/ExtractionServiceTrigger/poll/lists';
 import { EmulatorClient, form } from './emulator/client';
 import { INVOICE_SCHEMA, SAMPLE_PDF, useNode } from './helpers/setup';
 
@@ -615,6 +617,42 @@ describe('Parsing Finished / Failed', () => {
 		expect(await pollUntilFired(harness, [String(slow.id)])).toEqual([slow.id]);
 		expect(harness.staticData().follow).toEqual([]);
 		emulator().backdate(later, 11 * 60_000); // back in the present, for the tests after this one
+	});
+
+	it('a trigger saved with a state of version 2 (before the window of issue 31) goes on from it: nothing it handled fires again, a parsing it followed fires when it finishes, a new one fires', async () => {
+		const fresh = trigger('parsingFinished');
+		await ok(fresh.activate());
+		const { fingerprint } = fresh.staticData();
+		// Version 2 kept the cursor (a created_at), the items handled at it and marks of the
+		// unfinished parsings it followed, here one created before the cursor.
+		const followed = await parsing({ hold: true });
+		const handled = await parsing();
+		const ms = (job: IDataObject) => timestampMs(job.created_at) as number;
+		const saved = {
+			v: 2,
+			strategy: 'window',
+			fingerprint,
+			from: String(handled.created_at),
+			tail: packMarks([markOf(String(handled.id), ms(handled))]),
+			pending: packMarks([markOf(String(followed.id), ms(followed))]),
+			older: 0,
+			marginFrom: ms(handled),
+			sketches: {},
+		};
+		const upgraded = createTriggerHarness({
+			parameters: { event: 'parsingFinished' },
+			credentials: credentialsFor(),
+			staticData: { 'node:Extraction Service Trigger': saved },
+		});
+		expect(await ok(upgraded.activate())).toEqual([]);
+		expect(upgraded.staticData()).toMatchObject({ v: 3, follow: [followed.id] });
+		release([followed]);
+		await settle(`/v0/parsing/${String(followed.id)}`);
+		const later = await parsing();
+		expect(sorted(ids(await ok(upgraded.poll())).map(String))).toEqual(
+			sorted([String(followed.id), String(later.id)]),
+		);
+		expect(await ok(upgraded.poll())).toEqual([]);
 	});
 
 	it('manual mode returns the most recent finished parsing in full and leaves the state alone; with nothing matching it says so', async () => {
