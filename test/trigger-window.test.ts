@@ -367,6 +367,24 @@ describe.each(ALL)('%s', (event) => {
 		}
 	});
 
+	// docs/trigger-histories.md, item 11 (hostile:countOff, seed 3101): the count turns one too high
+	// after activation on an empty list. fb1a530 failed a poll naming 1970; df83020 failed one
+	// naming the window ("appeared dated before"), though nothing had appeared: a count of 1 on a
+	// page with no item is a count that lies.
+	it('item 11: a count that turns one too high on an empty list after activation: no poll fails, new ones fire once', async () => {
+		const { emulator, harness } = await start(event);
+		try {
+			await activated(harness);
+			emulator.setListQuirks({ countOffset: 1 });
+			const made = create(emulator, event, 1);
+			const runs = await polls(harness, 3);
+			expect(errors(runs)).toEqual([]);
+			expectEachOnce(runs, made);
+		} finally {
+			await emulator.close();
+		}
+	});
+
 	// fb1a530: the items that existed fired after activation, and every item fired again at later
 	// polls (each of the 9 documents 4 times).
 	it('item 13: list items with only id and status (documents: only id): none that existed fires; new ones fire once, also with pages of 2', async () => {

@@ -302,13 +302,15 @@ async function readList(
 /**
  * How many items the list holds created before `from` (`created_at_before`, to the microsecond),
  * by the `count` of a one-item page; undefined when that page shows the service does not apply
- * the filter (its item is dated at or after `from`, or has no date) or sends no count.
+ * the filter (its item is dated at or after `from`, or has no date), or a count that cannot be
+ * (above 0 with no item), or no count.
  */
 async function countBehind(list: EventList, from: number): Promise<number | undefined> {
 	const page = await list.page({ created_at_before: isoTime(from - 1).replace('Z', '999Z') }, 1, 1);
 	const item = page.results[0];
-	const ms = item ? timestampMs(item.created_at) : undefined;
-	return item && (ms === undefined || ms >= from) ? undefined : page.count;
+	if (!item) return page.count === 0 ? 0 : undefined; // a count above 0 on an empty page lies
+	const ms = timestampMs(item.created_at);
+	return ms === undefined || ms >= from ? undefined : page.count;
 }
 
 /**
