@@ -247,6 +247,30 @@ describe.each(DOCUMENTS_AND_PARSINGS)('%s', (event) => {
 		}
 	});
 
+	// Found by the model (hostile, parsingFinished, seed 3131, path 81:1:1:2:1:1:1:4:3): with
+	// durable cursors n8n had saved nothing (no poll had output), so the edit started afresh and
+	// what was created before it never fired (df83020..0f72f46).
+	it('item 8, durable cursors, nothing saved yet: a filter edit goes on from the activation kept in the process; one created before the edit fires once', async () => {
+		const { emulator, harness } = await start(event, true);
+		try {
+			create(emulator, event, 2);
+			await activated(harness);
+			const made = create(emulator, event, 1);
+			expect(harness.staticData()).toEqual({});
+			const edited = harnessFor(
+				emulator,
+				event,
+				true,
+				{ filters: { search: 'seed' } },
+				harness.staticData(),
+			);
+			const runs = [await activated(edited), ...(await polls(edited, 3))];
+			expectEachOnce(runs, made);
+		} finally {
+			await emulator.close();
+		}
+	});
+
 	// fb1a530: none of the 40 new ones ever fired, and no poll failed.
 	it('item 12: a service that ignores the date filter, pages of 2, 60 items before activation: 40 new ones each fire once', async () => {
 		const { emulator, harness } = await start(event);

@@ -114,15 +114,21 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 			since: sinceFingerprint(options.includeExistingSince, sinceText),
 			baseUrl,
 		});
-		let state = loadState(data, fingerprint);
-		// n8n's durable cursors do not save the activation poll's state when it outputs nothing, and
-		// run each scheduled poll on poll functions of their own (activation mode `update`): a
-		// scheduled poll that finds no saved state goes on from the activation's, kept in this process.
-		const activationKey = `${key}:${fingerprint}`;
-		if (state) ACTIVATIONS.delete(activationKey);
-		else if (!FRESH_START_MODES.has(this.getActivationMode()))
-			state = ACTIVATIONS.get(activationKey);
-		const startedFresh = !state;
+		const saved = loadState(data, fingerprint);
+		let state = saved;
+		// n8n's durable cursors do not save a poll's state when it outputs nothing, and run each
+		// scheduled poll on poll functions of their own (activation mode `update`): a poll that finds
+		// no saved state goes on from the last such poll's, kept in this process — a scheduled poll
+		// always, an activation when the configuration changed in a way the state survives (a filter
+		// edit of a window state, `loadState`); an activation of the same configuration starts afresh.
+		const keptKey = `${key}:${spec.value}`;
+		const kept = ACTIVATIONS.get(keptKey);
+		if (saved) ACTIVATIONS.delete(keptKey);
+		else if (
+			kept &&
+			(!FRESH_START_MODES.has(this.getActivationMode()) || kept.fingerprint !== fingerprint)
+		)
+			state = loadState(kept as unknown as IDataObject, fingerprint);
 		// A poll that reported an error saved the state to go on from, but n8n's durable cursors
 		// commit a poll's state only with an execution: go on from it anyway (once reported, in this process).
 		const loaded = state && JSON.stringify(state);
@@ -139,7 +145,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		const reportNow = report.unread !== undefined && items.length === 0 && !outcome.error;
 		const next: TriggerState = reportNow ? outcome.state : { ...outcome.state, ...report };
 		saveState(data, next);
-		if (startedFresh) ACTIVATIONS.set(activationKey, next);
+		if (!saved) ACTIVATIONS.set(keptKey, next);
 		if (outcome.error || reportNow) {
 			// Keyed by the state as loaded: polls that go on loading it go on from this one.
 			if (loaded) REPORTED.set(key, { before: loaded, after: next });
@@ -189,9 +195,9 @@ function unreadableError(env: PollEnv, report: UnreadReport): NodeOperationError
 }
 
 /**
- * The state of the last poll that started afresh (an activation), by workflow, node and
- * configuration: until a poll finds a saved state, a scheduled poll that finds none goes on from it
- * (see `pollTrigger`). An activation replaces it.
+ * The state of the last poll that found no saved state (n8n's durable cursors save none until a
+ * poll outputs something), by workflow, node and event: the next poll that finds none goes on from
+ * it (see `pollTrigger`).
  */
 const ACTIVATIONS = new Map<string, TriggerState>();
 
