@@ -226,50 +226,35 @@ describe.each(DOCUMENTS_AND_PARSINGS)('%s', (event) => {
 	});
 
 	// fb1a530: the poll after the edit started from "now": the document (parsing) made before the
-	// edit never fired.
-	it('item 8: a filter edit goes on from the saved state: one created before the edit, not yet polled, fires once', async () => {
-		const { emulator, harness } = await start(event);
-		try {
-			create(emulator, event, 2);
-			await activated(harness);
-			const made = create(emulator, event, 1);
-			const edited = harnessFor(
-				emulator,
-				event,
-				false,
-				{ filters: { search: 'seed' } },
-				harness.staticData(),
-			);
-			const runs = [await activated(edited), ...(await polls(edited, 3))];
-			expectEachOnce(runs, made);
-		} finally {
-			await emulator.close();
-		}
-	});
-
-	// Found by the model (hostile, parsingFinished, seed 3131, path 81:1:1:2:1:1:1:4:3): with
-	// durable cursors n8n had saved nothing (no poll had output), so the edit started afresh and
-	// what was created before it never fired (df83020..0f72f46).
-	it('item 8, durable cursors, nothing saved yet: a filter edit goes on from the activation kept in the process; one created before the edit fires once', async () => {
-		const { emulator, harness } = await start(event, true);
-		try {
-			create(emulator, event, 2);
-			await activated(harness);
-			const made = create(emulator, event, 1);
-			expect(harness.staticData()).toEqual({});
-			const edited = harnessFor(
-				emulator,
-				event,
-				true,
-				{ filters: { search: 'seed' } },
-				harness.staticData(),
-			);
-			const runs = [await activated(edited), ...(await polls(edited, 3))];
-			expectEachOnce(runs, made);
-		} finally {
-			await emulator.close();
-		}
-	});
+	// edit never fired. Durable cursors, found by the model (hostile, parsingFinished, seed 3131,
+	// path 81:1:1:2:1:1:1:4:3): n8n had saved nothing (no poll had output), so the edit started
+	// afresh and what was created before it never fired (df83020..0f72f46).
+	it.each([
+		['', false],
+		[', durable cursors, nothing saved yet (the activation kept in the process)', true],
+	])(
+		'item 8%s: a filter edit goes on from the saved state: one created before the edit, not yet polled, fires once',
+		async (_label, durable) => {
+			const { emulator, harness } = await start(event, durable);
+			try {
+				create(emulator, event, 2);
+				await activated(harness);
+				const made = create(emulator, event, 1);
+				if (durable) expect(harness.staticData()).toEqual({});
+				const edited = harnessFor(
+					emulator,
+					event,
+					durable,
+					{ filters: { search: 'seed' } },
+					harness.staticData(),
+				);
+				const runs = [await activated(edited), ...(await polls(edited, 3))];
+				expectEachOnce(runs, made);
+			} finally {
+				await emulator.close();
+			}
+		},
+	);
 
 	// fb1a530: none of the 40 new ones ever fired, and no poll failed.
 	it('item 12: a service that ignores the date filter, pages of 2, 60 items before activation: 40 new ones each fire once', async () => {
