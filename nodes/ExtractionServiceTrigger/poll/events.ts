@@ -14,8 +14,8 @@ export type EventName =
  * - `window`: the `/v0` lists filter on `created_at_after` / `created_at_before` (`§v0-4.2`,
  *   `§v0-4.6`): a time window is read whole, whatever the list's order (`window.ts`);
  * - `scan`: the unversioned list has no date filter and its items no date (`§unversioned-4.1`,
- *   `§unversioned-2.2`): ids are remembered and pages are read from the list's newest end until a
- *   page holds only known ids (`scan.ts`).
+ *   `§unversioned-2.2`): ids are remembered, and pages are read from both ends of the list until
+ *   one holds an id remembered as old (`scan.ts`).
  */
 export type Strategy = 'window' | 'scan';
 

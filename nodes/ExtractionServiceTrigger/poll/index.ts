@@ -160,7 +160,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 }
 
 /**
- * The jobs to report after a poll: those the state kept and those the poll dropped (`readFailed`),
+ * The jobs to report after a poll: those the state kept and those the poll dropped (`MAX_READ_FAILURES`),
  * at most `MAX_UNREAD_KEPT` by name, the rest by count.
  */
 function toReport(state: TriggerState | undefined, dropped: Unreadable[] = []): UnreadReport {

@@ -8,24 +8,9 @@ import {
 	type ListPage,
 } from '../../ExtractionService/v1/transport';
 import type { EventSpec } from './events';
-import { markOf, type MarkSet } from './marks';
 
 /** Items asked for per list page (the service may send fewer or more, `§v0-8`, `§unversioned-8`). */
 export const PAGE_SIZE = 100;
-
-/**
- * Most list pages a poll reads for new items (and, separately, for followed jobs): what does not
- * fit is read by the next polls, oldest first; nothing is dropped.
- */
-export const MAX_POLL_PAGES = 20;
-
-/**
- * Most list pages a poll reads for the items of one `created_at` (a service that stamps a batch
- * with one time) or for the time ranges of followed jobs: such items cannot be split by date, so
- * they are read whole, within the poll's time share (`SOFT_BUDGET_SHARE`); beyond it the poll fails
- * with an error that says so.
- */
-export const MAX_TIE_PAGES = 100;
 
 /**
  * Most jobs a poll fires (each is read by id for its output): the poll handles new items oldest
@@ -230,24 +215,6 @@ export class EventList {
 		}
 		return read;
 	}
-
-	/**
-	 * The `created_at` (epoch ms) of a job read by id (`job`).
-	 *
-	 * @returns undefined when the job has no readable date, was deleted, or its read failed with an
-	 *   error of its own (then in `failed`; not read again in this poll)
-	 * @throws for a poll-wide error (`isPollWide`)
-	 */
-	async dateOf(id: string): Promise<number | undefined> {
-		if (this.failed.has(id)) return undefined;
-		try {
-			return timestampMs((await this.job(id))?.created_at);
-		} catch (error) {
-			if (isPollWide(this.env, error)) throw asNodeError(this.env.node, error);
-			this.failed.set(id, failureText(error));
-			return undefined;
-		}
-	}
 }
 
 /**
@@ -279,28 +246,6 @@ function failureText(error: unknown): string {
 	const code = error instanceof NodeApiError ? error.httpCode : undefined;
 	const text = code && !message.includes(code) ? `HTTP ${code}: ${message}` : message;
 	return text.length > 300 ? `${text.slice(0, 299)}…` : text;
-}
-
-/**
- * A job whose read by id failed in this poll (`EventList.failed`): followed again with one failure
- * more (`Mark.fails`, at `key`), or, at `MAX_READ_FAILURES` polls in a row, no longer followed and
- * added to `dropped` (reported once by `pollTrigger`). Changes `pending` and `dropped` in place.
- *
- * @param job its id, key (`Mark.key`), the failures its mark counted before this poll, and this poll's error
- * @returns true when it was dropped (the caller then counts it as handled where it was listed)
- */
-export function readFailed(
-	pending: MarkSet,
-	dropped: Unreadable[],
-	job: { id: string; key: number; fails?: number; error: string },
-): boolean {
-	const fails = (job.fails ?? 0) + 1;
-	if (fails >= MAX_READ_FAILURES) {
-		dropped.push({ id: job.id, error: job.error });
-		return true;
-	}
-	pending.add(markOf(job.id, job.key, 0, fails));
-	return false;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Unreadable } from './lists';
-import { unpackMarks } from './marks';
+import { markOf, packMarks, unpackMarks } from './marks';
 
 /**
  * What the trigger keeps between polls, in n8n's workflow static data of the node
@@ -64,31 +64,30 @@ export interface WindowState extends UnreadReport {
 	older?: number;
 }
 
-/** Order of a list: which end new items appear at (`scan.ts`). */
-export type ListOrder = 'newest-first' | 'oldest-first';
+/** Version of a `scan` state (version 2 states are taken over, see `loadScan`). */
+export const SCAN_STATE_VERSION = 3;
 
-/** State of a `scan` event (`scan.ts`): the unversioned extraction list, which has no dates. */
+/**
+ * State of a `scan` event (`scan.ts`): the unversioned extraction list, which has no dates
+ * (`docs/service-api.md` §trigger). Marks are keyed by when the trigger first met the extraction
+ * (epoch ms, n8n's clock).
+ */
 export interface ScanState extends UnreadReport {
-	v: typeof STATE_VERSION;
+	v: typeof SCAN_STATE_VERSION;
 	strategy: 'scan';
 	fingerprint: string;
-	/** Ids of the newest extractions handled (at most `EDGE_SIZE`), oldest first: where the next poll goes on. */
-	edge: string[];
-	/** Position of the newest handled extraction from the list's oldest end, plus one (a hint: deletions move it). */
-	at: number;
-	/** The order the last poll saw (a hint of which page to read first; every poll checks it). */
-	order?: ListOrder;
-	/** `created_at` (epoch ms) of the newest handled extraction, when known (to find the edge by date if every edge id was deleted). */
-	t?: number;
-	/** Marks (key: position from the list's oldest end; with `front`, the place as listed) of the extractions seen unfinished. */
+	/** Epoch ms (the service's `created_at`): an extraction first met final fires only if created at or after it. */
+	start: number;
+	/** Marks of the extractions handled lately (the last 10 minutes, at most `MAX_SEEN`). */
+	head: string;
+	/** Marks of the extractions of the head still unfinished. */
 	pending: string;
-	/**
-	 * While the order cannot be told (every date the same): the first ids listed (page 1) and the
-	 * last ones, as listed; `at` is then how many were listed. The poll that finds new extractions at
-	 * one end learns the order from it.
-	 */
-	front?: string[];
-	back?: string[];
+	/** Marks of the extractions just behind the head at each end of the list: where a poll stops reading. */
+	old: string;
+	/** Ids of unfinished extractions behind the head: read by id at every poll. */
+	follow: string[];
+	/** Polls in a row a job's read by id failed, by id (`MAX_READ_FAILURES`). */
+	fails?: Record<string, number>;
 }
 
 export type TriggerState = WindowState | ScanState;
@@ -120,6 +119,9 @@ const KEYS = [
 	'follow',
 	'fails',
 	'legacy',
+	'start',
+	'head',
+	'old',
 ] as const;
 
 const isStringArray = (v: unknown): v is string[] =>
@@ -158,31 +160,60 @@ export function loadState(data: IDataObject, fingerprint: string): TriggerState 
 function loadPlace(data: IDataObject, fingerprint: string): TriggerState | undefined {
 	if (data.strategy === 'window' && sameButFilters(data.fingerprint, fingerprint))
 		return loadWindow(data, fingerprint);
-	if (data.fingerprint !== fingerprint) return undefined;
-	if (data.v !== STATE_VERSION || !unpackMarks(data.pending)) return undefined;
-	const pending = data.pending as string;
-	if (data.strategy === 'scan') {
-		if (!isStringArray(data.edge) || !isCount(data.at)) return undefined;
-		const order =
-			data.order === 'newest-first' || data.order === 'oldest-first' ? data.order : undefined;
-		const t = typeof data.t === 'number' && Number.isFinite(data.t) ? data.t : undefined;
-		const ends =
-			isStringArray(data.front) && isStringArray(data.back)
-				? { front: [...data.front], back: [...data.back] }
-				: {};
-		return {
-			v: STATE_VERSION,
-			strategy: 'scan',
-			fingerprint,
-			edge: [...data.edge],
-			at: data.at,
-			pending,
-			...(order ? { order } : {}),
-			...(t === undefined ? {} : { t }),
-			...ends,
-		};
+	if (data.strategy === 'scan' && sameButFilters(data.fingerprint, fingerprint)) {
+		const state = loadScan(data, fingerprint);
+		// A filter edit: extractions the new filters show that are final and older than 10 minutes do not fire.
+		if (state && data.fingerprint !== fingerprint)
+			state.start = Math.max(state.start, Date.now() - 10 * 60_000);
+		return state;
 	}
 	return undefined;
+}
+
+/**
+ * A `scan` state: one of this version, or one of version 2 (the ids of the newest handled
+ * extractions in `edge`, `created_at` of the newest in `t`), taken over: its edge is where the
+ * next poll stops reading, and only extractions created after `t` fire; its unfinished ones
+ * (marked by place) are found again as the first poll reads the list from its far end.
+ */
+function loadScan(data: IDataObject, fingerprint: string): ScanState | undefined {
+	const base = { v: SCAN_STATE_VERSION, strategy: 'scan', fingerprint } as const;
+	if (data.v === STATE_VERSION) {
+		if (!isStringArray(data.edge)) return undefined;
+		const t = typeof data.t === 'number' && Number.isFinite(data.t) ? data.t : Date.now();
+		return {
+			...base,
+			start: t + 1,
+			head: '',
+			pending: '',
+			old: packMarks(data.edge.map((id) => markOf(id, 0))),
+			follow: [],
+		};
+	}
+	if (
+		data.v !== SCAN_STATE_VERSION ||
+		typeof data.start !== 'number' ||
+		![data.head, data.pending, data.old].every((text) => unpackMarks(text)) ||
+		!isStringArray(data.follow)
+	)
+		return undefined;
+	return {
+		...base,
+		start: data.start,
+		head: data.head as string,
+		pending: data.pending as string,
+		old: data.old as string,
+		follow: [...data.follow],
+		...readFails(data.fails),
+	};
+}
+
+/** The `fails` of a saved state (counts by id), or nothing. */
+function readFails(value: unknown): { fails?: Record<string, number> } {
+	const fails: Record<string, number> = {};
+	if (value && typeof value === 'object' && !Array.isArray(value))
+		for (const [id, n] of Object.entries(value as IDataObject)) if (isCount(n)) fails[id] = n;
+	return Object.keys(fails).length > 0 ? { fails } : {};
 }
 
 /**
@@ -225,14 +256,11 @@ function loadWindow(data: IDataObject, fingerprint: string): WindowState | undef
 	}
 	if (data.v !== WINDOW_STATE_VERSION || !unpackMarks(data.seen) || !isStringArray(data.follow))
 		return undefined;
-	const fails: Record<string, number> = {};
-	if (data.fails && typeof data.fails === 'object' && !Array.isArray(data.fails))
-		for (const [id, n] of Object.entries(data.fails as IDataObject)) if (isCount(n)) fails[id] = n;
 	return {
 		...base,
 		seen: data.seen as string,
 		follow: [...data.follow],
-		...(Object.keys(fails).length > 0 ? { fails } : {}),
+		...readFails(data.fails),
 		...(typeof data.legacy === 'string' && unpackMarks(data.legacy) ? { legacy: data.legacy } : {}),
 		// Counted with the filters of the state (a filter edit counts afresh).
 		...(isCount(data.older) && data.fingerprint === fingerprint ? { older: data.older } : {}),
