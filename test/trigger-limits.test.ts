@@ -28,6 +28,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { Emulator, ListOrder, LoggedRequest } from '../emulator';
 import { MAX_FIRING_PER_POLL } from '../nodes/ExtractionServiceTrigger/poll/lists';
 import { MAX_SEEN, MAX_WINDOW_PAGES } from '../nodes/ExtractionServiceTrigger/poll/window';
+import { MAX_HEAD } from '../nodes/ExtractionServiceTrigger/poll/scan';
 import { createTriggerHarness, type TriggerHarness } from '../scripts/engine';
 import { apiRequests, credentialsFor, useEmulator } from './helpers/setup';
 
@@ -455,13 +456,17 @@ describeClocks('6. The service clock goes back 15 minutes', () => {
 // 7. Cost follows new work, not history
 
 /**
- * A quiet poll costs at most `quiet` requests whatever the history (extractions 3; documents and
- * parsings 10: one count and the window, at most `MAX_SEEN` handled items, docs/service-api.md
- * §trigger); k new jobs cost at most `quiet` + ⌈k/100⌉ list pages and, for jobs read by id, k
+ * A quiet poll costs at most `quiet` requests whatever the history (extractions 10: the head's
+ * pages, at most `MAX_HEAD` extractions, the page after, and one page at the other end;
+ * documents and parsings 10: one count and the window, at most `MAX_SEEN` handled items,
+ * docs/service-api.md §trigger); k new jobs cost at most `quiet` + ⌈k/100⌉ list pages and, for jobs read by id, k
  * reads; the state stays under 32 KB.
  */
 async function costAgainstHistory(event: Event, history: number, k: number): Promise<void> {
-	const quietMost = event === 'extractionFinished' ? 3 : 1 + Math.ceil(MAX_SEEN / PAGE);
+	const quietMost =
+		event === 'extractionFinished'
+			? 1 + Math.ceil((MAX_HEAD + 1) / PAGE)
+			: 1 + Math.ceil(MAX_SEEN / PAGE);
 	const { harness, activation } = await activatedAfter(event, history);
 	const polls: Polled[] = [activation];
 	const quiet = await okPoll(harness, 'the quiet poll after activation');
@@ -520,7 +525,7 @@ describeDatings('7b. Cost: Document Uploaded against 10,000 documents of the las
 });
 
 describeClocks('7b. Cost: Extraction Finished against 10,000 finished extractions', () => {
-	it('a quiet poll makes ≤ 3 requests; 150 new ones fire in one poll with ≤ 3 + 2 + 150 requests; the state stays under 32 KB', async () => {
+	it('a quiet poll makes ≤ 10 requests; 150 new ones fire in one poll with ≤ 10 + 2 + 150 requests; the state stays under 32 KB', async () => {
 		await costAgainstHistory('extractionFinished', 10_000, 150);
 	});
 });
@@ -567,13 +572,13 @@ describe('8. More documents share one created_at than a poll reads (bulk created
 });
 
 // ---------------------------------------------------------------------------------------------------
-// 9. An extraction first seen unfinished is followed from where it is, not counted as missed
+// 9. An extraction first seen unfinished is pending, not counted as missed
 
 describe.each(ORDERS)('9. Extractions first seen unfinished (list %s)', (order) => {
 	ownEmulator('own created_at');
 	beforeEach(() => emulator().setListOrder(order));
 
-	it('the poll that finds them records no miss (a followed extraction is forgotten after 3 misses in a row), and each fires once when it finishes', async () => {
+	it('the poll that finds them keeps them pending with no miss (one not listed in 3 complete reads in a row counts as deleted), and each fires once when it finishes', async () => {
 		seedJobs('extraction', 3);
 		const harness = trigger('extractionFinished');
 		await activate(harness);

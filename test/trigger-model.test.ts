@@ -16,6 +16,7 @@ import { shutdownEngine } from '../scripts/engine';
 import {
 	EVENT_NAMES,
 	ORDINARY,
+	PROFILES,
 	historyProperty,
 	installSimulatedTime,
 	stats,
@@ -67,6 +68,49 @@ describe(`generated histories, profile ${ORDINARY.name} (seed ${SEED}, ${ORDINAR
 			expect(stats.jobs - before.jobs).toBeGreaterThan(ORDINARY.runs * 10);
 			expect(stats.polls - before.polls).toBeGreaterThan(ORDINARY.runs * 3);
 			expect(stats.fired - before.fired).toBeGreaterThan(ORDINARY.runs);
+		},
+		120_000,
+	);
+});
+
+/**
+ * Counterexamples the generated histories found, each replayed as fast-check shrank it (its seed,
+ * path and the commands' replay path), so that each stays a named test (docs/trigger-histories.md).
+ */
+describe('counterexamples the model found', () => {
+	it.each([
+		{
+			name: 'extractionFinished: classic, oldest-first, 19 existing (2 unfinished), pages capped at 20 then 100, an n8n restart — the restart fired extractions that existed (old scan, measure 8)',
+			profile: 'ordinary',
+			event: 'extractionFinished',
+			seed: 569705569,
+			path: '139:0:4:4:9:9:1:1:1:4',
+			replayPath: 'FCH:F',
+		},
+		{
+			name: 'extractionFailed: durable cursors, a final extraction deleted, two n8n restarts — the report that the edge was lost came twice (old scan, measure 8)',
+			profile: 'ordinary',
+			event: 'extractionFailed',
+			seed: 569705569,
+			path: '1307:1:2:5:12:11:10:10:10:10:11:11:11',
+			replayPath: '9:B',
+		},
+		{
+			name: 'extractionFinished: Include Existing Since, one extraction created after activation and dated 2 minutes before it (listed late), pages capped at 20 — it never fired (new scan: `start` was Include Existing Since, not 10 minutes before activation)',
+			profile: 'hostile:late',
+			event: 'extractionFinished',
+			seed: 3200,
+			path: '34:0:0:4:3:2:3:3:2:2:2:2:2:2:2:4:3:2:2:2:3:3',
+			replayPath: 'HAj:F',
+		},
+	] as const)(
+		'$name',
+		async ({ profile, event, seed, path, replayPath }) => {
+			await fc.assert(historyProperty(PROFILES[profile], event, replayPath), {
+				seed,
+				path,
+				numRuns: 1,
+			});
 		},
 		120_000,
 	);

@@ -16,7 +16,7 @@ import {
 } from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
 import { SCAN_STATE_VERSION, type ScanState } from './state';
-import { MARGIN_MS, MAX_SEEN, MAX_WINDOW_PAGES, type PollOutcome } from './window';
+import { MARGIN_MS, MAX_WINDOW_PAGES, type PollOutcome } from './window';
 
 /**
  * Extraction Finished / Failed (`docs/service-api.md` §trigger, points 14–20): `GET /extract/`
@@ -30,6 +30,15 @@ import { MARGIN_MS, MAX_SEEN, MAX_WINDOW_PAGES, type PollOutcome } from './windo
 /** Old extractions remembered at each end of what a poll read (where the next poll stops reading). */
 export const MAX_OLD = 100;
 
+/**
+ * Most extractions the head keeps at each end: a quiet poll reads the head's pages and the one
+ * after at the new end (9 of 100) and one page at the other: ≤ 10 list requests (issue 31).
+ */
+export const MAX_HEAD = 800;
+
+/** Most unfinished extractions followed by id (the rest stay pending, met in the list): the state stays small. */
+export const MAX_FOLLOW = 200;
+
 /** An extraction's read in this poll: where it stands and what the state knew of it. */
 interface Met {
 	id: string;
@@ -38,6 +47,8 @@ interface Met {
 	known?: { set: 'head' | 'pending' | 'old'; mark: Mark };
 	/** Met before the first remembered old extraction from its end (so new if unknown). */
 	front: boolean;
+	/** Unknown, and listed before a handled one at its end: new whatever its date. */
+	fresh?: boolean;
 	/** After this poll: handled (final), unfinished, unhandled (its read failed or waits), gone (404). */
 	outcome?: 'handled' | 'unfinished' | 'unhandled' | 'gone';
 	/** When the trigger first met it (epoch ms, n8n's clock): a mark's key. */
@@ -91,14 +102,15 @@ class Pages {
  * One poll of an extraction event. Reads the list from page 1 forwards and from its last page
  * backwards, each until it meets an extraction remembered as old (and to the end of that page);
  * then:
- * - an unknown extraction met before that (`front`) is new: final in a status that fires, it is
- *   read by id and fires if created at or after the state's `start`; final in another, it is
- *   handled; unfinished, it is remembered as pending;
- * - a pending one listed final is read by id and fires (whatever its date); one not met 3 polls in
- *   a row was deleted;
- * - the extractions handled (and pending) in the last 10 minutes of the trigger's clock, at most
- *   `MAX_SEEN`, stay in `head`; the next `MAX_OLD` at each end become `old`; a pending one that
- *   leaves `head` is followed by id (`follow`, 404 = deleted) — never past one not handled yet.
+ * - an unknown extraction met before that (`front`) is new when listed past one handled lately at
+ *   its end (`fresh`), or else created at most 10 minutes before `edge`; final in a status that
+ *   fires, it is read by id and fires; final in another, it is handled; unfinished, pending;
+ * - a pending one listed final is read by id and fires (whatever its date); one not listed in 3
+ *   complete reads in a row was deleted;
+ * - per end, the extractions met in front in the last 10 minutes of the trigger's clock, at most
+ *   `MAX_HEAD`, stay in `head`; the next `MAX_OLD`, and those at the list's ends, become `old`;
+ *   a pending one that leaves `head` is followed by id (`follow`, 404 = deleted) — never past one
+ *   not handled yet, nor past an unfinished one when `MAX_FOLLOW` are followed.
  *
  * At activation (no state) the whole list is read (at most `MAX_WINDOW_PAGES` pages, half the
  * poll's time): what is final is recorded without firing — with Include Existing Since (`since`),
@@ -117,15 +129,18 @@ export async function pollScan(
 	const { spec } = env;
 	const list = new EventList(env);
 	const pages = new Pages(list, env);
-	const now = Date.now();
 	const sets = {
 		head: new MarkSet(unpackMarks(state?.head) ?? []),
 		pending: new MarkSet(unpackMarks(state?.pending) ?? []),
 		old: new MarkSet(unpackMarks(state?.old) ?? []),
 	};
 	const fails: Record<string, number> = { ...(state?.fails ?? {}) };
-	// Final extractions created before `start` do not fire (at activation: none without `since`).
-	const start = state ? state.start : (since ?? Infinity);
+	// The newest `created_at` read (activation: of the extractions at the list's ends). Where a read
+	// cannot tell an extraction is new by where it stands (no handled one before it at its end),
+	// one created more than 10 minutes before it is not.
+	let edge = state ? state.edge : 0;
+	const recent = (created: number | undefined) =>
+		created !== undefined && (state ? created >= edge - MARGIN_MS : created >= (since ?? Infinity));
 	const knownOf = (id: string): Met['known'] => {
 		for (const set of ['pending', 'head', 'old'] as const) {
 			const mark = sets[set].find(id, () => true);
@@ -135,9 +150,18 @@ export async function pollScan(
 	};
 
 	const read = state
-		? await readEnds(env, pages, knownOf)
+		? await readEnds(env, pages, knownOf, async (id) => {
+				const created = timestampMs((await list.jobs([id])).get(id)?.created_at);
+				return created !== undefined && !recent(created);
+			})
 		: await readAll(env, pages, (id) => ({ known: knownOf(id) }));
 	const all = [...read.ends[0], ...read.ends[1]];
+	if (!state) {
+		// The service's own time: the newer of the two extractions at the list's ends (none: 0).
+		const ends = [read.ends[0][0], read.ends[1][0]].filter((met) => met).map((met) => met.id);
+		const got = await list.jobs(ends);
+		edge = Math.max(0, ...ends.map((id) => timestampMs(got.get(id)?.created_at) ?? 0));
+	}
 
 	// 1. Followed extractions, by id (404: deleted).
 	const fired: IDataObject[] = [];
@@ -193,13 +217,13 @@ export async function pollScan(
 		}
 		const job = got.get(met.id);
 		delete fails[met.id];
+		const created = timestampMs(job?.created_at);
+		if (created !== undefined && state) edge = Math.max(edge, created);
 		if (!job) met.outcome = 'gone';
 		else if (!isFinal(spec, job.status)) met.outcome = 'unfinished';
 		else {
 			met.outcome = 'handled';
-			const created = timestampMs(job.created_at);
-			const wasPending = met.known?.set === 'pending';
-			if (fires(spec, job.status) && (wasPending || (created !== undefined && created >= start)))
+			if (fires(spec, job.status) && (met.known?.set === 'pending' || met.fresh || recent(created)))
 				fired.push(job);
 		}
 	}
@@ -221,13 +245,18 @@ export async function pollScan(
 		while (
 			state &&
 			zone < end.length &&
-			zone < MAX_SEEN &&
+			zone < MAX_HEAD &&
 			end[zone].front &&
 			end[zone].at >= newest - MARGIN_MS
 		)
 			zone++;
 		if (!read.complete) zone = end.length; // a read cut short: nothing leaves the head
-		zone = Math.max(zone, end.map((met) => met.outcome).lastIndexOf('unhandled') + 1);
+		const outcomes = end.map((met) => met.outcome);
+		zone = Math.max(zone, outcomes.lastIndexOf('unhandled') + 1);
+		// Unfinished ones beyond it are followed by id, as far as MAX_FOLLOW ids; past that they stay pending.
+		const beyond = outcomes.slice(zone).filter((outcome) => outcome === 'unfinished').length;
+		if (follow.length + beyond > MAX_FOLLOW)
+			zone = Math.max(zone, outcomes.lastIndexOf('unfinished') + 1);
 		let olds = 0;
 		end.forEach((met, index) => {
 			const mark = markOf(met.id, met.at);
@@ -239,6 +268,20 @@ export async function pollScan(
 			} else if (index < zone) next.head.push(mark);
 			else if (olds++ < MAX_OLD) next.old.push(mark);
 		});
+	}
+	// The MAX_OLD extractions at each end of the list stay known too (a read that met them from the
+	// other end, on one page, must not leave them unknown at theirs).
+	const marked = new Set([...next.head, ...next.pending, ...next.old].map((mark) => mark.hash));
+	const byId = new Map(all.map((met) => [met.id, met]));
+	const extremes = [
+		...(await pages.get(1)).results.slice(0, MAX_OLD),
+		...(await pages.get(read.last)).results.slice(-MAX_OLD),
+	];
+	for (const item of extremes) {
+		const met = byId.get(idOf(item) ?? '');
+		if (!met || met.outcome !== 'handled' || marked.has(markOf(met.id, 0).hash)) continue;
+		marked.add(markOf(met.id, 0).hash);
+		next.old.push(markOf(met.id, met.at));
 	}
 	// Pending ones not listed: deleted, unless met again within MAX_READ_FAILURES polls (a read
 	// while the list changed can miss one); old ones not met are kept while there is room.
@@ -266,7 +309,7 @@ export async function pollScan(
 		v: SCAN_STATE_VERSION,
 		strategy: 'scan',
 		fingerprint,
-		start: state ? state.start : (since ?? now - MARGIN_MS),
+		edge,
 		head: packMarks(next.head),
 		pending: packMarks(next.pending),
 		old: packMarks(next.old),
@@ -281,28 +324,37 @@ interface ListRead {
 	ends: [Met[], Met[]];
 	/** Whether both ends were read up to a remembered old extraction, or the list whole. */
 	complete: boolean;
+	/** The number of the list's last page. */
+	last: number;
 }
 
 /**
  * Reads from page 1 forwards and from the last page backwards, each until a page holds an
  * extraction remembered as old (`knownOf` gives `old`), or until the two meet. An extraction met
- * from both ends belongs to the end it is new from, if either.
+ * from both ends belongs to the end it is new from, if either. The first page of an end with no
+ * known extraction is probed: when the first it lists is old by its date (`isOld`), that end
+ * stops there, the page behind (the far end of a list whose old extractions were deleted).
  */
 async function readEnds(
 	env: PollEnv,
 	pages: Pages,
 	knownOf: (id: string) => Met['known'],
+	isOld: (id: string) => Promise<boolean>,
 ): Promise<ListRead> {
 	const now = Date.now();
 	const ends: [Met[], Met[]] = [[], []];
 	const where = new Map<string, Met[]>();
+	const probed = new Set<Met[]>();
 	/** Reads one page into an end; true once that end met an old extraction. */
-	const walk = (results: IDataObject[], end: Met[], boundary: boolean): boolean => {
+	const walk = async (results: IDataObject[], end: Met[], boundary: boolean): Promise<boolean> => {
+		const added: Met[] = [];
+		let known = false;
 		for (const item of results) {
 			const id = idOf(item);
 			if (id === undefined) continue;
-			const known = knownOf(id);
-			if (known?.set === 'old') boundary = true;
+			const mark = knownOf(id);
+			known ||= mark !== undefined;
+			if (mark?.set === 'old') boundary = true;
 			const other = where.get(id);
 			const earlier = other?.find((met) => met.id === id);
 			if (other && earlier) {
@@ -310,15 +362,26 @@ async function readEnds(
 				other.splice(other.indexOf(earlier), 1);
 			}
 			where.set(id, end);
-			end.push({ id, item, known, front: !boundary, at: known?.mark.key ?? now });
+			added.push({ id, item, known: mark, front: !boundary, at: mark?.mark.key ?? now });
 		}
+		// One probe an end: once its first page without a known one proved new, the end is new.
+		if (
+			!known &&
+			added.length > 0 &&
+			!probed.has(end) &&
+			(probed.add(end), await isOld(added[0].id))
+		) {
+			for (const met of added) met.front = false;
+			boundary = true;
+		}
+		end.push(...added);
 		return boundary;
 	};
 	let complete = true;
 	let n = 1;
 	for (let boundary = false; ; n++) {
 		const page = await pages.get(n);
-		boundary = walk(page.results, ends[0], boundary);
+		boundary = await walk(page.results, ends[0], boundary);
 		if (boundary || !page.next || page.results.length === 0) break;
 		if (n >= MAX_WINDOW_PAGES || outOfTime(env)) {
 			complete = false;
@@ -331,9 +394,15 @@ async function readEnds(
 			complete = false;
 			break;
 		}
-		boundary = walk([...(await pages.get(m)).results].reverse(), ends[1], boundary);
+		boundary = await walk([...(await pages.get(m)).results].reverse(), ends[1], boundary);
 	}
-	return { ends, complete };
+	// New by where they stand: unknown ones before an end's first known one, when that is handled lately.
+	for (const end of ends) {
+		const first = end.find((met) => met.known)?.known?.set;
+		if (first === 'head' || first === 'pending')
+			for (const met of end) if (met.front && !met.known) met.fresh = true;
+	}
+	return { ends, complete, last };
 }
 
 /**
@@ -357,16 +426,19 @@ async function readAll(
 			items.push({ id, item, ...knownOf(id), front: true, at: now });
 		}
 	};
-	let complete = false;
+	let last = 0;
 	for (let n = 1; n <= MAX_WINDOW_PAGES && (n === 1 || !outOfTime(env)); n++) {
 		const page = await pages.get(n);
 		add(page.results);
 		if (!page.next || page.results.length === 0) {
-			complete = true;
+			last = page.results.length === 0 ? Math.max(1, n - 1) : n;
 			break;
 		}
 	}
-	if (!complete) add((await pages.get(await pages.last())).results);
+	if (last === 0) {
+		last = await pages.last();
+		add((await pages.get(last)).results);
+	}
 	const half = Math.ceil(items.length / 2);
-	return { ends: [items.slice(0, half), items.slice(half).reverse()], complete: true };
+	return { ends: [items.slice(0, half), items.slice(half).reverse()], complete: true, last };
 }

@@ -76,8 +76,11 @@ export interface ScanState extends UnreadReport {
 	v: typeof SCAN_STATE_VERSION;
 	strategy: 'scan';
 	fingerprint: string;
-	/** Epoch ms (the service's `created_at`): an extraction first met final fires only if created at or after it. */
-	start: number;
+	/**
+	 * The newest `created_at` the trigger read (epoch ms; at activation n8n's clock): an extraction
+	 * that cannot be told new by where it is listed fires only if created at most 10 minutes before it.
+	 */
+	edge: number;
 	/** Marks of the extractions handled lately (the last 10 minutes, at most `MAX_SEEN`). */
 	head: string;
 	/** Marks of the extractions of the head still unfinished. */
@@ -119,7 +122,6 @@ const KEYS = [
 	'follow',
 	'fails',
 	'legacy',
-	'start',
 	'head',
 	'old',
 ] as const;
@@ -161,11 +163,7 @@ function loadPlace(data: IDataObject, fingerprint: string): TriggerState | undef
 	if (data.strategy === 'window' && sameButFilters(data.fingerprint, fingerprint))
 		return loadWindow(data, fingerprint);
 	if (data.strategy === 'scan' && sameButFilters(data.fingerprint, fingerprint)) {
-		const state = loadScan(data, fingerprint);
-		// A filter edit: extractions the new filters show that are final and older than 10 minutes do not fire.
-		if (state && data.fingerprint !== fingerprint)
-			state.start = Math.max(state.start, Date.now() - 10 * 60_000);
-		return state;
+		return loadScan(data, fingerprint);
 	}
 	return undefined;
 }
@@ -183,7 +181,8 @@ function loadScan(data: IDataObject, fingerprint: string): ScanState | undefined
 		const t = typeof data.t === 'number' && Number.isFinite(data.t) ? data.t : Date.now();
 		return {
 			...base,
-			start: t + 1,
+			// Only extractions created after the newest the old state handled fire (`scan.ts` allows 10 minutes).
+			edge: t + 10 * 60_000 + 1,
 			head: '',
 			pending: '',
 			old: packMarks(data.edge.map((id) => markOf(id, 0))),
@@ -192,14 +191,14 @@ function loadScan(data: IDataObject, fingerprint: string): ScanState | undefined
 	}
 	if (
 		data.v !== SCAN_STATE_VERSION ||
-		typeof data.start !== 'number' ||
+		typeof data.edge !== 'number' ||
 		![data.head, data.pending, data.old].every((text) => unpackMarks(text)) ||
 		!isStringArray(data.follow)
 	)
 		return undefined;
 	return {
 		...base,
-		start: data.start,
+		edge: data.edge,
 		head: data.head as string,
 		pending: data.pending as string,
 		old: data.old as string,
