@@ -144,7 +144,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		const report = toReport(state, outcome.unreadable);
 		const reportNow = report.unread !== undefined && items.length === 0 && !outcome.error;
 		const next: TriggerState = reportNow ? outcome.state : { ...outcome.state, ...report };
-		saveState(data, next);
+		saveState(data, next, [POLL_STARTED_AT]);
 		if (!saved) ACTIVATIONS.set(keptKey, next);
 		if (outcome.error || reportNow) {
 			// Keyed by the state as loaded: polls that go on loading it go on from this one.

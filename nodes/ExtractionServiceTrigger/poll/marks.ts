@@ -5,9 +5,9 @@ import { createHash } from 'crypto';
  * the workflow stays small whatever the number of jobs a poll follows.
  *
  * A mark is a short hash of an id (base64url of SHA-256) together with a key: the `created_at` of a
- * `/v0` item in epoch ms, or the position of an extraction in its list. A mark recognises an item
- * only when both the hash and the key agree (the key within a tolerance for positions), so two ids
- * are mistaken for one another only if a 36-bit hash and the key collide at once.
+ * `/v0` item in epoch ms (a mark recognises an item only when both agree), or when the trigger
+ * first met an extraction (recognised by the 36-bit hash alone: a false match has a chance of
+ * about 1 in 70 million per extraction against 1,000 marks).
  */
 
 /** Characters of the hash kept in a mark (6 base64url characters: 36 bits). */
@@ -17,10 +17,8 @@ const HASH_CHARS = 6;
 export interface Mark {
 	hash: string;
 	key: number;
-	/** Polls in a row in which a followed extraction was not met where it was looked for (`scan.ts`). */
+	/** Complete reads in a row that did not list a pending extraction (`scan.ts`). */
 	misses?: number;
-	/** Polls in a row in which a job's read by id failed (`lists.ts`, `MAX_READ_FAILURES`). */
-	fails?: number;
 }
 
 /** The short hash of an id (`HASH_CHARS` base64url characters). */
@@ -28,20 +26,15 @@ export function hashId(id: string): string {
 	return createHash('sha256').update(id).digest('base64url').slice(0, HASH_CHARS);
 }
 
-/** A mark of an id (`misses`, `fails`: kept only when above 0). */
-export function markOf(id: string, key: number, misses = 0, fails = 0): Mark {
-	return {
-		hash: hashId(id),
-		key,
-		...(misses > 0 ? { misses } : {}),
-		...(fails > 0 ? { fails } : {}),
-	};
+/** A mark of an id. */
+export function markOf(id: string, key: number): Mark {
+	return { hash: hashId(id), key };
 }
 
 /**
- * Marks as one string: sorted by key, each `<hash><key delta in base 36>`, `~<misses>` when
- * missed and `!<fails>` when its read failed, separated by commas. A burst of 3,000 jobs created together takes about 27 KB... fewer
- * when their keys are close (the deltas are then one or two characters).
+ * Marks as one string: sorted by key, each `<hash><key delta in base 36>` and `~<misses>` when
+ * missed, separated by commas: about 8 characters a mark when keys are close (deltas of one or
+ * two characters).
  *
  * @returns '' for no marks
  */
@@ -52,7 +45,7 @@ export function packMarks(marks: Mark[]): string {
 		.map((mark) => {
 			const delta = Math.max(0, Math.round(mark.key) - previous);
 			previous += delta;
-			return `${mark.hash}${delta.toString(36)}${mark.misses ? `~${mark.misses}` : ''}${mark.fails ? `!${mark.fails}` : ''}`;
+			return `${mark.hash}${delta.toString(36)}${mark.misses ? `~${mark.misses}` : ''}`;
 		})
 		.join(',');
 }
@@ -68,15 +61,11 @@ export function unpackMarks(text: unknown): Mark[] | undefined {
 	const marks: Mark[] = [];
 	let key = 0;
 	for (const part of text.split(',')) {
-		const match = /^([A-Za-z0-9_-]{6})([0-9a-z]+)(?:~(\d+))?(?:!(\d+))?$/.exec(part);
+		// `!<fails>` (version 2 states) is read and dropped: failures are counted by id now.
+		const match = /^([A-Za-z0-9_-]{6})([0-9a-z]+)(?:~(\d+))?(?:!\d+)?$/.exec(part);
 		if (!match) return undefined;
 		key += parseInt(match[2], 36);
-		marks.push({
-			hash: match[1],
-			key,
-			...(match[3] ? { misses: Number(match[3]) } : {}),
-			...(match[4] ? { fails: Number(match[4]) } : {}),
-		});
+		marks.push({ hash: match[1], key, ...(match[3] ? { misses: Number(match[3]) } : {}) });
 	}
 	return marks;
 }
@@ -101,15 +90,6 @@ export class MarkSet {
 	 */
 	find(id: string, fits: (key: number) => boolean): Mark | undefined {
 		return this.byHash.get(hashId(id))?.find((mark) => fits(mark.key));
-	}
-
-	/** Removes a mark (the same object `find` returned). */
-	delete(mark: Mark): void {
-		const list = this.byHash.get(mark.hash);
-		if (!list) return;
-		const rest = list.filter((m) => m !== mark);
-		if (rest.length > 0) this.byHash.set(mark.hash, rest);
-		else this.byHash.delete(mark.hash);
 	}
 
 	/** Every mark. */

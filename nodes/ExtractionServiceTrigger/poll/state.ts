@@ -13,13 +13,12 @@ import { markOf, packMarks, unpackMarks } from './marks';
  *   returns (`saveState`): a poll that throws (401, 5xx after retries, a timeout, an unusable
  *   answer) leaves the previous state untouched, so the next good poll reads the same items again;
  *   the one exception is a job's own read by id (`EventList.jobs`): one that fails leaves that job
- *   followed with a count of failures (`Mark.fails`) while the others fire and the poll commits,
+ *   unhandled with a count of failures (`fails`) while the others fire and the poll commits,
  *   and after `MAX_READ_FAILURES` polls in a row it is dropped and reported once (`UnreadReport`);
  * - the state records the configuration it was made for (`fingerprint`: event, filters, Include
  *   Existing Since, Base URL); another configuration starts afresh from "now" (no replay);
- * - the state holds no history of fired ids: only the items at the boundary (a page at most) and
- *   the jobs seen unfinished, as compact marks (`marks.ts`), so it stays a few KB at any backlog
- *   (about 9 bytes a followed job).
+ * - the state holds no history of fired ids: only those of the last minutes (at most about 1,000)
+ *   and of unfinished jobs, as compact marks (`marks.ts`, about 9 bytes each): a few KB.
  */
 
 /** Bumped when the shape changes; a state of another version starts afresh. */
@@ -94,37 +93,6 @@ export interface ScanState extends UnreadReport {
 }
 
 export type TriggerState = WindowState | ScanState;
-
-/** The keys the trigger writes into its static data (and those of version 1, removed on save). */
-const KEYS = [
-	'v',
-	'strategy',
-	'fingerprint',
-	'from',
-	'tail',
-	'older',
-	'pending',
-	'marginFrom',
-	'sketches',
-	'edge',
-	'at',
-	'order',
-	't',
-	'front',
-	'back',
-	'unread',
-	'unreadMore',
-	'after',
-	'count',
-	'known',
-	'pendingFrom',
-	'seen',
-	'follow',
-	'fails',
-	'legacy',
-	'head',
-	'old',
-] as const;
 
 const isStringArray = (v: unknown): v is string[] =>
 	Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -217,18 +185,16 @@ function readFails(value: unknown): { fails?: Record<string, number> } {
 
 /**
  * Writes the state into the node's static data, key by key and only where it changed (n8n saves
- * the workflow when its static data changed), and removes the keys of another strategy or version.
+ * the workflow when its static data changed), and removes every other key (of another strategy
+ * or an earlier version) but `keep` (the running poll's mark).
  */
-export function saveState(data: IDataObject, state: TriggerState): void {
+export function saveState(data: IDataObject, state: TriggerState, keep: string[] = []): void {
 	const values = state as unknown as IDataObject;
-	for (const key of KEYS) {
-		const next = values[key];
-		if (next === undefined) {
-			if (key in data) delete data[key];
-		} else if (JSON.stringify(data[key]) !== JSON.stringify(next)) {
+	for (const key of Object.keys(data))
+		if (values[key] === undefined && !keep.includes(key)) delete data[key];
+	for (const [key, next] of Object.entries(values))
+		if (next !== undefined && JSON.stringify(data[key]) !== JSON.stringify(next))
 			data[key] = next as IDataObject[keyof IDataObject];
-		}
-	}
 }
 
 /**
