@@ -16,11 +16,20 @@
  * Those marked "guard" passed there too (the defect was the extractions', or was already fixed for
  * these events): they hold a property the window design promises.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
-
-import { startEmulator, type Emulator, type LoggedRequest } from '../emulator';
-import { createTriggerHarness, type PollRun, type TriggerHarness } from '../scripts/engine';
+import type { Emulator } from '../emulator';
+import type { PollRun } from '../scripts/engine';
 import { installSimulatedTime, time } from './helpers/trigger-model';
+import {
+	activated,
+	errors,
+	expectEachOnce,
+	harnessFor,
+	holdWhen,
+	ids,
+	polls,
+	sorted,
+	start,
+} from './helpers/trigger-history';
 
 const MINUTE = 60_000;
 
@@ -41,38 +50,6 @@ const LIST_PATH: Record<V0Event, string> = {
 	parsingFinished: '/v0/parsing',
 	parsingFailed: '/v0/parsing',
 };
-
-/** An emulator on the simulated clock, an hour after the last test's, and a trigger of `event` (not activated). */
-async function start(
-	event: V0Event,
-	durableCursors = false,
-	parameters: INodeParameters = {},
-): Promise<{ emulator: Emulator; harness: TriggerHarness }> {
-	time.now += 60 * MINUTE;
-	const emulator = await startEmulator({ quiet: true, processingMs: 0, clock: () => time.now });
-	return { emulator, harness: harnessFor(emulator, event, durableCursors, parameters) };
-}
-
-/** A trigger of `event` on `emulator`, from `staticData` when given (a workflow saved and edited). */
-function harnessFor(
-	emulator: Emulator,
-	event: V0Event,
-	durableCursors: boolean,
-	parameters: INodeParameters = {},
-	staticData?: IDataObject,
-): TriggerHarness {
-	const baseUrl = `${emulator.url}/`;
-	return createTriggerHarness({
-		parameters: { event, ...parameters },
-		typeVersion: 2,
-		durableCursors,
-		credentials: {
-			extractionServiceApi: { baseUrl, apiKey: emulator.apiKey },
-			extractionServiceTokenApi: { baseUrl, token: emulator.token },
-		},
-		...(staticData ? { staticData: { 'node:Extraction Service Trigger': staticData } } : {}),
-	});
-}
 
 /**
  * `n` records `event` fires for (documents; parsings ending FINISHED, or ERROR for Parsing Failed,
@@ -96,65 +73,6 @@ function create(emulator: Emulator, event: V0Event, n: number, hold = false): st
 function batch(emulator: Emulator, event: V0Event, n: number): string[] {
 	time.now += 1;
 	return stamped(emulator, event, n);
-}
-
-async function activated(harness: TriggerHarness): Promise<PollRun> {
-	time.now += MINUTE;
-	const run = await harness.activate();
-	expect(run.error?.message).toBeUndefined();
-	return run;
-}
-
-/** `n` scheduled polls, each a simulated minute after the last. */
-async function polls(harness: TriggerHarness, n: number): Promise<PollRun[]> {
-	const runs: PollRun[] = [];
-	for (let i = 0; i < n; i++) {
-		time.now += MINUTE;
-		runs.push(await harness.poll());
-	}
-	return runs;
-}
-
-const ids = (run: PollRun) => run.items.map((item) => String(item.json.id));
-const sorted = (values: string[]) => [...values].sort();
-const errors = (runs: PollRun[]) => runs.flatMap((run) => (run.error ? [run.error.message] : []));
-
-/** No poll failed, and each of `made` fired exactly once, nothing else. */
-function expectEachOnce(runs: PollRun[], made: string[]): void {
-	expect(errors(runs)).toEqual([]);
-	expect(sorted(runs.flatMap(ids))).toEqual(sorted(made));
-}
-
-/**
- * Holds the answer to the first `GET path` whose query passes `test` (given the requests logged
- * before it) until `release()`; `arrived` resolves when that request has come. The emulator logs a
- * request before it takes a fault, so the last entry of its log is the request being answered.
- */
-function holdWhen(
-	emulator: Emulator,
-	path: string,
-	test: (query: LoggedRequest['query'], before: LoggedRequest[]) => boolean,
-): { arrived: Promise<void>; release: () => void } {
-	let arrive!: () => void;
-	let open!: () => void;
-	const arrived = new Promise<void>((resolve) => (arrive = resolve));
-	const gate = new Promise<void>((resolve) => (open = resolve));
-	let held = false;
-	const until = async (): Promise<void> => {
-		const log = emulator.requests;
-		if (held || !test(log[log.length - 1].query, log.slice(0, -1))) return;
-		held = true;
-		arrive();
-		await gate;
-	};
-	emulator.injectFaults({ method: 'GET', path }, [{ forever: true, until }]);
-	return {
-		arrived,
-		release: () => {
-			emulator.clearFaults();
-			open();
-		},
-	};
 }
 
 describe.each(DOCUMENTS_AND_PARSINGS)('%s', (event) => {
