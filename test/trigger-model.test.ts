@@ -103,6 +103,14 @@ describe('counterexamples the model found', () => {
 			path: '34:0:0:4:3:2:3:3:2:2:2:2:2:2:2:4:3:2:2:2:3:3',
 			replayPath: 'HAj:F',
 		},
+		{
+			name: "extractionFinished: classic, oldest-first, 101 existing, pages of 101 whatever is asked, one new — an existing extraction fired (new scan: the 101st of page 1, met by each end, was left out of both ends' old ones)",
+			profile: 'hostile',
+			event: 'extractionFinished',
+			seed: 3400,
+			path: '9:0:6:1:1:2:2:2:4:4:4:3:3:4:3:3:3:3:3',
+			replayPath: 'i:B',
+		},
 	] as const)(
 		'$name',
 		async ({ profile, event, seed, path, replayPath }) => {

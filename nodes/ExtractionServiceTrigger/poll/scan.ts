@@ -53,6 +53,8 @@ interface Met {
 	outcome?: 'handled' | 'unfinished' | 'unhandled' | 'gone';
 	/** When the trigger first met it (epoch ms, n8n's clock): a mark's key. */
 	at: number;
+	/** The end it belongs to (0: from page 1, 1: from the last page): the one it is new from, if either. */
+	end: 0 | 1;
 }
 
 /** The pages of the list as one poll reads them (each at most once), and the page size the service uses. */
@@ -155,7 +157,7 @@ export async function pollScan(
 				return created !== undefined && !recent(created);
 			})
 		: await readAll(env, pages, (id) => ({ known: knownOf(id) }));
-	const all = [...read.ends[0], ...read.ends[1]];
+	const all = [...new Set([...read.ends[0], ...read.ends[1]])];
 	if (!state) {
 		// The service's own time: the newer of the two extractions at the list's ends (none: 0).
 		const ends = [read.ends[0][0], read.ends[1][0]].filter((met) => met).map((met) => met.id);
@@ -239,35 +241,48 @@ export async function pollScan(
 		0,
 		...all.filter((met) => met.front && met.outcome !== 'gone').map((met) => met.at),
 	);
-	for (const end of read.ends) {
+	const placed = new Set<Met>();
+	read.ends.forEach((sequence, e) => {
+		const own = sequence.filter((met) => met.end === e);
 		// At activation nothing stays in the head: what exists is old.
 		let zone = 0;
 		while (
 			state &&
-			zone < end.length &&
+			zone < own.length &&
 			zone < MAX_HEAD &&
-			end[zone].front &&
-			end[zone].at >= newest - MARGIN_MS
+			own[zone].front &&
+			own[zone].at >= newest - MARGIN_MS
 		)
 			zone++;
-		if (!read.complete) zone = end.length; // a read cut short: nothing leaves the head
-		const outcomes = end.map((met) => met.outcome);
+		if (!read.complete) zone = own.length; // a read cut short: nothing leaves the head
+		const outcomes = own.map((met) => met.outcome);
 		zone = Math.max(zone, outcomes.lastIndexOf('unhandled') + 1);
 		// Unfinished ones beyond it are followed by id, as far as MAX_FOLLOW ids; past that they stay pending.
 		const beyond = outcomes.slice(zone).filter((outcome) => outcome === 'unfinished').length;
 		if (follow.length + beyond > MAX_FOLLOW)
 			zone = Math.max(zone, outcomes.lastIndexOf('unfinished') + 1);
-		let olds = 0;
-		end.forEach((met, index) => {
+		for (const met of own.slice(0, zone)) {
+			placed.add(met);
 			const mark = markOf(met.id, met.at);
-			if (met.outcome === 'unhandled' && met.known?.set === 'pending') next.pending.push(mark);
-			if (met.outcome === 'gone' || met.outcome === 'unhandled') return;
-			if (met.outcome === 'unfinished') {
-				if (index < zone) next.pending.push(mark);
-				else follow.push(met.id);
-			} else if (index < zone) next.head.push(mark);
-			else if (olds++ < MAX_OLD) next.old.push(mark);
-		});
+			if (
+				met.outcome === 'unfinished' ||
+				(met.outcome === 'unhandled' && met.known?.set === 'pending')
+			)
+				next.pending.push(mark);
+			else if (met.outcome === 'handled') next.head.push(mark);
+		}
+	});
+	// Behind each end's head, in the order that end read them: the next MAX_OLD become old.
+	for (const sequence of read.ends) {
+		let olds = 0;
+		for (const met of sequence) {
+			if (placed.has(met) || met.outcome === 'gone' || met.outcome === 'unhandled') continue;
+			if (met.outcome === 'unfinished') follow.push(met.id);
+			else if (olds < MAX_OLD) next.old.push(markOf(met.id, met.at));
+			else continue;
+			olds += met.outcome === 'unfinished' ? 0 : 1;
+			placed.add(met);
+		}
 	}
 	// The MAX_OLD extractions at each end of the list stay known too (a read that met them from the
 	// other end, on one page, must not leave them unknown at theirs).
@@ -343,10 +358,11 @@ async function readEnds(
 ): Promise<ListRead> {
 	const now = Date.now();
 	const ends: [Met[], Met[]] = [[], []];
-	const where = new Map<string, Met[]>();
-	const probed = new Set<Met[]>();
-	/** Reads one page into an end; true once that end met an old extraction. */
-	const walk = async (results: IDataObject[], end: Met[], boundary: boolean): Promise<boolean> => {
+	const byId = new Map<string, Met>();
+	const probed = new Set<number>();
+	const inEnd = [new Set<Met>(), new Set<Met>()];
+	/** Reads one page into end `e`'s sequence; true once that end met an old extraction. */
+	const walk = async (results: IDataObject[], e: 0 | 1, boundary: boolean): Promise<boolean> => {
 		const added: Met[] = [];
 		let known = false;
 		for (const item of results) {
@@ -355,33 +371,41 @@ async function readEnds(
 			const mark = knownOf(id);
 			known ||= mark !== undefined;
 			if (mark?.set === 'old') boundary = true;
-			const other = where.get(id);
-			const earlier = other?.find((met) => met.id === id);
-			if (other && earlier) {
-				if (other === end || boundary || earlier.front) continue;
-				other.splice(other.indexOf(earlier), 1);
+			const earlier = byId.get(id);
+			if (earlier) {
+				if (inEnd[e].has(earlier)) continue;
+				inEnd[e].add(earlier);
+				// Met from the other end behind its boundary: it belongs to this end if new from here.
+				if (!boundary && !earlier.front) Object.assign(earlier, { front: true, end: e });
+				added.push(earlier);
+				continue;
 			}
-			where.set(id, end);
-			added.push({ id, item, known: mark, front: !boundary, at: mark?.mark.key ?? now });
+			const met: Met = {
+				id,
+				item,
+				known: mark,
+				front: !boundary,
+				at: mark?.mark.key ?? now,
+				end: e,
+			};
+			byId.set(id, met);
+			inEnd[e].add(met);
+			added.push(met);
 		}
 		// One probe an end: once its first page without a known one proved new, the end is new.
-		if (
-			!known &&
-			added.length > 0 &&
-			!probed.has(end) &&
-			(probed.add(end), await isOld(added[0].id))
-		) {
-			for (const met of added) met.front = false;
+		const mine = added.filter((met) => met.end === e);
+		if (!known && mine.length > 0 && !probed.has(e) && (probed.add(e), await isOld(mine[0].id))) {
+			for (const met of mine) met.front = false;
 			boundary = true;
 		}
-		end.push(...added);
+		ends[e].push(...added);
 		return boundary;
 	};
 	let complete = true;
 	let n = 1;
 	for (let boundary = false; ; n++) {
 		const page = await pages.get(n);
-		boundary = await walk(page.results, ends[0], boundary);
+		boundary = await walk(page.results, 0, boundary);
 		if (boundary || !page.next || page.results.length === 0) break;
 		if (n >= MAX_WINDOW_PAGES || outOfTime(env)) {
 			complete = false;
@@ -394,14 +418,14 @@ async function readEnds(
 			complete = false;
 			break;
 		}
-		boundary = await walk([...(await pages.get(m)).results].reverse(), ends[1], boundary);
+		boundary = await walk([...(await pages.get(m)).results].reverse(), 1, boundary);
 	}
 	// New by where they stand: unknown ones before an end's first known one, when that is handled lately.
-	for (const end of ends) {
-		const first = end.find((met) => met.known)?.known?.set;
+	ends.forEach((sequence, e) => {
+		const first = sequence.find((met) => met.known)?.known?.set;
 		if (first === 'head' || first === 'pending')
-			for (const met of end) if (met.front && !met.known) met.fresh = true;
-	}
+			for (const met of sequence) if (met.end === e && met.front && !met.known) met.fresh = true;
+	});
 	return { ends, complete, last };
 }
 
@@ -423,7 +447,7 @@ async function readAll(
 			const id = idOf(item);
 			if (id === undefined || ids.has(id)) continue;
 			ids.add(id);
-			items.push({ id, item, ...knownOf(id), front: true, at: now });
+			items.push({ id, item, ...knownOf(id), front: true, at: now, end: 0 });
 		}
 	};
 	let last = 0;
@@ -440,5 +464,6 @@ async function readAll(
 		add((await pages.get(last)).results);
 	}
 	const half = Math.ceil(items.length / 2);
+	for (const met of items.slice(half)) met.end = 1;
 	return { ends: [items.slice(0, half), items.slice(half).reverse()], complete: true, last };
 }
