@@ -230,17 +230,16 @@ export async function pollScan(
 		}
 	}
 
-	// 3. The next state: per end, the head (last 10 minutes, at most MAX_SEEN, never short of an
+	// 3. The next state: per end, the head (last 10 minutes, at most MAX_HEAD, never short of an
 	//    unhandled one), then MAX_OLD old ones; pending ones past the head are followed by id.
 	const next = {
 		head: [] as Mark[],
 		pending: [] as Mark[],
 		old: [] as Mark[],
 	};
-	const newest = Math.max(
-		0,
-		...all.filter((met) => met.front && met.outcome !== 'gone').map((met) => met.at),
-	);
+	// A loop, not Math.max(...): a read of 1,000 pages holds more values than a call takes.
+	let newest = 0;
+	for (const met of all) if (met.front && met.outcome !== 'gone') newest = Math.max(newest, met.at);
 	const placed = new Set<Met>();
 	read.ends.forEach((sequence, e) => {
 		const own = sequence.filter((met) => met.end === e);
@@ -398,7 +397,7 @@ async function readEnds(
 			for (const met of mine) met.front = false;
 			boundary = true;
 		}
-		ends[e].push(...added);
+		for (const met of added) ends[e].push(met);
 		return boundary;
 	};
 	let complete = true;

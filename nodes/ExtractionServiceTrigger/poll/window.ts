@@ -103,7 +103,7 @@ export async function pollWindow(
 	const existing = (ms: number | undefined) =>
 		!state && (since === undefined || (ms !== undefined && ms < since));
 	const work: Work = state ? unpack(state) : await activate(env, list, since);
-	const legacyFrom = Math.min(work.from, ...(work.legacy ?? []).map((mark) => mark.key));
+	const legacyFrom = (work.legacy ?? []).reduce((min, mark) => Math.min(min, mark.key), work.from);
 	const legacy = new MarkSet(work.legacy);
 	const behind = await countBehind(list, work.from);
 	const handled = (l: Listed) => !!work.seen.find(l.id, () => true) || work.follow.includes(l.id);
@@ -147,7 +147,7 @@ export async function pollWindow(
 	let reads = 0;
 	for (let i = 0; i < open.length;) {
 		if (reads >= MAX_FIRING_PER_POLL || (i > 0 && outOfTime(env))) {
-			unhandled.push(...open.slice(i));
+			for (const l of open.slice(i)) unhandled.push(l);
 			break;
 		}
 		const batch = open.slice(i, i + PAGE_SIZE);
@@ -187,7 +187,9 @@ export async function pollWindow(
 			.values()
 			.map((mark) => mark.key)
 			.sort((a, b) => b - a);
-		const newest = Math.max(work.from, ...keys, ...read.items.map((l) => l.ms ?? -Infinity));
+		// A loop, not Math.max(...): a read of 1,000 pages holds more values than a call takes.
+		let newest = Math.max(work.from, keys[0] ?? -Infinity);
+		for (const l of read.items) newest = Math.max(newest, l.ms ?? -Infinity);
 		const target = Math.max(newest - MARGIN_MS, keys.length > MAX_SEEN ? keys[MAX_SEEN - 1] : 0);
 		let bound = Infinity;
 		for (const l of unhandled) {
