@@ -1,5 +1,11 @@
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+
+import { MAX_ANSWER_BYTES, decodeBody, lowerCaseHeaders, toBuffer } from './body';
+import { redactParsed, redactText } from './redact';
+import type { Expected, ServiceRequest, ServiceResponse } from './types';
+
+export type { Expected } from './types';
 
 /**
  * How the node reads what the service sends back. Nothing from the network is trusted: a 2xx answer
@@ -8,28 +14,8 @@ import { NodeApiError } from 'n8n-workflow';
  * an item (README "Errors and retries", the guarantees this module keeps).
  */
 
-/** What a request expects back. */
-export type Expected =
-	/** A JSON object (most reads and creates). */
-	| 'object'
-	/** A JSON object or a list of JSON objects (creates that may answer a list, e.g. a list of URLs). */
-	| 'objects'
-	/** Nothing, or any JSON (Delete: the success body is not shown). HTML is still refused. */
-	| 'nothing'
-	/** Bytes (downloads): kept as they are, redirects allowed. */
-	| 'binary';
-
 /** Longest service text put into an error (characters). */
 export const MAX_SERVICE_TEXT = 500;
-
-/** Longest string kept in the service body attached to an error (characters). */
-const MAX_BODY_STRING = 1_000;
-
-/** Largest service body attached to an error as it is (characters of JSON); larger ones are summarised. */
-const MAX_BODY_JSON = 10_000;
-
-/** What is put where a secret stood. */
-export const REDACTED = '[redacted]';
 
 /**
  * A failure that may pass (`§node`, Retries): 429, 5xx, a connection failure or a timeout. A poll
@@ -53,44 +39,6 @@ export class UnusableAnswerError extends NodeApiError {
  */
 export function isRetryLater(error: unknown): boolean {
 	return error instanceof TransientError || error instanceof UnusableAnswerError;
-}
-
-/**
- * Removes secrets from a text: each secret, and its URL-encoded form, becomes `[redacted]`.
- *
- * @param secrets the credential's secret values (see `ExtractionServiceClient`)
- */
-export function redactText(text: string, secrets: readonly string[]): string {
-	let out = text;
-	for (const secret of secrets) {
-		out = out.split(secret).join(REDACTED);
-		const encoded = encodeURIComponent(secret);
-		if (encoded !== secret) out = out.split(encoded).join(REDACTED);
-	}
-	return out;
-}
-
-/**
- * Sets `key` on `out` as an own data property, whatever the key: a field named `__proto__` in a
- * service answer (parsed JSON has it as an own property) stays data instead of replacing the
- * object's prototype.
- */
-export function setOwn(out: IDataObject, key: string, value: unknown): void {
-	Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-/** A parsed JSON value with every string (keys included) passed through `redactText` (`__proto__` keys kept as data). */
-export function redactDeep<T>(value: T, secrets: readonly string[]): T {
-	if (secrets.length === 0) return value;
-	if (typeof value === 'string') return redactText(value, secrets) as T;
-	if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets)) as T;
-	if (value && typeof value === 'object') {
-		const out: IDataObject = {};
-		for (const [k, v] of Object.entries(value as IDataObject))
-			setOwn(out, redactText(k, secrets), redactDeep(v, secrets));
-		return out as T;
-	}
-	return value;
 }
 
 /**
@@ -126,39 +74,6 @@ export function idKey(id: unknown): string {
 	return id === undefined || id === null ? '' : String(id).trim().toLowerCase();
 }
 
-/**
- * The encoding a body's byte-order mark names (UTF-8 `EF BB BF`, UTF-16 `FE FF` / `FF FE`), which
- * wins over the charset a `Content-Type` declares (WHATWG Encoding standard, "decode": a proxy may
- * label UTF-8 bytes ISO-8859-1).
- */
-function encodingOfBom(bytes: Uint8Array): string | undefined {
-	if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
-	if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
-	if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
-	return undefined;
-}
-
-/**
- * The text of a body (`§node`, Checked answers): decoded by the encoding its byte-order mark names,
- * else by the charset its `Content-Type` declares, else as UTF-8; the mark itself is dropped.
- *
- * @param bytes the body as received
- * @param contentType the `Content-Type` header ('' when absent)
- * @returns the text, or undefined when the body has no mark and the declared charset is not one
- *   the WHATWG Encoding standard knows (the caller names it in its error)
- */
-export function decodeBody(bytes: Uint8Array, contentType = ''): string | undefined {
-	const label =
-		encodingOfBom(bytes) ?? /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? 'utf-8';
-	let decoder: TextDecoder;
-	try {
-		decoder = new TextDecoder(label);
-	} catch {
-		return undefined;
-	}
-	return decoder.decode(bytes).replace(/^\uFEFF/, '');
-}
-
 /** Cuts a text to `max` characters, saying how much was left out. */
 export function capText(text: string, max = MAX_SERVICE_TEXT): string {
 	return text.length <= max
@@ -180,39 +95,6 @@ export function htmlText(html: string): string {
 		.replace(/\s+/g, ' ')
 		.trim();
 	return text;
-}
-
-/**
- * A service body made safe to attach to an error (NodeApiError keeps it as its cause, which n8n
- * stores with the execution): strings capped, and a body too large as a whole replaced by a summary.
- */
-export function boundedBody(body: unknown, status: number): JsonObject {
-	if (!body || typeof body !== 'object' || Array.isArray(body)) {
-		return typeof body === 'string' && body
-			? { status, body: capText(body, MAX_BODY_STRING) }
-			: { status };
-	}
-	const capped = capStrings(body as IDataObject);
-	const json = JSON.stringify(capped);
-	return json.length <= MAX_BODY_JSON
-		? (capped as JsonObject)
-		: { status, body: capText(json, MAX_BODY_STRING) };
-}
-
-function capStrings(value: IDataObject): IDataObject {
-	const out: IDataObject = {};
-	for (const [k, v] of Object.entries(value)) {
-		if (typeof v === 'string') setOwn(out, k, capText(v, MAX_BODY_STRING));
-		else if (Array.isArray(v))
-			setOwn(
-				out,
-				k,
-				v.map((e) => (typeof e === 'string' ? capText(e, MAX_BODY_STRING) : e)),
-			);
-		else if (v && typeof v === 'object') setOwn(out, k, capStrings(v as IDataObject));
-		else setOwn(out, k, v);
-	}
-	return out;
 }
 
 /** What the node knows of an answer when it refuses it. */
@@ -371,4 +253,48 @@ export function parseAnswer(
 	const what =
 		parsed === null ? 'null' : Array.isArray(parsed) ? 'a JSON list' : `a JSON ${typeof parsed}`;
 	throw unusableAnswerError(node, answer, what, wanted, text);
+}
+
+/**
+ * The checked body of a 2xx (or, for binary, 3xx) answer (`§node`, Checked answers): decoded,
+ * secrets removed from its text and, once parsed, from its strings (escaped secrets included),
+ * shape per `req.expect`.
+ *
+ * @param url the URL that gave the answer
+ * @param cut whether the body went on beyond `MAX_ANSWER_BYTES`
+ * @throws NodeApiError (unusable) for a 3xx outside binary, an answer cut at its cap, a charset
+ *   the node cannot read, or the wrong shape (`parseAnswer`)
+ */
+export function checkAnswer<T>(
+	node: INode,
+	req: ServiceRequest,
+	url: string,
+	response: IN8nHttpFullResponse,
+	secrets: readonly string[],
+	cut = false,
+): ServiceResponse<T> {
+	const headers = lowerCaseHeaders(response.headers);
+	const expected = req.expect ?? (req.method === 'DELETE' ? 'nothing' : 'object');
+	const refused = { ...req, status: response.statusCode };
+	const base = { statusCode: response.statusCode, headers, url };
+	if (expected === 'binary') return { ...base, body: toBuffer(response.body) as T };
+	if (response.statusCode >= 300) throw redirectError(node, refused, headers.location, url);
+	if (cut)
+		throw unusableAnswerError(
+			node,
+			refused,
+			`an answer larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MiB`,
+			expected === 'objects' ? 'a JSON object or list' : 'a JSON object',
+		);
+	const decoded = decodeBody(toBuffer(response.body), headers['content-type']);
+	if (decoded === undefined)
+		throw unusableAnswerError(
+			node,
+			refused,
+			`an answer in a charset it cannot read (${capText(headers['content-type'] ?? '', 100)})`,
+			'UTF-8 or another standard charset',
+		);
+	const text = redactText(decoded, secrets);
+	const body = parseAnswer(node, refused, text, headers['content-type'] ?? '', expected);
+	return { ...base, body: redactParsed(body, secrets) as T };
 }

@@ -73,3 +73,36 @@ export function lowerCaseHeaders(headers: IDataObject | undefined): Record<strin
 		out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
 	return out;
 }
+
+/**
+ * The encoding a body's byte-order mark names (UTF-8 `EF BB BF`, UTF-16 `FE FF` / `FF FE`), which
+ * wins over the charset a `Content-Type` declares (WHATWG Encoding standard, "decode": a proxy may
+ * label UTF-8 bytes ISO-8859-1).
+ */
+function encodingOfBom(bytes: Uint8Array): string | undefined {
+	if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+	if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+	if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+	return undefined;
+}
+
+/**
+ * The text of a body (`§node`, Checked answers): decoded by the encoding its byte-order mark names,
+ * else by the charset its `Content-Type` declares, else as UTF-8; the mark itself is dropped.
+ *
+ * @param bytes the body as received
+ * @param contentType the `Content-Type` header ('' when absent)
+ * @returns the text, or undefined when the body has no mark and the declared charset is not one
+ *   the WHATWG Encoding standard knows (the caller names it in its error)
+ */
+export function decodeBody(bytes: Uint8Array, contentType = ''): string | undefined {
+	const label =
+		encodingOfBom(bytes) ?? /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] ?? 'utf-8';
+	let decoder: TextDecoder;
+	try {
+		decoder = new TextDecoder(label);
+	} catch {
+		return undefined;
+	}
+	return decoder.decode(bytes).replace(/^\uFEFF/, '');
+}

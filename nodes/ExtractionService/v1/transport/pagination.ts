@@ -2,7 +2,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { UnusableAnswerError, capText, idKey, unusableAnswerError } from './answers';
-import type { ExtractionServiceClient, ServiceRequest } from './index';
+import type { Requester, ServiceRequest } from './types';
 
 /** One page of a list: its items, and what the envelope says of the rest. */
 export interface ListPage {
@@ -25,7 +25,7 @@ export const MAX_PAGES = 1000;
  * @throws NodeApiError (unusable) when the answer is not a page of results
  */
 export async function readPage(
-	client: ExtractionServiceClient,
+	client: Requester,
 	req: ServiceRequest,
 	page: number,
 	size: number,
@@ -66,7 +66,7 @@ export async function readPage(
  * @throws NodeApiError when the list does not end within `MAX_PAGES` pages, or a page is not one
  */
 export async function readAll(
-	client: ExtractionServiceClient,
+	client: Requester,
 	req: ServiceRequest,
 	returnAll: boolean,
 	limit: number,
