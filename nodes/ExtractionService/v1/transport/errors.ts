@@ -1,17 +1,13 @@
 /**
- * The words of every error the transport raises (`docs/service-api.md` §node, Errors): the
- * service's answers per status (`§v0-7`, `§unversioned-7`), connection failures, cancellation.
+ * The words for the service's answers ≥ 400 (`docs/service-api.md` §node, Errors), per the status
+ * tables of `§v0-7` and `§unversioned-7`, and the bounded copy of a body an error keeps.
  */
-import type { IDataObject, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
-import { TransientError, capText, htmlText, looksLikeHtml, nestedDeeperThan } from './answers';
-import { MAX_ERROR_BODY_BYTES, decodeBody, lowerCaseHeaders, toBuffer } from './body';
-import { CONNECTION_FAILURES, errorMessage, safeHost } from './connection';
+import { TransientError, capText, htmlText, looksLikeHtml } from './answers';
 import type { ApiFamily } from './families';
-import { redactText, setOwn } from './redact';
-import { CancelledError } from './sleep';
-import type { ServiceRequest } from './types';
+import { setOwn } from './redact';
 
 /** What the transport knows about a request when it turns a failed answer into an error. */
 export interface FailedRequestInfo {
@@ -173,102 +169,4 @@ function capStrings(value: IDataObject): IDataObject {
 		else setOwn(out, k, v);
 	}
 	return out;
-}
-
-/**
- * The error for an answer ≥ 400 that is not retried (`errorForStatus`), its body decoded and
- * stripped of `secrets`; a body cut at `MAX_ERROR_BODY_BYTES` says so.
- */
-export function failedAnswerError(
-	node: INode,
-	req: ServiceRequest,
-	response: IN8nHttpFullResponse,
-	secrets: readonly string[],
-	retryAfterMs: number | undefined,
-	cut: boolean | undefined,
-): NodeApiError {
-	const raw = toBuffer(response.body);
-	const headers = lowerCaseHeaders(response.headers);
-	const text = redactText(
-		decodeBody(raw, headers['content-type']) ?? raw.toString('utf8'),
-		secrets,
-	);
-	const error = errorForStatus(
-		node,
-		response.statusCode,
-		parseErrorBody(text),
-		req,
-		retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined,
-	);
-	// Said after the service's text, which the error caps: a cut answer says so, always.
-	if (cut)
-		error.description = [
-			error.description,
-			`The service's answer was longer than ${MAX_ERROR_BODY_BYTES / 1024} KiB: only its start was read.`,
-		]
-			.filter(Boolean)
-			.join(' ');
-	return error;
-}
-
-/** An error body as text: JSON when it parses, else the text itself (HTML pages included). */
-function parseErrorBody(text: string): unknown {
-	if (!text.trim()) return undefined;
-	try {
-		const parsed: unknown = JSON.parse(text);
-		// Too deep to walk (field messages, capping): kept as text.
-		return nestedDeeperThan(parsed) ? text : parsed;
-	} catch {
-		return text;
-	}
-}
-
-/**
- * The error for an attempt that got no answer: a timeout (its own Request Timeout, or the wait's
- * deadline), or a connection failure worded per code. A create's error says it was not retried.
- *
- * @param ownTimeout whether the attempt's own timer ran out
- * @returns a `TransientError` when the failure has a network code (a poll may try again), else a
- *   NodeApiError; a NodeOperationError thrown inside the attempt as it is
- */
-export function connectionError(
-	node: INode,
-	requestTimeoutMs: number,
-	error: unknown,
-	code: string | undefined,
-	req: ServiceRequest,
-	url: string,
-	ownTimeout = false,
-): Error {
-	if (error instanceof NodeOperationError) return error;
-	const host = safeHost(url);
-	const timedOut =
-		ownTimeout ||
-		code === 'ECONNABORTED' ||
-		code === 'ETIMEDOUT' ||
-		/timeout/i.test(errorMessage(error));
-	const atDeadline = ownTimeout && req.deadline !== undefined && Date.now() >= req.deadline - 50;
-	const message = atDeadline
-		? `The request to ${host} was still running at the wait deadline`
-		: timedOut
-			? `The request to ${host} timed out after ${Math.round(requestTimeoutMs / 1000)} s`
-			: `Could not reach the Extraction Service at ${host}${code ? `: ${CONNECTION_FAILURES[code] ?? 'connection failed'}` : ''}`;
-	const description =
-		req.method === 'POST' || req.method === 'PUT'
-			? 'The request was not retried because the service may already have acted on it; check before running it again.'
-			: 'Check the Base URL of the credential and that the service is reachable from n8n.';
-	// Not under `code`: NodeApiError would swap our message for its generic text of that code.
-	// A failure with a network code may pass (`TransientError`); anything else is definitive.
-	return new (code !== undefined ? TransientError : NodeApiError)(
-		node,
-		{ connectionError: code ?? 'UNKNOWN' },
-		{ message, description, itemIndex: req.itemIndex },
-	);
-}
-
-/** "The execution was cancelled" for a `CancelledError`; any other error as it is. */
-export function cancelledError(node: INode, error: unknown, itemIndex: number): Error {
-	if (error instanceof CancelledError)
-		return new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
-	return error as Error;
 }

@@ -17,11 +17,11 @@ import { lowerCaseHeaders } from './body';
 import { Semaphore } from './concurrency';
 import { loadCredential, type FamilyCredential } from './credentials';
 import { download } from './download';
-import { cancelledError, connectionError, failedAnswerError } from './errors';
+import { cancelledError, failedAttemptError, rateLimitedError } from './failures';
 import type { ApiFamily } from './families';
 import type { CreatedResource } from './ledger';
 import { readAll, readPage, type ListPage } from './pagination';
-import { canWait, classify, retryDelay } from './retry';
+import { Holds, canWait, classify, retryDelay } from './retry';
 import { CancelledError, cancellableSleep } from './sleep';
 import {
 	DEFAULT_CLIENT_SETTINGS,
@@ -74,6 +74,9 @@ export class ExtractionServiceClient implements Requester {
 	private readonly controller = new AbortController();
 
 	private readonly memo = new Map<string, Promise<unknown>>();
+
+	/** Per family, the time before which the service asked for no request (`Retry-After`, `retry.ts`). */
+	private readonly holds = new Holds();
 
 	/** Jobs and documents the service created in this execution, in order (see `recordCreated`). */
 	readonly created: CreatedResource[] = [];
@@ -206,11 +209,19 @@ export class ExtractionServiceClient implements Requester {
 		};
 		for (let tries = 0; ; tries++) {
 			this.throwIfCancelled(req.itemIndex);
+			await this.waitForHold(req);
 			// Reads and polls before creates (`Semaphore`): a waiting job's poll is not queued behind them.
-			const outcome = await this.limiter.run(
-				async () => await attempt(at, req, url),
-				req.method === 'GET',
-			);
+			// A hold that began while it queued is waited for first (the slot is given back meanwhile).
+			const outcome = await this.limiter.run(async () => {
+				if (this.holds.wait(this.settings, req) !== 0) return undefined;
+				const tried = await attempt(at, req, url);
+				this.holds.note(req.family, tried);
+				return tried;
+			}, req.method === 'GET');
+			if (!outcome) {
+				tries--;
+				continue;
+			}
 			// A create the service accepted is returned even when the execution is stopping: its answer
 			// names a job that exists (the caller records it before it stops).
 			if (!(outcome.response && outcome.response.statusCode < 300 && !this.cancelSignal.aborted))
@@ -224,36 +235,38 @@ export class ExtractionServiceClient implements Requester {
 				return { statusCode: 204, headers, url, body: undefined as T };
 			}
 			const verdict = classify(req, outcome);
+			// A retry the service asked to wait for waits at the top of the loop (`waitForHold`).
+			const held = verdict.retryAfterMs !== undefined;
 			if (
 				!verdict.retryable ||
 				tries >= this.settings.maxRetries ||
-				!canWait(this.settings, req, tries, verdict.retryAfterMs)
+				(!held && !canWait(this.settings, req, tries))
 			)
-				throw response
-					? failedAnswerError(
-							this.node,
-							req,
-							response,
-							family.secrets,
-							verdict.retryAfterMs,
-							outcome.cut,
-						)
-					: connectionError(
-							this.node,
-							this.settings.requestTimeoutMs,
-							outcome.error,
-							verdict.code,
-							req,
-							url,
-							outcome.timedOut,
-						);
-			await cancellableSleep(
-				retryDelay(this.settings, tries, verdict.retryAfterMs, req.deadline),
-				this.signal,
-			).catch((e) => {
-				throw cancelledError(this.node, e, req.itemIndex);
-			});
+				throw failedAttemptError(this.node, this.settings, req, url, outcome, family.secrets);
+			if (!held) await this.sleep(retryDelay(this.settings, tries, req.deadline), req.itemIndex);
 		}
+	}
+
+	/**
+	 * Waits until the service's last Retry-After for the request's family has passed.
+	 *
+	 * @throws `rateLimitedError` (not sent) when that is longer than `retryMaxDelayMs` or past the
+	 *   request's deadline; NodeOperationError when cancelled
+	 */
+	private async waitForHold(req: ServiceRequest): Promise<void> {
+		const wait = this.holds.wait(this.settings, req);
+		if (typeof wait !== 'number') {
+			const { retryMaxDelayMs } = this.settings;
+			throw rateLimitedError(this.node, req, wait.until, wait.status, retryMaxDelayMs);
+		}
+		if (wait > 0) await this.sleep(wait, req.itemIndex);
+	}
+
+	/** Sleeps `ms`, cut short when the execution stops. */
+	private async sleep(ms: number, itemIndex: number): Promise<void> {
+		await cancellableSleep(ms, this.signal).catch((e) => {
+			throw cancelledError(this.node, e, itemIndex);
+		});
 	}
 
 	/** A download, following its redirects (`download.ts`). */

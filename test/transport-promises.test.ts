@@ -1,0 +1,65 @@
+/**
+ * Issue 32: the transport keeps its promises under any answer the reference allows. One describe
+ * per item of the issue; each case was written to fail before its fix (what it got is in its name).
+ */
+import { extractWithOptions } from './helpers/params';
+import { useNode } from './helpers/setup';
+
+const TOKEN = 'PROMISES-KEY-7c6b5a49';
+const { emulator, runNode, apiRequests, fileItem } = useNode({ processingMs: 0, apiKey: TOKEN });
+
+afterEach(() => emulator().clearFaults());
+
+const posts = () => apiRequests().filter((r) => r.method === 'POST');
+const EXTRACT_POLL = /^\/v0\/extract\/[0-9a-f-]{36}$/;
+const HOUR_MS = 3_600_000;
+
+describe('1. A Retry-After the node cannot wait for fails at once, saying when', () => {
+	it.each([
+		['in seconds', () => '3600'],
+		['as an HTTP date', () => new Date(Date.now() + HOUR_MS).toUTCString()],
+	])(
+		'a create answered 429 asking for an hour (%s) is not sent again (it was, after 30 s, three times)',
+		async (_, retryAfter) => {
+			emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
+				{ status: 429, retryAfter: retryAfter(), forever: true },
+			]);
+			const before = Date.now();
+			const { error } = await runNode(extractWithOptions(), [await fileItem()]);
+			expect(posts()).toHaveLength(1);
+			const until = /until (\S+Z)/.exec(String(error?.message))?.[1];
+			expect(error?.message).toMatch(/^The service asks for no requests until \S+Z \(HTTP 429\)$/);
+			// The time it asked for, to the second (an HTTP date has no milliseconds).
+			expect(Date.parse(until ?? '')).toBeGreaterThanOrEqual(before + HOUR_MS - 1000);
+			expect(String(error?.description)).toContain('Nothing was created');
+		},
+	);
+
+	it('a poll answered 429 asking for an hour: no poll is sent before that time, and the timeout names it', async () => {
+		emulator().injectFaults({ method: 'GET', path: EXTRACT_POLL }, [
+			{ status: 429, retryAfter: '3600', forever: true },
+		]);
+		const { error } = await runNode(extractWithOptions({ timeout: 3 }), [await fileItem()]);
+		const polls = apiRequests().filter((r) => r.method === 'GET' && EXTRACT_POLL.test(r.path));
+		expect(polls).toHaveLength(1);
+		expect(error?.message).toMatch(/^Timed out after 3 s waiting for Extract /);
+		expect(String(error?.description)).toMatch(/The service asks for no requests until \S+Z/);
+	});
+
+	it('a Retry-After within the wait is honoured for every request of the family, not only the one that got it', async () => {
+		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
+			{ status: 429, retryAfter: '2' },
+		]);
+		// One request at a time: the second item's create is sent after the 429 was answered.
+		const { error } = await runNode(extractWithOptions({ concurrency: 1 }), [
+			await fileItem(),
+			await fileItem(),
+		]);
+		expect(error).toBeUndefined();
+		const [refused, ...rest] = apiRequests();
+		expect(refused.status).toBe(429);
+		expect(rest.length).toBeGreaterThanOrEqual(3);
+		// Every later request arrived at least the asked 2 s after the 429 (the other item's create too).
+		for (const request of rest) expect(request.at - refused.at).toBeGreaterThanOrEqual(1900);
+	});
+});
