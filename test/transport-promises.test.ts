@@ -2,10 +2,12 @@
  * Issue 32: the transport keeps its promises under any answer the reference allows. One describe
  * per item of the issue; each case was written to fail before its fix (what it got is in its name).
  */
-import { extractWithOptions } from './helpers/params';
+import { inspect } from 'node:util';
+
+import { extractWithOptions, onDocument } from './helpers/params';
 import { useNode } from './helpers/setup';
 
-const TOKEN = 'PROMISES-KEY-7c6b5a49';
+const TOKEN = 'PROMISES/KEY-7c6b5a49';
 const { emulator, runNode, apiRequests, fileItem } = useNode({ processingMs: 0, apiKey: TOKEN });
 
 afterEach(() => emulator().clearFaults());
@@ -61,5 +63,65 @@ describe('1. A Retry-After the node cannot wait for fails at once, saying when',
 		expect(rest.length).toBeGreaterThanOrEqual(3);
 		// Every later request arrived at least the asked 2 s after the 429 (the other item's create too).
 		for (const request of rest) expect(request.at - refused.at).toBeGreaterThanOrEqual(1900);
+	});
+});
+
+/** Every place an error is shown or stored: message, description, its cause, as n8n serialises it. */
+const errorTexts = (error: unknown) => {
+	const e = error as { message?: string; description?: string };
+	return [
+		String(e?.message),
+		String(e?.description),
+		inspect(error, { depth: 8 }),
+		JSON.stringify(error),
+	];
+};
+
+describe('2. Secrets the service echoes in escaped forms are removed from errors', () => {
+	/** `text` with every character as a JSON \u escape. */
+	const uEscaped = (text: string) =>
+		[...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+	const base64At = (offset: number) =>
+		Buffer.from(`${'x'.repeat(offset)}Basic ${TOKEN}`).toString('base64');
+	it.each([
+		['JSON \\/ escapes (it was shown)', '"PROMISES\\/KEY-7c6b5a49"'],
+		['JSON \\u escapes (it was shown)', `"${uEscaped(TOKEN)}"`],
+		[
+			'URL-encoded with lower-case hex digits (it was shown)',
+			`"${encodeURIComponent(TOKEN).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())}"`,
+		],
+		[
+			'in base64, at any byte offset (it was shown)',
+			`"${base64At(0)} ${base64At(1)} ${base64At(2)}"`,
+		],
+		['mixed escapes in one echo (it was shown)', `"PROMISES\\/KEY\\u002d7c6b5a49"`],
+	])('an error body echoing the key %s', async (_, echoed) => {
+		emulator().injectFaults({ method: 'GET', path: /^\/v0\/documents\// }, [
+			{ status: 400, contentType: 'application/json', body: `{"detail": ["bad key", ${echoed}]}` },
+		]);
+		const { error } = await runNode(onDocument('get', '0f1e2d3c-4b5a-4697-8899-aabbccddeeff'));
+		expect(error?.message).toMatch(/^The service rejected the request/);
+		for (const text of errorTexts(error)) {
+			expect(text).not.toContain(TOKEN);
+			expect(text).not.toContain('7c6b5a49');
+			for (const offset of [0, 1, 2]) expect(text).not.toContain(base64At(offset).slice(12, 24));
+		}
+	});
+
+	it('a document whose fields echo the key in base64 and with escapes is output without it (base64 was output)', async () => {
+		const id = '0f1e2d3c-4b5a-4697-8899-aabbccddeeff';
+		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}` }, [
+			{
+				status: 200,
+				contentType: 'application/json',
+				body: `{"id": "${id}", "name": "a.pdf", "note": "${base64At(1)}", "echo": "${uEscaped(TOKEN)}"}`,
+			},
+		]);
+		const { items, error } = await runNode(onDocument('get', id));
+		expect(error).toBeUndefined();
+		const text = JSON.stringify(items);
+		expect(text).toContain('a.pdf');
+		expect(text).not.toContain('7c6b5a49');
+		expect(text).not.toContain(base64At(1).slice(12, 24));
 	});
 });

@@ -17,7 +17,7 @@ import {
 	safeHost,
 } from './connection';
 import { errorForStatus } from './errors';
-import { redactText } from './redact';
+import { redactDeep } from './redact';
 import { CancelledError } from './sleep';
 import type { ClientSettings, ServiceRequest } from './types';
 
@@ -35,14 +35,13 @@ export function failedAnswerError(
 ): NodeApiError {
 	const raw = toBuffer(response.body);
 	const headers = lowerCaseHeaders(response.headers);
-	const text = redactText(
-		decodeBody(raw, headers['content-type']) ?? raw.toString('utf8'),
-		secrets,
-	);
+	const text = decodeBody(raw, headers['content-type']) ?? raw.toString('utf8');
+	// Parsed first, then redacted: a secret written with JSON escapes is plain once parsed.
+	const body = redactDeep(parseErrorBody(text), secrets);
 	const error = errorForStatus(
 		node,
 		response.statusCode,
-		parseErrorBody(text),
+		body,
 		req,
 		retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined,
 	);

@@ -26,18 +26,81 @@ export function secretsOf(data: IDataObject): string[] {
 		.sort((a, b) => b.length - a.length);
 }
 
+/** Characters a JSON string writes with a short escape (`\"`, `\\`, `\/`, control characters). */
+const JSON_SHORT: Record<string, string> = {
+	'"': '\\"',
+	'\\': '\\\\',
+	'/': '\\/',
+	'\b': '\\b',
+	'\f': '\\f',
+	'\n': '\\n',
+	'\r': '\\r',
+	'\t': '\\t',
+};
+
+/** A regular expression source matching `hex` in either letter case. */
+const anyCase = (hex: string) =>
+	[...hex].map((h) => (/[a-f]/i.test(h) ? `[${h.toLowerCase()}${h.toUpperCase()}]` : h)).join('');
+
 /**
- * Removes secrets from a text: each secret, and its URL-encoded form, becomes `[redacted]`.
+ * One character of a secret as it may be written: itself, URL-encoded (`%2F`, `%2f`), as a JSON
+ * escape (`\u002f`, `\/`), in any mixture along the secret.
+ */
+function charForms(char: string): string {
+	const forms = [char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')];
+	const url = encodeURIComponent(char);
+	if (url !== char) forms.push(anyCase(url));
+	const code = char.charCodeAt(0);
+	if (char.length === 1) forms.push(`\\\\u${anyCase(code.toString(16).padStart(4, '0'))}`);
+	if (JSON_SHORT[char]) forms.push(JSON_SHORT[char].replace(/\\/g, '\\\\'));
+	return forms.length === 1 ? forms[0] : `(?:${forms.join('|')})`;
+}
+
+/**
+ * The base64 (and base64url) text that encodes the secret whatever bytes stand before it: at each
+ * of the three byte offsets, the characters that depend on the secret's bytes only (a proxy that
+ * echoes an `Authorization: Basic …` header, a token inside an encoded blob).
+ */
+function base64Cores(secret: string): string[] {
+	const bytes = Buffer.from(secret, 'utf8');
+	const cores: string[] = [];
+	for (const offset of [0, 1, 2]) {
+		const text = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+		const first = Math.ceil((8 * offset) / 6);
+		const end = Math.floor((8 * (offset + bytes.length)) / 6);
+		const core = text.slice(first, end);
+		if (core.length >= 6) cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+	}
+	return cores;
+}
+
+/** The pattern of each secret's forms, made once per secret. */
+const PATTERNS = new Map<string, RegExp>();
+
+/** Every written form of a secret (`charForms`, `base64Cores`), as one global regular expression. */
+function patternOf(secret: string): RegExp {
+	let pattern = PATTERNS.get(secret);
+	if (!pattern) {
+		const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+		const written = [...secret].map(charForms).join('');
+		pattern = new RegExp([written, ...base64Cores(secret).map(escape)].join('|'), 'g');
+		if (PATTERNS.size > 100) PATTERNS.clear();
+		PATTERNS.set(secret, pattern);
+	}
+	pattern.lastIndex = 0;
+	return pattern;
+}
+
+/**
+ * Removes secrets from a text: each secret in any written form — as it is, URL-encoded (either
+ * letter case), with JSON escapes (`\/`, `\u00xx`), any mixture of those along it, or in base64 —
+ * becomes `[redacted]`.
  *
  * @param secrets the credential's secret values (`secretsOf`)
  */
 export function redactText(text: string, secrets: readonly string[]): string {
 	let out = text;
-	for (const secret of secrets) {
-		out = out.split(secret).join(REDACTED);
-		const encoded = encodeURIComponent(secret);
-		if (encoded !== secret) out = out.split(encoded).join(REDACTED);
-	}
+	for (const secret of secrets) out = out.replace(patternOf(secret), REDACTED);
 	return out;
 }
 
@@ -65,13 +128,12 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
 }
 
 /**
- * Whether any string of a parsed JSON value (keys included) holds one of `secrets`, as it is or
- * URL-encoded (what `redactText` removes). Walked without recursion and without copying.
+ * Whether any string of a parsed JSON value (keys included) holds one of `secrets` in a form
+ * `redactText` removes. Walked without recursion and without copying.
  */
 export function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
 	if (secrets.length === 0) return false;
-	const forms = secrets.flatMap((secret) => [secret, encodeURIComponent(secret)]);
-	const holds = (text: string): boolean => forms.some((form) => text.includes(form));
+	const holds = (text: string): boolean => secrets.some((secret) => patternOf(secret).test(text));
 	const stack: unknown[] = [value];
 	while (stack.length > 0) {
 		const current = stack.pop();
