@@ -4,6 +4,14 @@
  */
 import { inspect } from 'node:util';
 
+import { Readable } from 'node:stream';
+
+import type { IHttpRequestOptions } from 'n8n-workflow';
+
+import { attempt } from '../nodes/ExtractionService/v1/transport/attempt';
+import { failedAttemptError } from '../nodes/ExtractionService/v1/transport/failures';
+import { streamedMultipart } from '../nodes/ExtractionService/v1/transport/multipart-stream';
+import { DEFAULT_CLIENT_SETTINGS } from '../nodes/ExtractionService/v1/transport/types';
 import { extractWithOptions, onDocument } from './helpers/params';
 import { useNode } from './helpers/setup';
 
@@ -123,5 +131,75 @@ describe('2. Secrets the service echoes in escaped forms are removed from errors
 		expect(text).toContain('a.pdf');
 		expect(text).not.toContain('7c6b5a49');
 		expect(text).not.toContain(base64At(1).slice(12, 24));
+	});
+});
+
+describe('3. A body the node cannot build is its own error, not the network', () => {
+	it('a stored file that cannot be read fails naming it, before any request (it read "Could not reach the Extraction Service … may already have acted")', async () => {
+		const gone = {
+			id: 'filesystem-v2:workflows/harness/executions/harness/binary_data/gone',
+			data: '',
+			fileName: 'invoice.pdf',
+			mimeType: 'application/pdf',
+			fileSize: '1234',
+		};
+		const { error } = await runNode(extractWithOptions(), [{ json: {}, binary: { data: gone } }]);
+		expect(apiRequests()).toHaveLength(0);
+		expect(error?.message).toMatch(/^Could not read the file to upload \(invoice\.pdf\): \S/);
+		expect(String(error?.description)).toContain('created nothing');
+		expect(`${error?.message} ${error?.description}`).not.toMatch(/reach|may already have acted/);
+	});
+
+	it('a stored file shorter than its size fails naming it, not as a connection closed by the server (it did)', async () => {
+		const body = async () =>
+			await streamedMultipart(
+				[['schema', 'x']],
+				[
+					{
+						field: 'file',
+						fileName: 'short.pdf',
+						mimeType: 'application/pdf',
+						size: 20,
+						open: async () => Readable.from([Buffer.alloc(10)]),
+					},
+				],
+			);
+		// n8n's request helper as it behaves when the body it sends fails: the socket breaks.
+		const httpRequestWithAuthentication = async (_: string, options: IHttpRequestOptions) => {
+			try {
+				for await (const chunk of options.body as AsyncIterable<Buffer>) void chunk;
+			} catch {
+				throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+			}
+			return { statusCode: 201, headers: {}, body: '{}' };
+		};
+		const node = { name: 'Extraction Service', type: 'x', typeVersion: 1, position: [0, 0] };
+		const ctx = { getNode: () => node, helpers: { httpRequestWithAuthentication } };
+		const req = {
+			family: 'v0' as const,
+			method: 'POST' as const,
+			path: '/v0/extract',
+			body,
+			itemIndex: 0,
+		};
+		const at = {
+			ctx: ctx as never,
+			requestTimeoutMs: 10_000,
+			stopSignal: new AbortController().signal,
+			cancelSignal: new AbortController().signal,
+			credentialsDecrypted: { id: '', name: '', type: 'extractionServiceApi', data: {} },
+		};
+		const outcome = await attempt(at, req, 'http://127.0.0.1:9/v0/extract');
+		const error = failedAttemptError(
+			node as never,
+			DEFAULT_CLIENT_SETTINGS,
+			req,
+			'http://127.0.0.1:9/v0/extract',
+			outcome,
+			[],
+		);
+		expect(error.message).toBe(
+			'Could not read the file to upload (short.pdf): The stored file "short.pdf" holds 10 bytes instead of 20',
+		);
 	});
 });

@@ -1,7 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { InputFile } from './input-files';
-import { streamedMultipart, type StreamedMultipart } from '../transport/multipart-stream';
+import {
+	UploadReadError,
+	streamedMultipart,
+	type StreamedMultipart,
+} from '../transport/multipart-stream';
 
 /**
  * A multipart body factory (`§v0-1 rule 3`, `§unversioned-1 rule 2`) built with Node's
@@ -11,6 +15,7 @@ import { streamedMultipart, type StreamedMultipart } from '../transport/multipar
  * The bytes are read when the factory runs, i.e. inside the transport's concurrency slot.
  * When every file is stored by id (n8n's filesystem/S3 binary modes), the body is streamed from
  * storage instead of read into memory (`multipart-stream.ts`); in-memory binaries use the FormData.
+ * A file that cannot be read fails the factory with an `UploadReadError` naming it.
  */
 export function multipartBody(
 	fields: IDataObject,
@@ -24,22 +29,30 @@ export function multipartBody(
 			else
 				textFields.push([name, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
 		}
-		if (files.every(({ file }) => file.stream && file.size !== undefined)) {
-			const streamed = await streamedMultipart(
-				textFields,
-				files.map(({ field, file }) => ({
-					field,
-					fileName: file.fileName,
-					mimeType: file.mimeType,
-					size: file.size as number,
-					open: file.stream!,
-				})),
-			);
-			if (streamed) return streamed;
+		let reading = files[0]?.file.fileName ?? '';
+		try {
+			if (files.every(({ file }) => file.stream && file.size !== undefined)) {
+				const streamed = await streamedMultipart(
+					textFields,
+					files.map(({ field, file }) => ({
+						field,
+						fileName: file.fileName,
+						mimeType: file.mimeType,
+						size: file.size as number,
+						open: file.stream!,
+					})),
+				);
+				if (streamed) return streamed;
+			}
+			const form = new FormData();
+			for (const [name, value] of textFields) form.append(name, value);
+			for (const { field, file } of files) {
+				reading = file.fileName;
+				form.append(field, await file.blob(), file.fileName);
+			}
+			return form;
+		} catch (error) {
+			throw error instanceof UploadReadError ? error : new UploadReadError(reading, error);
 		}
-		const form = new FormData();
-		for (const [name, value] of textFields) form.append(name, value);
-		for (const { field, file } of files) form.append(field, await file.blob(), file.fileName);
-		return form;
 	};
 }

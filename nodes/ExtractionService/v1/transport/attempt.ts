@@ -29,8 +29,16 @@ export type AttemptOutcome =
 			timedOut?: undefined;
 			/** The body went on beyond what was read (see `readCapped`). */
 			cut?: boolean;
+			local?: undefined;
 	  }
-	| { response?: undefined; error: unknown; timedOut: boolean; cut?: undefined };
+	| {
+			response?: undefined;
+			error: unknown;
+			timedOut: boolean;
+			cut?: undefined;
+			/** The body could not be built or read (`UploadReadError`): the node's failure, not the network's. */
+			local?: boolean;
+	  };
 
 /** What an attempt runs with besides the request. */
 export interface AttemptContext {
@@ -78,12 +86,19 @@ export async function attempt(
 	);
 	const stop = req.method === 'GET' || req.method === 'DELETE' ? at.stopSignal : at.cancelSignal;
 	const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
-	let streamed: StreamedMultipart | undefined;
+	let built: unknown;
+	try {
+		built = typeof req.body === 'function' ? await req.body() : req.body;
+	} catch (error) {
+		return { error, timedOut: false, local: true };
+	}
+	// A streamed multipart body travels as a raw Readable with its own Content-Type/-Length; a
+	// file that fails while it is sent fails the body stream, and the attempt with its error.
+	const streamed: StreamedMultipart | undefined = isStreamedMultipart(built) ? built : undefined;
+	let bodyError: unknown;
+	streamed?.stream.once('error', (error: unknown) => (bodyError = error));
 	let stopListening = (): void => undefined;
 	try {
-		const built = typeof req.body === 'function' ? await req.body() : req.body;
-		// A streamed multipart body travels as a raw Readable with its own Content-Type/-Length.
-		streamed = isStreamedMultipart(built) ? built : undefined;
 		const body = streamed ? streamed.stream : built;
 		const isJsonBody =
 			body !== undefined && !streamed && !(body instanceof FormData) && !Buffer.isBuffer(body);
@@ -131,6 +146,7 @@ export async function attempt(
 		const { bytes, cut } = await Promise.race([read, aborted]);
 		return { response: { ...response, body: bytes }, cut };
 	} catch (error) {
+		if (bodyError !== undefined) return { error: bodyError, timedOut: false, local: true };
 		return { error, timedOut: signal.aborted && !stop.aborted };
 	} finally {
 		stopListening();

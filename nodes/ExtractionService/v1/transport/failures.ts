@@ -17,6 +17,7 @@ import {
 	safeHost,
 } from './connection';
 import { errorForStatus } from './errors';
+import { UploadReadError } from './multipart-stream';
 import { redactDeep } from './redact';
 import { CancelledError } from './sleep';
 import type { ClientSettings, ServiceRequest } from './types';
@@ -163,6 +164,7 @@ export function failedAttemptError(
 	secrets: readonly string[],
 ): Error {
 	const { response } = outcome;
+	if (outcome.local) return uploadError(node, req, outcome.error);
 	if (!response) {
 		const code = outcome.timedOut ? 'ETIMEDOUT' : connectionErrorCode(outcome.error);
 		return connectionError(
@@ -177,4 +179,22 @@ export function failedAttemptError(
 	}
 	const retryAfterMs = parseRetryAfter(lowerCaseHeaders(response.headers)['retry-after']);
 	return failedAnswerError(node, req, response, secrets, retryAfterMs, outcome.cut);
+}
+
+/**
+ * The error of a request whose body could not be built or read (an `UploadReadError`: the file's
+ * storage failed, or it did not hold the size its metadata gives). Nothing, or not the whole body,
+ * was sent: the service created nothing.
+ */
+function uploadError(node: INode, req: ServiceRequest, error: unknown): NodeOperationError {
+	const file = error instanceof UploadReadError ? ` (${error.fileName})` : '';
+	return new NodeOperationError(
+		node,
+		`Could not read the file to upload${file}: ${errorMessage(error) || 'the read failed'}`,
+		{
+			description:
+				'The upload stopped before the file was sent whole, so the service created nothing. Check the binary property (the file n8n stored for this item) and run the workflow again.',
+			itemIndex: req.itemIndex,
+		},
+	);
 }

@@ -24,6 +24,20 @@ export interface StreamedFilePart {
  * it must be sent with. The transport passes `stream` as the request body (n8n's request helper
  * accepts a raw Readable and pipes it) and destroys it once the attempt settles.
  */
+/**
+ * A file to upload that could not be read (n8n's binary storage failed, or the stored file does not
+ * hold the size its metadata gives): the node's own failure, never the network's (`attempt.ts`).
+ */
+export class UploadReadError extends Error {
+	constructor(
+		readonly fileName: string,
+		cause: unknown,
+	) {
+		super(cause instanceof Error ? cause.message : String(cause));
+		this.name = 'UploadReadError';
+	}
+}
+
 export interface StreamedMultipart {
 	readonly streamedMultipart: true;
 	stream: BinaryStream;
@@ -129,7 +143,8 @@ export async function streamedMultipart(
 					yield chunk;
 				}
 				if (sent !== files[i].size) {
-					throw new Error(
+					throw new UploadReadError(
+						files[i].fileName,
 						`The stored file "${files[i].fileName}" holds ${sent > files[i].size ? 'more' : sent} bytes instead of ${files[i].size}`,
 					);
 				}

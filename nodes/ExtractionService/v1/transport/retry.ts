@@ -37,6 +37,7 @@ export interface FailureVerdict {
  */
 export function classify(req: ServiceRequest, outcome: AttemptOutcome): FailureVerdict {
 	const safe = req.method === 'GET' || req.method === 'DELETE';
+	if (outcome.local) return { retryable: false };
 	if (!outcome.response) {
 		const code = outcome.timedOut ? 'ETIMEDOUT' : connectionErrorCode(outcome.error);
 		return {
