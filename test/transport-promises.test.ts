@@ -12,7 +12,7 @@ import { attempt } from '../nodes/ExtractionService/v1/transport/attempt';
 import { failedAttemptError } from '../nodes/ExtractionService/v1/transport/failures';
 import { streamedMultipart } from '../nodes/ExtractionService/v1/transport/multipart-stream';
 import { DEFAULT_CLIENT_SETTINGS } from '../nodes/ExtractionService/v1/transport/types';
-import { extractWithOptions, onDocument } from './helpers/params';
+import { extractCreate, extractWithOptions, onDocument } from './helpers/params';
 import { useNode } from './helpers/setup';
 
 const TOKEN = 'PROMISES/KEY-7c6b5a49';
@@ -201,5 +201,41 @@ describe('3. A body the node cannot build is its own error, not the network', ()
 		expect(error.message).toBe(
 			'Could not read the file to upload (short.pdf): The stored file "short.pdf" holds 10 bytes instead of 20',
 		);
+	});
+});
+
+describe('4. Every job in a create answer is recorded, whatever its neighbours hold', () => {
+	const GOOD = '2b3c4d5e-6f70-4182-93a4-b5c6d7e8f901';
+	const listAnswer = () =>
+		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
+			{
+				status: 201,
+				json: [
+					{ id: GOOD, status: 'IN_QUEUE' },
+					{ status: 'IN_QUEUE', note: 'no id' },
+				],
+			},
+		]);
+
+	it('without Continue On Fail, the error names the job that has an id (it named none)', async () => {
+		listAnswer();
+		const { error } = await runNode(extractCreate({ waitForCompletion: false }), [
+			await fileItem(),
+		]);
+		expect(error?.message).toMatch(/no "id"/);
+		expect(String(error?.description)).toContain(GOOD);
+	});
+
+	it('with Continue On Fail, the job with an id is output beside an error item for the other (both were lost in one error item)', async () => {
+		listAnswer();
+		const { items, error } = await runNode(
+			extractCreate({ waitForCompletion: false }),
+			[await fileItem()],
+			{ node: { continueOnFail: true } },
+		);
+		expect(error).toBeUndefined();
+		expect(items.map((i) => i.json.id ?? null)).toContain(GOOD);
+		expect(items.filter((i) => /no "id"/.test(String(i.json.error)))).toHaveLength(1);
+		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 	});
 });

@@ -65,24 +65,35 @@ export async function createAndWait(
 				resourceId: notFound?.resourceId,
 				expect: 'objects',
 			}));
-		const jobs = (Array.isArray(created) ? created : [created]).map((job) =>
-			checkResource(node, kind.resourceName, job, itemIndex),
-		);
+		// Each element on its own: one without an id fails alone, after the others are recorded.
+		const jobs: IDataObject[] = [];
+		const refused: unknown[] = [];
+		for (const answer of Array.isArray(created) ? created : [created]) {
+			try {
+				jobs.push(checkResource(node, kind.resourceName, answer, itemIndex));
+			} catch (error) {
+				refused.push(error);
+			}
+		}
 		if (!existing)
 			for (const job of jobs)
 				client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
-		return jobs;
+		return { jobs, refused };
 	};
 	const groups = await Promise.all(
 		requests.map(async (request): Promise<JobOutcome[]> => {
 			let jobs: IDataObject[];
+			let refused: unknown[];
 			try {
-				jobs = await create(request);
+				({ jobs, refused } = await create(request));
 			} catch (error) {
 				return [await outcomeOf(client, itemIndex, undefined, Promise.reject(error))];
 			}
-			return await Promise.all(
-				jobs.map(
+			const failures = refused.map(
+				async (error) => await outcomeOf(client, itemIndex, undefined, Promise.reject(error)),
+			);
+			return await Promise.all([
+				...jobs.map(
 					async (job) =>
 						await outcomeOf(
 							client,
@@ -93,7 +104,8 @@ export async function createAndWait(
 							),
 						),
 				),
-			);
+				...failures,
+			]);
 		}),
 	);
 	return new JobOutcomes(groups.flat());
