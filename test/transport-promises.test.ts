@@ -239,3 +239,37 @@ describe('4. Every job in a create answer is recorded, whatever its neighbours h
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 	});
 });
+
+describe('5. A 403 says what refused the request', () => {
+	it.each([
+		[
+			"a firewall's HTML page",
+			{
+				contentType: 'text/html',
+				body: '<html><head><title>Request blocked</title></head></html>',
+			},
+			/^Access denied \(HTTP 403\): Request blocked$/,
+		],
+		[
+			'a permission denial',
+			{ json: { detail: 'You do not have permission to perform this action.' } },
+			/^Access denied \(HTTP 403\): You do not have permission to perform this action\.$/,
+		],
+		['no body', { body: '', contentType: 'application/json' }, /^Access denied \(HTTP 403\)$/],
+	])('%s is an access denial (it read "Insufficient credits")', async (_, answer, message) => {
+		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [{ status: 403, ...answer }]);
+		const { error } = await runNode(extractWithOptions(), [await fileItem()]);
+		expect(error?.message).toMatch(message);
+		expect(String(error?.description)).not.toMatch(/credits/i);
+	});
+
+	it('the service saying the credits ran out is still "Insufficient credits"', async () => {
+		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
+			{ status: 403, json: { credits: ['Insufficient credits: 5 needed, 0 available.'] } },
+		]);
+		const { error } = await runNode(extractWithOptions(), [await fileItem()]);
+		expect(error?.message).toBe(
+			'Insufficient credits: credits: Insufficient credits: 5 needed, 0 available.',
+		);
+	});
+});

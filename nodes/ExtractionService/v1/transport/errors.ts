@@ -103,10 +103,17 @@ export function errorForStatus(
 			message = 'The API key is missing or invalid';
 			description = `Check the API key of the "Extraction Service API" credential. Service said: ${details}`;
 			break;
-		case status === 403:
-			message = `Insufficient credits: ${details || 'the account has no credits left'}`;
+		// The service's own 403 is about credits (§unversioned-7); any other (a firewall's page, a
+		// permission denial) is worded as what it is.
+		case status === 403 && ('credits' in obj || /credit/i.test(details)):
+			message = `Insufficient credits: ${details}`;
 			description =
 				"Top up the account's credits in the Extraction Service dashboard, then run the workflow again.";
+			break;
+		case status === 403:
+			message = `Access denied (HTTP 403)${details ? `: ${details}` : ''}`;
+			description =
+				"The service, or something in front of it (a firewall, a proxy), refused this request. Check that the credential's key or token may do this, and that n8n may reach the service's API from where it runs.";
 			break;
 		case status === 404:
 			message = `${what} was not found`;
