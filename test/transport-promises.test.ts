@@ -12,7 +12,7 @@ import { attempt } from '../nodes/ExtractionService/v1/transport/attempt';
 import { failedAttemptError } from '../nodes/ExtractionService/v1/transport/failures';
 import { streamedMultipart } from '../nodes/ExtractionService/v1/transport/multipart-stream';
 import { DEFAULT_CLIENT_SETTINGS } from '../nodes/ExtractionService/v1/transport/types';
-import { extractCreate, extractWithOptions, onDocument } from './helpers/params';
+import { extractCreate, extractWithOptions, listAll, onDocument } from './helpers/params';
 import { useNode } from './helpers/setup';
 
 const TOKEN = 'PROMISES/KEY-7c6b5a49';
@@ -270,6 +270,41 @@ describe('5. A 403 says what refused the request', () => {
 		const { error } = await runNode(extractWithOptions(), [await fileItem()]);
 		expect(error?.message).toBe(
 			'Insufficient credits: credits: Insufficient credits: 5 needed, 0 available.',
+		);
+	});
+});
+
+describe('7. Return All does not stop short silently', () => {
+	const ids = ['a', 'b', 'c', 'd'].map((c) => `${c.repeat(8)}-0000-4000-8000-000000000000`);
+	const page = (onPage: string[], count: number, next: boolean) => ({
+		status: 200,
+		json: {
+			count,
+			next: next ? `${emulator().url}/v0/documents?page=x` : null,
+			previous: null,
+			results: onPage.map((id) => ({ id, name: `${id}.pdf` })),
+		},
+	});
+
+	it('a list that grew during the read: the page of ids already seen is passed, and the rest read (it stopped with 2 of 4)', async () => {
+		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [
+			page(ids.slice(0, 2), 4, true),
+			page(ids.slice(0, 2), 6, true),
+			page(ids.slice(2), 6, false),
+		]);
+		const { items, error } = await runNode(listAll('document'));
+		expect(error).toBeUndefined();
+		expect(items.map((i) => i.json.id)).toEqual(ids);
+	});
+
+	it('a list that repeats its page while its count says more fails saying so (it output 2 of 10, silently)', async () => {
+		emulator().injectFaults({ method: 'GET', path: '/v0/documents' }, [
+			{ ...page(ids.slice(0, 2), 10, true), forever: true },
+		]);
+		const { items, error } = await runNode(listAll('document'));
+		expect(items).toHaveLength(0);
+		expect(error?.message).toBe(
+			'The list repeated its pages while its count says 10 items: 2 were read',
 		);
 	});
 });

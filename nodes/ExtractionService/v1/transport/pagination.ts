@@ -54,16 +54,22 @@ export async function readPage(
 	};
 }
 
+/** Pages in a row that bring no item not seen before, while `count` says more, before `readAll` gives up. */
+const MAX_REPEATED_PAGES = 3;
+
 /**
- * Reads every item of a paginated list (`§v0-2.5`, `§unversioned-2.4`): pages are
- * requested with `page` (from 1) and `size` while the envelope's `next` is set. Whatever `next`
- * says, paging ends when `count` items were read, when a page brings no item not seen before
- * (a repeated page; items seen twice are output once; ids match in any letter case, `idKey`), or
- * after `MAX_PAGES` pages (an error).
+ * Reads every item of a paginated list (`§v0-2.5`, `§unversioned-2.4`): pages are requested with
+ * `page` (from 1) and `size` while the envelope's `next` is set, and paging ends when `count`
+ * items were read, or at an empty page. A page that brings no item not seen before (items seen
+ * twice are output once; ids match in any letter case, `idKey`) ends the read when the list gives
+ * no `count` (a service that ignores `page`); while `count` says more it is passed (a list that grew
+ * during the read shifts its items down a page), and `MAX_REPEATED_PAGES` of them in a row fail the
+ * read rather than end it short.
  *
  * @param limit maximum number of items when `returnAll` is false
  * @returns the `results` items, in the service's order
- * @throws NodeApiError when the list does not end within `MAX_PAGES` pages, or a page is not one
+ * @throws NodeApiError (unusable) when the list does not end within `MAX_PAGES` pages, repeats its
+ *   pages while its count says more, or a page is not one
  */
 export async function readAll(
 	client: Requester,
@@ -74,6 +80,7 @@ export async function readAll(
 	const results: IDataObject[] = [];
 	const seen = new Set<string>();
 	const size = returnAll ? 100 : Math.min(Math.max(limit, 1), 100);
+	let repeated = 0;
 	for (let page = 1; page <= MAX_PAGES; page++) {
 		const answer = await readPage(client, req, page, size);
 		// Ids match in any letter case (`idKey`): a page repeated in upper case is a repeated page.
@@ -81,12 +88,25 @@ export async function readAll(
 		for (const item of fresh) if (idKey(item.id)) seen.add(idKey(item.id));
 		results.push(...fresh);
 		if (!returnAll && results.length >= limit) return results.slice(0, limit);
-		const done =
+		const { count } = answer;
+		if (
 			!answer.next ||
 			answer.results.length === 0 ||
-			fresh.length === 0 ||
-			(answer.count !== undefined && results.length >= answer.count);
-		if (done) return results;
+			(count !== undefined && results.length >= count)
+		)
+			return results;
+		repeated = fresh.length === 0 ? repeated + 1 : 0;
+		if (repeated > 0 && count === undefined) return results;
+		if (repeated >= MAX_REPEATED_PAGES)
+			throw new UnusableAnswerError(
+				client.node,
+				{ pages: page },
+				{
+					message: `The list repeated its pages while its count says ${count} items: ${results.length} were read`,
+					description: `${MAX_REPEATED_PAGES} pages in a row brought only items already read, so the rest could not be reached. The list may be changing fast; run again, or narrow it with Filters.`,
+					itemIndex: req.itemIndex,
+				},
+			);
 	}
 	throw new UnusableAnswerError(
 		client.node,
