@@ -308,3 +308,23 @@ describe('7. Return All does not stop short silently', () => {
 		);
 	});
 });
+
+describe('8. A create answered with JSON the node refuses still names the job', () => {
+	const ID = '3c4d5e6f-7081-4293-a4b5-c6d7e8f90a1b';
+	it.each([
+		['300 levels deep', 300],
+		['10,000 levels deep (beyond what JSON.parse can read)', 10_000],
+	])('an answer %s: the error names the id at its top (it did not)', async (_, depth) => {
+		const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+		emulator().injectFaults({ method: 'POST', path: '/v0/extract' }, [
+			{
+				status: 201,
+				contentType: 'application/json',
+				body: `{"status": "IN_QUEUE", "result": ${deep}, "id": "${ID}"}`,
+			},
+		]);
+		const { error } = await runNode(extractWithOptions(), [await fileItem()]);
+		expect(error?.message).toMatch(/JSON nested deeper than 256 levels/);
+		expect(String(error?.description)).toContain(`Extract ${ID}`);
+	});
+});

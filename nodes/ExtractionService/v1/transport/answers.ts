@@ -2,6 +2,7 @@ import type { IDataObject, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { MAX_ANSWER_BYTES, decodeBody, lowerCaseHeaders, toBuffer } from './body';
+import { topLevelId } from './ids';
 import { redactParsed, redactText } from './redact';
 import type { Expected, ServiceRequest, ServiceResponse } from './types';
 
@@ -60,20 +61,6 @@ export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): 
 	return false;
 }
 
-/**
- * The key an id is matched by: its text, trimmed, in lower case. Ids are UUIDs (`§v0-1 rule 2`,
- * `§unversioned-1 rule 4`), whose hex digits have no letter case (RFC 9562 §4): a service may answer
- * the id it was asked for in upper case. Used wherever the node matches ids (an answer against the
- * id asked for, a list's items against those already read); outputs keep the id as the service sent
- * it (`§node`, Checked answers).
- *
- * @param id an id as the service or the user gave it (string or number)
- * @returns the key, '' for undefined or null
- */
-export function idKey(id: unknown): string {
-	return id === undefined || id === null ? '' : String(id).trim().toLowerCase();
-}
-
 /** Cuts a text to `max` characters, saying how much was left out. */
 export function capText(text: string, max = MAX_SERVICE_TEXT): string {
 	return text.length <= max
@@ -106,12 +93,16 @@ export interface RefusedAnswer {
 	resourceName?: string;
 	/** Id of the resource the request is about (a Get, a poll, a Delete), named in the error. */
 	resourceId?: string;
+	/** Id of the resource a refused create's answer names at its top (`topLevelId`), if any. */
+	namedId?: string;
 }
 
 /** "It answered the request for Extract 1f2e…." when the request is about one resource, else undefined. */
 function aboutResource(answer: RefusedAnswer): string | undefined {
+	const name = answer.resourceName ?? 'the resource';
+	if (answer.namedId) return `The answer names ${name} ${answer.namedId}.`;
 	return answer.resourceId
-		? `It answered the request for ${answer.resourceName ?? 'the resource'} ${answer.resourceId}.`
+		? `It answered the request for ${name} ${answer.resourceId}.`
 		: undefined;
 }
 
@@ -225,27 +216,23 @@ export function parseAnswer(
 	if (looksLikeHtml(text, contentType)) {
 		throw unusableAnswerError(node, answer, 'an HTML page', 'JSON', htmlText(text));
 	}
+	// A job the service created is named, though its answer cannot be used (`topLevelId`).
+	const tooDeep = () =>
+		unusableAnswerError(
+			node,
+			{ ...answer, namedId: topLevelId(text) },
+			`JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+			wanted,
+		);
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(text);
 	} catch (error) {
 		// V8 gives up on JSON nested beyond its stack with a RangeError.
-		if (error instanceof RangeError)
-			throw unusableAnswerError(
-				node,
-				answer,
-				`JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
-				wanted,
-			);
+		if (error instanceof RangeError) throw tooDeep();
 		throw unusableAnswerError(node, answer, 'text that is not JSON', wanted, text);
 	}
-	if (nestedDeeperThan(parsed))
-		throw unusableAnswerError(
-			node,
-			answer,
-			`JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
-			wanted,
-		);
+	if (nestedDeeperThan(parsed)) throw tooDeep();
 	if (expected === 'nothing') return parsed;
 	const isObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v);
 	if (isObject(parsed)) return parsed;

@@ -33,7 +33,8 @@ import {
 } from './types';
 
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
-export { idKey, isRetryLater, TransientError, UnusableAnswerError } from './answers';
+export { isRetryLater, TransientError, UnusableAnswerError } from './answers';
+export { idKey } from './ids';
 export { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES } from './body';
 export { connectionErrorCode, parseRetryAfter } from './connection';
 export { MAX_TIMER_MS } from './attempt';

@@ -1,7 +1,8 @@
 /** Lists: one checked page, or every item of a list, through the client's requests. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { UnusableAnswerError, capText, idKey, unusableAnswerError } from './answers';
+import { UnusableAnswerError, capText, unusableAnswerError } from './answers';
+import { idKey } from './ids';
 import type { Requester, ServiceRequest } from './types';
 
 /** One page of a list: its items, and what the envelope says of the rest. */
