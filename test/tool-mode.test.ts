@@ -187,6 +187,21 @@ describe('What an agent can run', () => {
 		});
 	});
 
+	it('tool, version 3, switch set by an expression (an agent could fill it with $fromAI): refused before any request (the Delete ran)', async () => {
+		const id = await newExtraction();
+		const { error } = await deleteAs(TOOL_NODE_TYPE, 3, id, { allowChanges: '={{ true }}' });
+		expect(error?.message).toBe(
+			"This tool's operation (extraction → delete) costs credits or changes data, and an AI agent may not run it",
+		);
+		expect(String(error?.description)).toContain('not by an expression');
+		expect(apiRequests()).toEqual([]);
+	});
+
+	it('the switch takes no expression in the editor (it did)', () => {
+		const switchField = tool.properties.find((p) => p.name === 'allowChanges');
+		expect(switchField?.noDataExpression).toBe(true);
+	});
+
 	it('tool, version 3, switch off: a read runs', async () => {
 		const id = await newExtraction();
 		const { items, error } = await runNode(

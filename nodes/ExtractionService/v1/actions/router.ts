@@ -126,18 +126,20 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	// The tool variant runs what costs credits or changes data only when the user allowed it
 	// (`allowChanges`, from version 3): an agent cannot be talked into it.
+	// Only a switch turned on in the node counts: an expression (saved before the field refused
+	// them) could be filled in by the agent itself.
+	const expression = typeof node.parameters.allowChanges === 'string';
 	if (
 		node.type.endsWith('Tool') &&
 		node.typeVersion >= 3 &&
 		!READ_OPERATIONS.has(operation) &&
-		this.getNodeParameter('allowChanges', 0, false) !== true
+		(expression || this.getNodeParameter('allowChanges', 0, false) !== true)
 	) {
 		throw new NodeOperationError(
 			node,
 			`This tool's operation (${resource} → ${operation}) costs credits or changes data, and an AI agent may not run it`,
 			{
-				description:
-					'Turn on "Allow Billed or Destructive Operations" on the tool node to let the agent run it, or pick Get, Get Many or Download.',
+				description: `Turn on "Allow Billed or Destructive Operations" on the tool node to let the agent run it${expression ? ' (switched on in the node, not by an expression)' : ''}, or pick Get, Get Many or Download.`,
 			},
 		);
 	}

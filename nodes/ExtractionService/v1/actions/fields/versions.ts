@@ -39,6 +39,8 @@ export const allowChangesField: INodeProperties = {
 	displayName: 'Allow Billed or Destructive Operations',
 	name: 'allowChanges',
 	type: 'boolean',
+	// A switch the agent could fill in ($fromAI) would not be a switch.
+	noDataExpression: true,
 	default: false,
 	description:
 		'Whether an AI agent may run operations that cost credits (Create, Upload) or change or delete data (Update, Delete). Off: the tool offers only Get, Get Many and Download.',
