@@ -19,15 +19,17 @@
  *      generated cases, 0 disagreements; a new seed each run, printed.
  *   8. The trigger's model-based test (bench/trigger-model.ts): ≥ 2,000 generated histories per
  *      event (--model-runs), 0 failures; a new seed each run, printed (about an hour).
+ *   9. Memory of a large Document → Download (--download-mib, 300 MiB) against a 1 MiB one, n8n
+ *      filesystem binary data mode: the file streams into the store, peak RSS grows ≤ 64 MiB more.
  *
  * Options: --processing-ms <T> (6000) --items <n> (50) --reps <n> (3) --sequential-items <n> (= items;
  * fewer is extrapolated and labelled so) --upload-mib <n> (200) --cpu-items <n> (500)
  * --cpu-processing-ms <n> (500) --scale-items <n,n,…> (1000,5000,10000) --scale-processing-ms <n> (3000)
  * --schema-cases <n> (10000) --schema-seed <n> (random) --model-runs <n> (2000)
- * --only <1,2,3,4,5,6,7,8> --help
+ * --download-mib <n> (300) --only <1,2,3,4,5,6,7,8,9> --help
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openAsBlob } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -38,7 +40,13 @@ import { removeAtExit, ROOT, runMain, startService } from '../scripts/lib/proces
 import { writeLargePdf } from './pdf';
 import { checkAgainstAjv } from './schema-check';
 import type { TriggerResult } from './trigger';
-import type { CpuResult, ScaleResult, ThroughputResult, UploadResult } from './worker';
+import type {
+	CpuResult,
+	DownloadResult,
+	ScaleResult,
+	ThroughputResult,
+	UploadResult,
+} from './worker';
 
 /** Each numeric flag and its default. */
 const NUMBERS = {
@@ -51,6 +59,7 @@ const NUMBERS = {
 	'scale-processing-ms': 3000,
 	'schema-cases': 10_000,
 	'model-runs': 2000,
+	'download-mib': 300,
 };
 
 /** Reads the command line (scripts/lib/args.ts; `--help` prints the header of this file). */
@@ -71,9 +80,10 @@ function parseOptions() {
 		reps: num('reps'),
 		sequentialItems: Math.min(num('sequential-items', items), items),
 		uploadMiB: num('upload-mib'),
+		downloadMiB: num('download-mib'),
 		cpuItems: num('cpu-items'),
 		cpuProcessingMs: num('cpu-processing-ms'),
-		only: new Set(list('only', '1,2,3,4,5,6,7,8')),
+		only: new Set(list('only', '1,2,3,4,5,6,7,8,9')),
 		scaleItems: list('scale-items', '1000,5000,10000'),
 		scaleProcessingMs: num('scale-processing-ms'),
 		schemaCases: num('schema-cases'),
@@ -530,6 +540,64 @@ interface ModelResult {
 	seconds: number;
 }
 
+/** Uploads a generated PDF of `bytes` to the emulator as a document (its own API); returns the id. */
+async function uploadToEmulator(emulator: EmulatorProcess, file: string, fileName: string) {
+	const form = new FormData();
+	form.append('file', await openAsBlob(file, { type: 'application/pdf' }), fileName);
+	const response = await fetch(`${emulator.url}/v0/documents`, {
+		method: 'POST',
+		headers: { 'X-API-Key': emulator.apiKey },
+		body: form,
+	});
+	const document = (await response.json()) as { id?: string };
+	if (!response.ok || !document.id)
+		throw new Error(`upload of ${fileName}: HTTP ${response.status}`);
+	return document.id;
+}
+
+/**
+ * Measure 9 (issue 32): peak RSS growth of the node process during a large Document → Download
+ * against a 1 MiB one, n8n filesystem binary data mode: the file streams into n8n's store.
+ */
+async function measureDownload(options: Options): Promise<void> {
+	log(
+		`\n== Measure 9: memory of a ${options.downloadMiB} MiB Document → Download against a 1 MiB one, n8n filesystem binary data mode`,
+	);
+	const large = path.join(tmp, 'download-large.pdf');
+	const small = path.join(tmp, 'download-small.pdf');
+	const pdf = await writeLargePdf(large, options.downloadMiB * MiB);
+	const tiny = await writeLargePdf(small, MiB);
+	await withEmulator(options.processingMs, async (emulator, work) => {
+		const largeId = await uploadToEmulator(emulator, large, 'large.pdf');
+		const smallId = await uploadToEmulator(emulator, small, 'small.pdf');
+		const sizes = { [largeId]: pdf.size, [smallId]: tiny.size };
+		const growth: Record<string, number[]> = { [largeId]: [], [smallId]: [] };
+		let intact = true;
+		for (let rep = 1; rep <= options.reps; rep++)
+			for (const id of [smallId, largeId]) {
+				const r = await work<DownloadResult>(
+					'download',
+					{ documentId: id, warmupId: smallId },
+					600_000,
+				);
+				growth[id].push(r.growth);
+				intact &&= !r.error && r.bytes === sizes[id] && r.stored === 'by id';
+				log(
+					`  download ${rep}, ${(sizes[id] / MiB).toFixed(0)} MiB: ${s1(r.wallMs)}, RSS before ${mib(r.baselineRss)}, peak ${mib(r.baselineRss + r.growth)} → growth ${mib(r.growth)}; stored ${r.bytes} bytes ${r.stored}${r.error ? `  ERROR: ${r.error}` : ''}`,
+				);
+			}
+		const over = median(growth[largeId]) - median(growth[smallId]);
+		log(
+			`\n  Measure 9 — peak RSS growth: ${options.downloadMiB} MiB ${summary(growth[largeId], mib)}; 1 MiB ${summary(growth[smallId], mib)}; the large one over the small one (medians) ${mib(over)}`,
+		);
+		verdict(intact, "every download stored whole, in n8n's binary data store (by id)");
+		verdict(
+			over <= 64 * MiB,
+			`a ${options.downloadMiB} MiB download grows peak RSS ≤ 64 MiB over a 1 MiB one: ${mib(over)}`,
+		);
+	});
+}
+
 /** Measure 8: the trigger's model-based test on many generated histories per event (bench/trigger-model.ts). */
 async function measureTriggerModel(options: Options): Promise<void> {
 	log(
@@ -585,6 +653,7 @@ async function main(): Promise<number> {
 	if (options.only.has(6)) await measureScale(options);
 	if (options.only.has(7)) measureSchemaCheck(options);
 	if (options.only.has(8)) await measureTriggerModel(options);
+	if (options.only.has(9)) await measureDownload(options);
 	log(`\n== Summary (${s1(Date.now() - started)} in all)`);
 	for (const line of verdicts) log(`  ${line}`);
 	return 0;

@@ -5,7 +5,8 @@
  *
  *   node --expose-gc --import tsx bench/worker.ts <kind> '<json config>'
  *
- * kinds: throughput (measure 1), store + upload (measure 3), cpu (measure 4), scale (measure 6).
+ * kinds: throughput (measure 1), store + upload (measure 3), cpu (measure 4), scale (measure 6),
+ * download (measure 9).
  * bench/run.ts sets the environment (N8N_DEFAULT_BINARY_DATA_MODE, N8N_USER_FOLDER) before n8n-core
  * loads.
  */
@@ -197,6 +198,38 @@ async function upload(config: Service & { binaryFile: string }) {
 }
 export type UploadResult = Awaited<ReturnType<typeof upload>>;
 
+/**
+ * Measure 9: Document → Download of `documentId` (stored into n8n's binary data, filesystem mode),
+ * with RSS sampled, after a download of `warmupId` (the HTTP client's and the binary store's
+ * modules load before measuring).
+ */
+async function download(config: Service & { documentId: string; warmupId: string }) {
+	const workflow = singleNodeWorkflow({
+		resource: 'document',
+		operation: 'download',
+		documentId: config.documentId,
+		binaryPropertyName: 'data',
+	});
+	const warm = singleNodeWorkflow({
+		resource: 'document',
+		operation: 'download',
+		documentId: config.warmupId,
+		binaryPropertyName: 'data',
+	});
+	await warmUp(config, warm, [{ json: {} }]);
+	const { result, ...rss } = await withRssSampled(
+		async () => await run(config, workflow, [{ json: {} }]),
+	);
+	const binary = result.output(NODE_NAME)[0]?.binary?.data;
+	return {
+		...rss,
+		bytes: Number(binary?.bytes ?? 0),
+		stored: binary?.id ? 'by id' : binary ? 'inline' : 'none',
+		error: result.error?.message,
+	};
+}
+export type DownloadResult = Awaited<ReturnType<typeof download>>;
+
 /** CPU time (process.cpuUsage, µs) and wall time (ms) of `task`, after a gc. */
 async function cpuOf(task: () => Promise<unknown>) {
 	await gc();
@@ -287,7 +320,7 @@ async function scale(config: Service & { items: number }) {
 }
 export type ScaleResult = Awaited<ReturnType<typeof scale>>;
 
-const KINDS = { throughput, store, upload, cpu, scale } as const;
+const KINDS = { throughput, store, upload, cpu, scale, download } as const;
 
 async function main(): Promise<number> {
 	const [kind, json] = process.argv.slice(2);

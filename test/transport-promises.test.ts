@@ -10,7 +10,10 @@ import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import { attempt } from '../nodes/ExtractionService/v1/transport/attempt';
 import { failedAttemptError } from '../nodes/ExtractionService/v1/transport/failures';
-import { streamedMultipart } from '../nodes/ExtractionService/v1/transport/multipart-stream';
+import {
+	streamedMultipart,
+	type StreamedMultipart,
+} from '../nodes/ExtractionService/v1/transport/multipart-stream';
 import { DEFAULT_CLIENT_SETTINGS } from '../nodes/ExtractionService/v1/transport/types';
 import { extractCreate, extractWithOptions, listAll, onDocument } from './helpers/params';
 import { useNode } from './helpers/setup';
@@ -152,7 +155,7 @@ describe('3. A body the node cannot build is its own error, not the network', ()
 
 	it('a stored file shorter than its size fails naming it, not as a connection closed by the server (it did)', async () => {
 		const body = async () =>
-			await streamedMultipart(
+			(await streamedMultipart(
 				[['schema', 'x']],
 				[
 					{
@@ -163,7 +166,7 @@ describe('3. A body the node cannot build is its own error, not the network', ()
 						open: async () => Readable.from([Buffer.alloc(10)]),
 					},
 				],
-			);
+			)) as StreamedMultipart;
 		// n8n's request helper as it behaves when the body it sends fails: the socket breaks.
 		const httpRequestWithAuthentication = async (_: string, options: IHttpRequestOptions) => {
 			try {
@@ -326,5 +329,23 @@ describe('8. A create answered with JSON the node refuses still names the job', 
 		const { error } = await runNode(extractWithOptions(), [await fileItem()]);
 		expect(error?.message).toMatch(/JSON nested deeper than 256 levels/);
 		expect(String(error?.description)).toContain(`Extract ${ID}`);
+	});
+});
+
+describe("6. Downloads stream into n8n's binary storage, within a documented cap", () => {
+	it('a file announced larger than 1 GiB fails before it is read (it was read whole into memory)', async () => {
+		const uploaded = await runNode({ resource: 'document', operation: 'upload' }, [
+			await fileItem(),
+		]);
+		const id = String(uploaded.items[0].json.id);
+		emulator().injectFaults({ method: 'GET', path: `/v0/documents/${id}/download` }, [
+			{ streamBytes: 2 * 1024 ** 3, contentType: 'application/pdf' },
+		]);
+		const { error } = await runNode(onDocument('download', id));
+		expect(error?.message).toBe(
+			`The file to download is ${2 * 1024 ** 3} bytes, more than the node stores (1 GiB)`,
+		);
+		const download = apiRequests().find((r) => r.path.endsWith('/download'));
+		expect(download?.sentBytes ?? 0).toBeLessThan(64 * 1024 * 1024);
 	});
 });

@@ -264,7 +264,8 @@ export function checkAnswer<T>(
 	const expected = req.expect ?? (req.method === 'DELETE' ? 'nothing' : 'object');
 	const refused = { ...req, status: response.statusCode };
 	const base = { statusCode: response.statusCode, headers, url };
-	if (expected === 'binary') return { ...base, body: toBuffer(response.body) as T };
+	// A download's body as it came: a stream (`attempt.ts`) or, for a 3xx, the bytes read.
+	if (expected === 'binary') return { ...base, body: response.body as T };
 	if (response.statusCode >= 300) throw redirectError(node, refused, headers.location, url);
 	if (cut)
 		throw unusableAnswerError(

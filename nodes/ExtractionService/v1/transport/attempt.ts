@@ -63,7 +63,8 @@ export interface AttemptContext {
  *
  * Every answer is asked for as a stream (`encoding: 'stream'`, which n8n passes to axios as
  * `responseType`, its body then the response stream) and read by `readCapped`: a 3xx or error
- * answer up to `MAX_ERROR_BODY_BYTES`, a JSON answer up to `MAX_ANSWER_BYTES`, a download whole.
+ * answer up to `MAX_ERROR_BODY_BYTES`, a JSON answer up to `MAX_ANSWER_BYTES`; a download's 2xx body
+ * is returned unread, as the stream it is (`DownloadBody`).
  *
  * @param url the absolute URL
  * @returns the answer (any status) with its body as a Buffer and `cut` when it went on beyond
@@ -133,14 +134,19 @@ export async function attempt(
 		) as Promise<IN8nHttpFullResponse>;
 		request.catch(() => undefined); // settles on its own when the race below is lost
 		const response = await Promise.race([request, aborted]);
+		// A downloaded file is not read here: its stream goes on to n8n's binary storage
+		// (`helpers/downloads.ts`), still bound by this attempt's signal (Request Timeout, deadline).
+		if (req.expect === 'binary' && response.statusCode < 300) {
+			// Should an n8n line not honour the signal, the stream is ended at it anyway.
+			const stream = response.body as { destroy?: (error: Error) => void };
+			signal.addEventListener('abort', () => stream.destroy?.(new CancelledError()), {
+				once: true,
+			});
+			return { response };
+		}
 		// A 3xx's or an error's body up to MAX_ERROR_BODY_BYTES (a download's too), a JSON answer
-		// up to MAX_ANSWER_BYTES, a downloaded file whole; the rest is left unread.
-		const cap =
-			response.statusCode >= 300
-				? MAX_ERROR_BODY_BYTES
-				: req.expect === 'binary'
-					? Infinity
-					: MAX_ANSWER_BYTES;
+		// up to MAX_ANSWER_BYTES; the rest is left unread.
+		const cap = response.statusCode >= 300 ? MAX_ERROR_BODY_BYTES : MAX_ANSWER_BYTES;
 		const read = readCapped(response.body, cap);
 		read.catch(() => undefined);
 		const { bytes, cut } = await Promise.race([read, aborted]);

@@ -22,6 +22,15 @@ export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /**
+ * Largest file a download stores, in bytes: 1 GiB. The file streams from the service into n8n's
+ * binary data storage (`helpers/downloads.ts`) and is never held whole by the node; n8n's own
+ * in-memory binary mode (`default`) holds what it stores, so larger files want the filesystem or
+ * S3 mode. A `Content-Length` beyond it fails the download before any byte is read, and a body that
+ * goes on beyond it fails while it streams.
+ */
+export const MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
+
+/**
  * Reads a streamed body up to `cap` bytes, then stops (leaving the loop destroys the stream, which
  * closes the connection: nothing more is received). A body that is not a stream (an n8n line that
  * buffered it) is taken as it is.

@@ -5,7 +5,8 @@
 import { NodeApiError } from 'n8n-workflow';
 
 import { originOf } from '../../../../credentials/shared';
-import type { Requester, ServiceRequest, ServiceResponse } from './types';
+import { MAX_DOWNLOAD_BYTES } from './body';
+import type { DownloadBody, Requester, ServiceRequest, ServiceResponse } from './types';
 
 /** Most redirects a download follows. */
 const MAX_REDIRECTS = 5;
@@ -15,14 +16,16 @@ const MAX_REDIRECTS = 5;
  * client (`httpRequestWithAuthentication`), whose credential adds the secret only for the Base
  * URL's origin: a pre-signed URL on another host never sees the key.
  *
- * @returns the final answer with the body as a Buffer and `url` the address that served it
+ * @returns the final answer, its body the file's stream (`DownloadBody`, not read yet), and `url`
+ *   the address that served it
  * @throws NodeApiError for 4xx/5xx (a storage's 401/403: the link was refused or expired), a
- *   redirect without Location or to a non-http(s) address, or more than `MAX_REDIRECTS` redirects
+ *   redirect without Location or to a non-http(s) address, more than `MAX_REDIRECTS` redirects, or a
+ *   `Content-Length` beyond `MAX_DOWNLOAD_BYTES`
  */
 export async function download(
 	client: Requester,
 	req: ServiceRequest,
-): Promise<ServiceResponse<Buffer>> {
+): Promise<ServiceResponse<DownloadBody>> {
 	let current: ServiceRequest = { ...req, method: 'GET', expect: 'binary' };
 	const baseOrigin = originOf(await client.baseUrl(req.family, req.itemIndex));
 	const fail = (status: number | undefined, message: string, description?: string) =>
@@ -33,7 +36,7 @@ export async function download(
 		});
 	for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
 		const storage = hop > 0 ? originOf(current.path) : undefined;
-		const response = await client.send<Buffer>(current).catch((error: unknown) => {
+		const response = await client.send<DownloadBody>(current).catch((error: unknown) => {
 			// The storage a download was redirected to refused it: an expired or refused link, not
 			// the service's credits or key (its answer never names the link's path or signature).
 			const code = error instanceof NodeApiError ? error.httpCode : undefined;
@@ -51,7 +54,19 @@ export async function download(
 				},
 			);
 		});
-		if (response.statusCode < 300 || response.statusCode >= 400) return response;
+		if (response.statusCode < 300) {
+			const length = Number(response.headers['content-length']);
+			if (length > MAX_DOWNLOAD_BYTES) {
+				(response.body as { destroy?: () => void }).destroy?.();
+				throw fail(
+					response.statusCode,
+					`The file to download is ${length} bytes, more than the node stores (${MAX_DOWNLOAD_BYTES / 1024 ** 3} GiB)`,
+					'Nothing was read. Download it outside n8n, or ask the service for a smaller format.',
+				);
+			}
+			return response;
+		}
+		if (response.statusCode >= 400) return response;
 		const location = response.headers.location;
 		if (!location)
 			throw fail(

@@ -27,6 +27,7 @@ import {
 	DEFAULT_CLIENT_SETTINGS,
 	type ClientSettings,
 	type Context,
+	type DownloadBody,
 	type Requester,
 	type ServiceRequest,
 	type ServiceResponse,
@@ -35,7 +36,7 @@ import {
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
 export { isRetryLater, TransientError, UnusableAnswerError } from './answers';
 export { idKey } from './ids';
-export { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES } from './body';
+export { MAX_ANSWER_BYTES, MAX_DOWNLOAD_BYTES, MAX_ERROR_BODY_BYTES } from './body';
 export { connectionErrorCode, parseRetryAfter } from './connection';
 export { MAX_TIMER_MS } from './attempt';
 export type { CreatedResource } from './ledger';
@@ -47,6 +48,7 @@ export {
 	DEFAULT_REQUEST_TIMEOUT_SECONDS,
 	type BodyFactory,
 	type ClientSettings,
+	type DownloadBody,
 	type Expected,
 	type ServiceRequest,
 	type ServiceResponse,
@@ -271,7 +273,7 @@ export class ExtractionServiceClient implements Requester {
 	}
 
 	/** A download, following its redirects (`download.ts`). */
-	async download(req: ServiceRequest): Promise<ServiceResponse<Buffer>> {
+	async download(req: ServiceRequest): Promise<ServiceResponse<DownloadBody>> {
 		return await download(this, req);
 	}
 

@@ -75,6 +75,12 @@ export interface ServiceResponse<T = unknown> {
 	url: string;
 }
 
+/**
+ * A downloaded file's body (`download.ts`): the answer's stream, read by whoever stores it
+ * (`helpers/downloads.ts`), or its bytes on an n8n line that buffered them.
+ */
+export type DownloadBody = Buffer | (AsyncIterable<Uint8Array | string> & object);
+
 /** Execution-wide transport settings, from the operation's Options. */
 export interface ClientSettings {
 	/** Requests in flight at once, all items together (waiting between polls holds no slot). */

@@ -48,6 +48,7 @@ export const execute: OperationExecute = async function (itemIndex, client) {
 	return [
 		await binaryOutput(
 			this,
+			itemIndex,
 			withAbsoluteUrls(document, await client.baseUrl('v0', itemIndex)),
 			file.body,
 			fileName,

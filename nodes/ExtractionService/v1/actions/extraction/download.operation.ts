@@ -107,6 +107,7 @@ export const execute: OperationExecute = async function (itemIndex, client) {
 	return [
 		await binaryOutput(
 			this,
+			itemIndex,
 			{ id, format, fileName, document_name: extraction.document_name ?? null },
 			file.body,
 			fileName,
