@@ -21,12 +21,14 @@
  *      event (--model-runs), 0 failures; a new seed each run, printed (about an hour).
  *   9. Memory of a large Document → Download (--download-mib, 300 MiB) against a 1 MiB one, n8n
  *      filesystem binary data mode: the file streams into the store, peak RSS grows ≤ 64 MiB more.
+ *  10. The transport against generated fault sequences (bench/transport-faults.ts): --fault-runs
+ *      per request kind (create, poll, list, download), 0 counterexamples; seed printed (about 40 min).
  *
  * Options: --processing-ms <T> (6000) --items <n> (50) --reps <n> (3) --sequential-items <n> (= items;
  * fewer is extrapolated and labelled so) --upload-mib <n> (200) --cpu-items <n> (500)
  * --cpu-processing-ms <n> (500) --scale-items <n,n,…> (1000,5000,10000) --scale-processing-ms <n> (3000)
  * --schema-cases <n> (10000) --schema-seed <n> (random) --model-runs <n> (2000)
- * --download-mib <n> (300) --only <1,2,3,4,5,6,7,8,9> --help
+ * --download-mib <n> (300) --fault-runs <n> (2000) --only <1,2,3,4,5,6,7,8,9,10> --help
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, openAsBlob } from 'node:fs';
@@ -60,6 +62,7 @@ const NUMBERS = {
 	'schema-cases': 10_000,
 	'model-runs': 2000,
 	'download-mib': 300,
+	'fault-runs': 2000,
 };
 
 /** Reads the command line (scripts/lib/args.ts; `--help` prints the header of this file). */
@@ -81,9 +84,10 @@ function parseOptions() {
 		sequentialItems: Math.min(num('sequential-items', items), items),
 		uploadMiB: num('upload-mib'),
 		downloadMiB: num('download-mib'),
+		faultRuns: num('fault-runs'),
 		cpuItems: num('cpu-items'),
 		cpuProcessingMs: num('cpu-processing-ms'),
-		only: new Set(list('only', '1,2,3,4,5,6,7,8,9')),
+		only: new Set(list('only', '1,2,3,4,5,6,7,8,9,10')),
 		scaleItems: list('scale-items', '1000,5000,10000'),
 		scaleProcessingMs: num('scale-processing-ms'),
 		schemaCases: num('schema-cases'),
@@ -598,6 +602,40 @@ async function measureDownload(options: Options): Promise<void> {
 	});
 }
 
+/** What bench/transport-faults.ts prints on its RESULT line. */
+interface FaultsResult {
+	seed: number;
+	runs: number;
+	outcomes: Array<{ kind: string; runs: number; counterexamples: number }>;
+	counterexamples: Array<{ kind: string; scenario: unknown; violations: string[] }>;
+	seconds: number;
+}
+
+/** Measure 10 (issue 32): the transport against generated fault sequences (bench/transport-faults.ts). */
+async function measureTransportFaults(options: Options): Promise<void> {
+	log(
+		`\n== 10. The transport against generated fault sequences (bench/transport-faults.ts, ${options.faultRuns} per request kind)`,
+	);
+	const r = await runWorker<FaultsResult>(
+		['--runs', String(options.faultRuns)],
+		6 * 3_600_000,
+		'transport-faults.ts',
+	);
+	const total = r.outcomes.reduce((n, o) => n + o.runs, 0);
+	const least = Math.min(...r.outcomes.map((o) => o.runs));
+	verdict(
+		r.counterexamples.length === 0 && least >= Math.min(2000, options.faultRuns),
+		`transport faults: ${total} scenarios, at least ${least} per kind, ${r.counterexamples.length} counterexamples${
+			r.counterexamples.length
+				? ` (${r.counterexamples
+						.map((c) => `${c.kind}: ${c.violations[0]}`)
+						.join('; ')
+						.slice(0, 500)})`
+				: ''
+		}, seed ${r.seed} (target 0, ≥ 2,000 per kind; in ${r.seconds} s)`,
+	);
+}
+
 /** Measure 8: the trigger's model-based test on many generated histories per event (bench/trigger-model.ts). */
 async function measureTriggerModel(options: Options): Promise<void> {
 	log(
@@ -654,6 +692,7 @@ async function main(): Promise<number> {
 	if (options.only.has(7)) measureSchemaCheck(options);
 	if (options.only.has(8)) await measureTriggerModel(options);
 	if (options.only.has(9)) await measureDownload(options);
+	if (options.only.has(10)) await measureTransportFaults(options);
 	log(`\n== Summary (${s1(Date.now() - started)} in all)`);
 	for (const line of verdicts) log(`  ${line}`);
 	return 0;

@@ -1,5 +1,6 @@
 /** Injected faults (a test facility, not in the references; README: *Request flow*, *Hostile answers*). */
 import type { Reply } from './http';
+import type { LoggedRequest } from './index';
 
 /** One injected answer, consumed by the next matching request. */
 export interface FaultSpec {
@@ -32,6 +33,20 @@ export interface FaultSpec {
 	streamBytes?: number;
 	/** Serve this fault to every matching request instead of once. */
 	forever?: boolean;
+	/**
+	 * The request is handled (the service acts) and the handler's answer is passed through this
+	 * function before it is sent: a real answer mangled (a field dropped, an id in upper case, a
+	 * secret echoed). Used alone (without `status`, `body`, `json`, `location`, `echoHeaders`); an
+	 * error the handler throws is answered as usual, unchanged.
+	 */
+	reshape?: (answer: Reply) => Reply;
+	/**
+	 * Told of the request once its answer is decided, before it is sent (or when the client left
+	 * first): `handled` is the handler's answer when the handler ran and answered (normally, with
+	 * `afterHandling` or `reshape`), `sent` what is answered (undefined for `drop` and a client gone). `entry.status` tells later whether the answer was sent
+	 * whole. A fault with only `observe` (and `forever`) changes nothing: it watches.
+	 */
+	observe?: (seen: { entry: LoggedRequest; handled?: Reply; sent?: Reply }) => void;
 }
 
 /**

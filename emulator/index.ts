@@ -327,6 +327,9 @@ function buildOrigin(
 		};
 		const fault = origin === 'api' ? faults.take(req.method, req.path) : undefined;
 		let answer: Reply;
+		// The handler's own answer, when it ran and answered (for a fault's `observe`).
+		let handled: Reply | undefined;
+		const handle = async (): Promise<Reply> => (handled = await router.handle(app, req));
 		try {
 			if (fault?.delayMs) await sleep(fault.delayMs, undefined, { signal: gone.signal });
 			if (fault?.until) {
@@ -335,11 +338,19 @@ function buildOrigin(
 			}
 			if (fault?.delayMs || fault?.until) req.now = app.clock();
 			// Acted, then the answer is lost or replaced.
-			if (fault?.afterHandling) await router.handle(app, req).catch(() => undefined);
-			if (fault?.drop) return void raw.socket.destroy();
-			answer = (fault && faultAnswer(fault, entry.headers)) ?? (await router.handle(app, req));
+			if (fault?.afterHandling) await handle().catch(() => undefined);
+			if (fault?.drop) {
+				fault.observe?.({ entry, handled });
+				return void raw.socket.destroy();
+			}
+			answer =
+				(fault && faultAnswer(fault, entry.headers)) ??
+				(fault?.reshape ? fault.reshape(await handle()) : await handle());
 		} catch (err) {
-			if (gone.signal.aborted) return;
+			if (gone.signal.aborted) {
+				fault?.observe?.({ entry, handled });
+				return;
+			}
 			if (!(err instanceof HttpError) && !options.quiet)
 				console.error('[emulator] unexpected error:', err);
 			answer =
@@ -347,6 +358,7 @@ function buildOrigin(
 					? { status: err.status, json: err.body, headers: err.headers }
 					: { status: 500, json: { detail: 'A server error occurred.' } };
 		}
+		fault?.observe?.({ entry, handled, sent: answer });
 		await body.drain().catch(() => undefined); // the client went away: nothing to answer
 		body.discardUploads();
 		await send(res, answer, fault, entry, gone.signal);

@@ -2,7 +2,7 @@ import type { IDataObject, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { MAX_ANSWER_BYTES, decodeBody, lowerCaseHeaders, toBuffer } from './body';
-import { topLevelId } from './ids';
+import { topLevelIds } from './ids';
 import { redactParsed, redactText } from './redact';
 import type { Expected, ServiceRequest, ServiceResponse } from './types';
 
@@ -93,14 +93,14 @@ export interface RefusedAnswer {
 	resourceName?: string;
 	/** Id of the resource the request is about (a Get, a poll, a Delete), named in the error. */
 	resourceId?: string;
-	/** Id of the resource a refused create's answer names at its top (`topLevelId`), if any. */
-	namedId?: string;
+	/** Ids of the resources a refused create's answer names at its top (`topLevelIds`), if any. */
+	namedIds?: string[];
 }
 
 /** "It answered the request for Extract 1f2e…." when the request is about one resource, else undefined. */
 function aboutResource(answer: RefusedAnswer): string | undefined {
 	const name = answer.resourceName ?? 'the resource';
-	if (answer.namedId) return `The answer names ${name} ${answer.namedId}.`;
+	if (answer.namedIds?.length) return `The answer names ${name} ${answer.namedIds.join(', ')}.`;
 	return answer.resourceId
 		? `It answered the request for ${name} ${answer.resourceId}.`
 		: undefined;
@@ -216,11 +216,11 @@ export function parseAnswer(
 	if (looksLikeHtml(text, contentType)) {
 		throw unusableAnswerError(node, answer, 'an HTML page', 'JSON', htmlText(text));
 	}
-	// A job the service created is named, though its answer cannot be used (`topLevelId`).
+	// A job the service created is named, though its answer cannot be used (`topLevelIds`).
 	const tooDeep = () =>
 		unusableAnswerError(
 			node,
-			{ ...answer, namedId: topLevelId(text) },
+			{ ...answer, namedIds: topLevelIds(text) },
 			`JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
 			wanted,
 		);

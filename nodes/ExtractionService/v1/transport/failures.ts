@@ -46,6 +46,10 @@ export function failedAnswerError(
 		req,
 		retryAfterMs !== undefined ? Math.round(retryAfterMs / 1000) : undefined,
 	);
+	// A failure the service asked to wait for says until when (a 429, a 5xx with Retry-After).
+	const status = response.statusCode;
+	if (retryAfterMs !== undefined && (status === 429 || status >= 500))
+		error.message = `${error.message}; it asks for no requests until ${isoSecond(Date.now() + retryAfterMs)}`;
 	// Said after the service's text, which the error caps: a cut answer says so, always.
 	if (cut)
 		error.description = [
@@ -131,7 +135,7 @@ export function rateLimitedError(
 	status: number,
 	retryMaxDelayMs: number,
 ): NodeApiError {
-	const when = new Date(Math.ceil(until / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+	const when = isoSecond(until);
 	const longer =
 		until - Date.now() > retryMaxDelayMs
 			? `longer than the node waits before a retry (${Math.round(retryMaxDelayMs / 1000)} s)`
@@ -197,4 +201,9 @@ function uploadError(node: INode, req: ServiceRequest, error: unknown): NodeOper
 			itemIndex: req.itemIndex,
 		},
 	);
+}
+
+/** Epoch ms as an ISO 8601 instant to the second, rounded up ("2026-11-28T17:00:00Z"). */
+function isoSecond(ms: number): string {
+	return new Date(Math.ceil(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }

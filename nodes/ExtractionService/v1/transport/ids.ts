@@ -18,15 +18,19 @@ export function idKey(id: unknown): string {
 }
 
 /**
- * The `id` at the top level of a JSON object's text, read without parsing the rest (an answer nested
- * too deep to parse still names the job it created): a string or a number value of the key `id` at
- * depth 1.
+ * The ids at the top of a JSON answer's text, read without parsing the rest (an answer nested too
+ * deep to parse still names the jobs it created): the `id` (a string or a number) of the object the
+ * answer is, or of each object of the list it is.
  *
- * @returns the id as text, or undefined when the text is not an object with such a key
+ * @returns the ids as text, in order; none when the text is neither
  */
-export function topLevelId(text: string): string | undefined {
+export function topLevelIds(text: string): string[] {
 	const start = text.search(/\S/);
-	if (start < 0 || text[start] !== '{') return undefined;
+	const root = text[start];
+	if (root !== '{' && root !== '[') return [];
+	// The depth of the objects whose `id` counts: the answer itself, or the elements of its list.
+	const top = root === '{' ? 1 : 2;
+	const ids: string[] = [];
 	let depth = 0;
 	let key: string | undefined;
 	for (let i = start; i < text.length; i++) {
@@ -34,22 +38,30 @@ export function topLevelId(text: string): string | undefined {
 		if (c === '"') {
 			let end = i + 1;
 			while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-			if (depth === 1) {
+			if (depth === top) {
 				let next = end + 1;
 				while (/\s/.test(text[next] ?? '')) next++;
 				const literal = text.slice(i, end + 1);
 				if (text[next] === ':') key = literal;
-				else if (key === '"id"') return tryParse(literal);
+				else if (key === '"id"') {
+					const id = tryParse(literal);
+					if (id) ids.push(id);
+					key = undefined;
+				}
 			}
 			i = end;
-		} else if (c === '{' || c === '[') depth++;
-		else if (c === '}' || c === ']') {
-			if (--depth === 0) return undefined;
-		} else if (depth === 1 && c === ',') key = undefined;
-		else if (depth === 1 && key === '"id"' && /[-\d]/.test(c))
-			return /^-?\d+(\.\d+)?/.exec(text.slice(i, i + 40))?.[0];
+		} else if (c === '{' || c === '[') {
+			if (++depth === top) key = undefined;
+		} else if (c === '}' || c === ']') {
+			if (--depth === 0) break;
+		} else if (depth === top && c === ',') key = undefined;
+		else if (depth === top && key === '"id"' && /[-\d]/.test(c)) {
+			const number = /^-?\d+(\.\d+)?/.exec(text.slice(i, i + 40))?.[0];
+			if (number) ids.push(number);
+			key = undefined;
+		}
 	}
-	return undefined;
+	return ids;
 }
 
 /** A JSON string literal's value, or undefined. */
