@@ -35,7 +35,6 @@
  * so that a shrunk counterexample reads as it happened and becomes a named test as it is printed.
  */
 import { createServer } from 'node:net';
-import path from 'node:path';
 import { inspect } from 'node:util';
 
 import fc from 'fast-check';
@@ -44,6 +43,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { Emulator, EmulatorOptions, FaultSpec, LoggedRequest } from '../../emulator';
 import { TINY_PNG } from '../../emulator/files';
 import type { Reply } from '../../emulator/http';
+import { replaceN8nSleep } from './n8n-sleep';
 import { INVOICE_SCHEMA, fileItem, runNode } from './setup';
 
 // ---------------------------------------------------------------------------------------------------
@@ -490,28 +490,20 @@ export function installFaultClock(): () => void {
 	const realNow = Date.now;
 	clock.now = Math.max(clock.now, realNow());
 	Date.now = () => clock.now;
-	const workflowDir = path.dirname(require.resolve('n8n-workflow'));
-	// The very module n8n-workflow re-exports `sleep` from (its export reads the property at each
-	// call), from this module system's registry (jest's under jest).
-	const load: NodeJS.Require = require;
-	const sleeping = load(require.resolve('@n8n/utils/sleep', { paths: [workflowDir] })) as {
-		sleep: (ms: number) => Promise<void>;
-	};
-	const realSleep = sleeping.sleep;
 	// Each sleep ends at its own time, or at once when the clock already passed it (another job's
 	// wait moved it on): waits that overlap overlap on the clock too, as they would in real time.
 	// A sliver of real time per wait lets the emulator's own work (a PDF's text, read in a worker)
 	// go on, as it would while the node waits; the clock does not depend on it.
-	sleeping.sleep = async (ms: number) => {
+	const restoreSleep = replaceN8nSleep(async (ms: number) => {
 		const end = clock.now + Math.max(0, ms);
 		await new Promise((resolve) =>
 			setTimeout(resolve, Math.min(Math.max(0, ms), 5000) * REAL_SHARE),
 		);
 		clock.now = Math.max(clock.now, end);
-	};
+	});
 	return () => {
 		Date.now = realNow;
-		sleeping.sleep = realSleep;
+		restoreSleep();
 	};
 }
 

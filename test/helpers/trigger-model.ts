@@ -22,7 +22,6 @@
  * fast-check property; `fc.assert(historyProperty(...), { seed, path })` replays one history),
  * `installSimulatedTime` (once per process, before any history).
  */
-import path from 'node:path';
 
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
@@ -30,6 +29,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { startEmulator, type Emulator, type FaultSpec, type ListOrder } from '../../emulator';
 import type { FinalStatus, ListQuirks } from '../../emulator';
 import { createTriggerHarness, type PollRun, type TriggerHarness } from '../../scripts/engine';
+import { replaceN8nSleep } from './n8n-sleep';
 
 // ---------------------------------------------------------------------------------------------------
 // Events
@@ -226,21 +226,13 @@ export const time = { now: Date.parse('2026-11-01T08:00:00.000Z') };
 export function installSimulatedTime(): () => void {
 	const realNow = Date.now;
 	Date.now = () => time.now;
-	const workflowDir = path.dirname(require.resolve('n8n-workflow'));
-	// The very module n8n-workflow re-exports `sleep` from (its export reads the property at each
-	// call), from this module system's registry (jest's under jest).
-	const load: NodeJS.Require = require;
-	const sleeping = load(require.resolve('@n8n/utils/sleep', { paths: [workflowDir] })) as {
-		sleep: (ms: number) => Promise<void>;
-	};
-	const realSleep = sleeping.sleep;
-	sleeping.sleep = async (ms: number) => {
+	const restoreSleep = replaceN8nSleep(async (ms: number) => {
 		time.now += Math.max(0, ms);
 		await new Promise((resolve) => setImmediate(resolve));
-	};
+	});
 	return () => {
 		Date.now = realNow;
-		sleeping.sleep = realSleep;
+		restoreSleep();
 	};
 }
 
