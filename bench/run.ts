@@ -10,7 +10,7 @@
  *        (concurrent ≤ T + 5 s, ratio ≥ 25×); polls per job ≤ ⌈T / 2 s⌉ + 2, 2 s to 5.5 s apart.
  *   3. Peak RSS growth of the node process during a 200 MiB Document → Upload: ≤ 64 MiB.
  *   4. CPU time per item of the node process, 500 items at T = 500 ms, minus an empty run.
- *   5. The trigger at scale (bench/trigger.ts, simulated clock): a quiet poll ≤ 3 requests
+ *   5. The trigger at scale (bench/trigger.ts, simulated clock): a quiet poll ≤ 10 requests
  *      (extractions), ≤ 10 (documents, parsings: docs/service-api.md §trigger), each job fires once
  *      and at the first poll after it finished, saved state ≤ 32 KB.
  *   6. Thousands of tiny PNGs in one execution, T = 3 s: at 5,000, peak RSS growth ≤ 16 KiB an item
@@ -500,8 +500,9 @@ async function measureTrigger(): Promise<void> {
 	const all = [...r.backlog, ...r.burst, ...r.sustained];
 	const loaded = [...r.burst, ...r.sustained];
 	const most = <R>(rows: R[], value: (row: R) => number) => Math.max(...rows.map(value));
-	// docs/service-api.md §trigger: extractions read to where they stopped (≤ 3 requests); the /v0
-	// events read their window whole (one count and ≤ 9 pages: ≤ 10).
+	// docs/service-api.md §trigger: extractions read each end to its first old one (the head's pages
+	// and one more at the new end, one at the other: ≤ 10, points 14–20); the /v0 events read their
+	// window whole (one count and ≤ 9 pages: ≤ 10).
 	const idleOf = (extractions: boolean) =>
 		most(
 			r.backlog.filter((row) => row.case.startsWith('Extraction') === extractions),
@@ -514,8 +515,8 @@ async function measureTrigger(): Promise<void> {
 	const lag = most(r.sustained, (row) => row.maxLagPolls);
 	const errors = all.flatMap((row) => row.errors.map((e) => `${row.case}: ${e}`));
 	verdict(
-		idle <= 3,
-		`trigger: extractions: a poll with nothing new made at most ${idle} requests at backlogs up to ${most(r.backlog, (row) => row.backlog)} (target ≤ 3)`,
+		idle <= 10,
+		`trigger: extractions: a poll with nothing new made at most ${idle} requests at backlogs up to ${most(r.backlog, (row) => row.backlog)} (target ≤ 10)`,
 	);
 	verdict(
 		idleWindow <= 10,

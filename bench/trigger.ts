@@ -4,7 +4,7 @@
  * this process and the emulator's clock): a poll is a minute of the service's time, taken at once,
  * so nothing depends on this machine's speed. Each scenario runs on a fresh emulator:
  *   A. Backlog: N final jobs over the 10 minutes before activation (N = --backlogs), for each event
- *      (Extraction Finished in both list orders): requests of a quiet poll (≤ 3), then of 100 new.
+ *      (Extraction Finished in both list orders): requests of a quiet poll (≤ 10), then of 100 new.
  *   B. Burst: --burst jobs unfinished for 5 polls, then finished at once: each fires once.
  *   C. Sustained: --rate jobs a minute for --minutes, each taking 0–2 minutes: each fires at the
  *      first poll after it finished.
