@@ -36,6 +36,7 @@ import {
 	type ServerRunResult,
 } from '../lib/n8n-server';
 import { commandError, removeAtExit, runMain, secs } from '../lib/processes';
+import { describePatches, newerPatches } from '../lib/n8n-patches';
 import { checks } from './checks';
 import { DATA_TABLE_FILE, runDataTableExample } from './data-table-run';
 import {
@@ -452,6 +453,16 @@ async function main(): Promise<number> {
 		);
 		for (const w of r.workflows) console.log(`  ${w.ok ? 'PASS' : 'FAIL'} ${w.file}`);
 		for (const l of r.resultLines) console.log(`  ${l}`);
+		// Issue 33: whether a newer patch of this line installs now (a notice, not a failure).
+		if (r.info) {
+			const current = r.info.version;
+			const notice = await newerPatches(current).then(
+				(patches) => describePatches(current, patches),
+				(error: unknown) =>
+					`could not check for newer patches of n8n ${current}: ${error instanceof Error ? error.message : String(error)}`,
+			);
+			console.log(`  ${notice}`);
+		}
 	}
 	const all = results.flatMap((r) => r.workflows);
 	const passed = all.filter((w) => w.ok).length;
