@@ -78,14 +78,15 @@ export async function createAndWait(
 		if (!existing)
 			for (const job of jobs)
 				client.recordCreated({ resourceName: kind.resourceName, id: String(job.id), itemIndex });
-		return { jobs, refused };
+		return { jobs, refused, reused: existing !== undefined };
 	};
 	const groups = await Promise.all(
 		requests.map(async (request): Promise<JobOutcome[]> => {
 			let jobs: IDataObject[];
 			let refused: unknown[];
+			let reused: boolean;
 			try {
-				({ jobs, refused } = await create(request));
+				({ jobs, refused, reused } = await create(request));
 			} catch (error) {
 				return [await outcomeOf(client, itemIndex, undefined, Promise.reject(error))];
 			}
@@ -99,7 +100,7 @@ export async function createAndWait(
 							client,
 							itemIndex,
 							String(job.id),
-							waitForJob(ctx, client, kind, job, itemIndex, wait).then(
+							waitForJob(ctx, client, kind, job, itemIndex, wait, undefined, !reused).then(
 								async (final) => await shape(final, request.file),
 							),
 						),

@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { CancelledError } from '../transport/sleep';
+import { PollLearner } from './poll-learning';
 
 /** Timing of Wait for Completion. All durations in ms. */
 export interface PollTiming {
@@ -60,6 +61,12 @@ export interface PollOptions<T> {
 	 * wait in the scheduler as their due time only, not as requests queued for a slot.
 	 */
 	maxInFlight?: number;
+	/**
+	 * The kind of a job created in this execution (its resource name), whose polls teach the
+	 * execution how long such jobs take and whose first poll waits for it (`poll-learning.ts`).
+	 * Unset for a job read, not created (Get, Reuse Existing Job): its age is not known.
+	 */
+	learnAs?: string;
 }
 
 /** Most polls in flight at once when the options do not say (twice the default Concurrency). */
@@ -107,6 +114,8 @@ interface Waiting<T> {
 	resource: T;
 	n: number;
 	due: number;
+	/** When the wait began (epoch ms): the polls' times since the create are noted from it. */
+	since: number;
 	lastFailure?: unknown;
 	resolve: (result: PollResult<T>) => void;
 	reject: (error: unknown) => void;
@@ -128,13 +137,25 @@ export class PollScheduler {
 
 	private maxInFlight = DEFAULT_POLLS_IN_FLIGHT;
 
+	/** How long this execution's jobs took, per kind: it times their first polls. */
+	private readonly learner = new PollLearner();
+
 	constructor(private readonly signal: AbortSignal) {}
 
 	/** Adds a job and resolves when it is final or timed out (see `pollUntilFinal`). */
 	async wait<T>(initial: T, options: PollOptions<T>): Promise<PollResult<T>> {
 		if (options.maxInFlight !== undefined) this.maxInFlight = Math.max(1, options.maxInFlight);
 		return await new Promise<PollResult<T>>((resolve, reject) => {
-			this.schedule({ options, resource: initial, n: 0, due: 0, resolve, reject } as Waiting<T>);
+			const since = Date.now();
+			this.schedule({
+				options,
+				resource: initial,
+				n: 0,
+				due: 0,
+				since,
+				resolve,
+				reject,
+			} as Waiting<T>);
 		});
 	}
 
@@ -149,9 +170,12 @@ export class PollScheduler {
 		// inside that margin, the poll just made was the last.
 		if (left <= 0 || (job.n > 0 && left <= LAST_POLL_MARGIN_MS))
 			return job.resolve({ resource: job.resource, timedOut: true, lastFailure: job.lastFailure });
-		job.due =
-			Date.now() +
-			Math.min(pollDelay(job.n, options.timing), Math.max(0, left - LAST_POLL_MARGIN_MS));
+		// The first wait is today's, or as long as this execution's jobs of the kind took; the next
+		// ones are today's (`poll-learning.ts`: never more polls than today).
+		let delay = pollDelay(job.n, options.timing);
+		if (job.n === 0 && options.learnAs !== undefined)
+			delay = this.learner.firstPollMs(options.learnAs, delay) ?? delay;
+		job.due = Date.now() + Math.min(delay, Math.max(0, left - LAST_POLL_MARGIN_MS));
 		this.push(job as Waiting<unknown>);
 		if (!this.looping) void this.loop();
 	}
@@ -200,9 +224,12 @@ export class PollScheduler {
 		const { options } = job;
 		this.inFlight++;
 		let failed: unknown;
+		const startedAt = Date.now();
 		try {
 			job.resource = await options.fetch(options.deadline);
 			job.lastFailure = undefined;
+			if (options.learnAs !== undefined)
+				this.learner.note(options.learnAs, startedAt - job.since, options.isFinal(job.resource));
 		} catch (error) {
 			if (this.signal.aborted || !(Date.now() >= options.deadline || options.isSkippable?.(error)))
 				failed = error ?? new Error('The poll failed');

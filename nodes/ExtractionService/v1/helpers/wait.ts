@@ -55,6 +55,8 @@ export function withJobNote(
  *
  * @param created the job as created or read (checked: it has an `id`)
  * @param timing poll timing override (tests); default 2 s growing to 5 s
+ * @param justCreated whether the job was created in this execution just now (its polls then time the
+ *   first polls of the execution's later jobs of the kind, `poll-learning.ts`)
  * @returns the job in its final (or last seen) state
  */
 export async function waitForJob(
@@ -65,6 +67,7 @@ export async function waitForJob(
 	itemIndex: number,
 	settings: WaitSettings,
 	timing?: PollTiming,
+	justCreated = false,
 ): Promise<IDataObject> {
 	if (!settings.waitForCompletion) return created;
 	const node = ctx.getNode();
@@ -79,6 +82,7 @@ export async function waitForJob(
 		isSkippable: isRetryLater,
 		timing,
 		maxInFlight: 2 * client.settings.concurrency,
+		...(justCreated ? { learnAs: kind.resourceName } : {}),
 	}).catch((error: unknown) => {
 		const cause = client.signal.aborted
 			? new NodeOperationError(node, 'The execution was cancelled', { itemIndex })

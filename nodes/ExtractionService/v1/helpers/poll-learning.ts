@@ -1,0 +1,90 @@
+/**
+ * What the jobs of one execution show about how long a kind of job takes (issue 33,
+ * `docs/service-api.md` §node, Polling): every poll of a job created in the execution is noted with
+ * its time since the create was answered and whether the job was final, and a new job's first poll
+ * waits until the time by which such jobs have been seen final (`firstPollMs`).
+ *
+ * Only the first wait changes: the polls after it keep today's gaps (2.5 s growing to 5 s), so the
+ * k-th poll of a job never comes before the k-th poll of today's schedule (a job is never polled more
+ * often than today), and a job slower than the learned time is seen less than one gap later than
+ * today's schedule would have seen it. All times in ms.
+ */
+
+/** Polls of each kind (final, still running) remembered: the most recent ones. */
+export const MAX_NOTED = 200;
+
+/** Jobs of a kind seen final before their times are used. */
+export const MIN_FINISHED = 5;
+
+/** The share of jobs seen final by a time taken as "by then they are final" (`firstPollMs`). */
+const FINISHED_QUANTILE = 0.1;
+
+/** The share of polls that found a job still running below which the running ones are ignored. */
+const RUNNING_QUANTILE = 0.9;
+
+/** One job in this many polls first halfway between the running and the final time (a probe). */
+export const PROBE_EVERY = 5;
+
+/** The value below which `share` of `values` lie (nearest rank); undefined for none. */
+function quantile(values: number[], share: number): number | undefined {
+	if (values.length === 0) return undefined;
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))];
+}
+
+/** The polls of one kind of job: times since the create at which jobs were final, or running. */
+class KindTimes {
+	readonly finished: number[] = [];
+
+	readonly running: number[] = [];
+
+	/** First polls timed so far (every `PROBE_EVERY`-th is a probe). */
+	timed = 0;
+
+	note(elapsedMs: number, final: boolean): void {
+		const list = final ? this.finished : this.running;
+		list.push(elapsedMs);
+		if (list.length > MAX_NOTED) list.shift();
+	}
+}
+
+/** The times of the jobs of one execution, per kind (e.g. "Extract"). */
+export class PollLearner {
+	private readonly kinds = new Map<string, KindTimes>();
+
+	/**
+	 * Notes one poll of a job created in this execution.
+	 *
+	 * @param kind the job kind (its resource name)
+	 * @param elapsedMs time from the create's answer to the poll's start
+	 * @param final whether the poll found the job final
+	 */
+	note(kind: string, elapsedMs: number, final: boolean): void {
+		let times = this.kinds.get(kind);
+		if (!times) this.kinds.set(kind, (times = new KindTimes()));
+		times.note(elapsedMs, final);
+	}
+
+	/**
+	 * When to poll a new job of `kind` first (ms after its create was answered), at least `todayMs`
+	 * (today's first wait): undefined until `MIN_FINISHED` jobs of the kind were seen final.
+	 *
+	 * The time by which the jobs are final is the low quantile of the times they were seen final at
+	 * (`finished`): the first poll goes there. Polls there only ever confirm it, so one job in
+	 * `PROBE_EVERY` probes lower, halfway down to the high quantile of the times jobs were still
+	 * running below it (`running`): final there, the finished times move down; running, the running
+	 * ones move up. For jobs of one time the first poll settles just after it, with at most one probe
+	 * in `PROBE_EVERY` polling twice.
+	 */
+	firstPollMs(kind: string, todayMs: number): number | undefined {
+		const times = this.kinds.get(kind);
+		if (!times || times.finished.length < MIN_FINISHED) return undefined;
+		const finished = quantile(times.finished, FINISHED_QUANTILE) as number;
+		const running = quantile(
+			times.running.filter((t) => t < finished),
+			RUNNING_QUANTILE,
+		);
+		const probe = times.timed++ % PROBE_EVERY === 0 && running !== undefined;
+		return Math.max(todayMs, probe ? (running + finished) / 2 : finished);
+	}
+}
