@@ -31,28 +31,17 @@ const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
 const BUDGET_SHARE = 0.9;
 
 /**
- * The trigger's `poll()`: one poll of the selected event, as n8n calls it on every poll time
- * (mode `trigger`) and for the editor's "Fetch Test Event" (mode `manual`).
- *
- * - Trigger mode: does nothing while another poll of the node still runs (n8n may start one before
- *   the last ended); otherwise reads the state from the node's static data, polls (`window.ts` for the `/v0`
- *   events, `scan.ts` for extractions), shapes the output, and only then writes the new state and
- *   returns the items (null when nothing fired, as n8n expects). Any failure throws before the state
- *   is written: the cursor is kept and the next poll reads the same jobs again, so none is lost.
- *   A poll that saw what the trigger cannot recover (items appearing far behind its cursor) writes
- *   a state that records it was reported, then throws its error. A job whose own read by id fails
- *   does not fail the poll: it waits for the next poll while the others fire; after
- *   `MAX_READ_FAILURES` polls in a row it is dropped, kept in the state as a job to report, and the
- *   first poll with nothing to output throws the error naming it (`unreadableError`), once.
- * - Manual mode: the most recent matching job (`sample.ts`); the state is neither read nor written.
- *
- * Every request goes through the node's `ExtractionServiceClient` (retries, Request Timeout, checked
- * answers, secrets redacted, `§node`) with a deadline at 90 % of n8n's poll budget.
+ * The trigger's `poll()`, as n8n calls it at every poll time (mode `trigger`) and for the editor's
+ * "Fetch Test Event" (mode `manual`: the most recent matching job, `sample.ts`; no state read or
+ * written). A poll runs alone (§trigger 6), reads the state, polls (`window.ts` for the `/v0`
+ * events, `scan.ts` for extractions), and saves the state only when it returns or reports
+ * (§trigger 1–2). Every request goes through the node's `ExtractionServiceClient` (§node), with a
+ * deadline at 90 % of n8n's poll budget (`docs/service-api.md`).
  *
  * @returns one output with an item per job (per list element with Split Into Items), or null
- * @throws NodeOperationError for a bad parameter, (manual mode) when nothing matches, or for jobs
- *   whose reads by id kept failing; NodeApiError for the service's errors (401: key or token; 5xx
- *   on a list after retries; …)
+ * @throws NodeOperationError for a bad parameter, (manual mode) when nothing matches, for jobs
+ *   given up (`unreadableError`) or what a poll reports (§trigger 11–12); NodeApiError for the
+ *   service's errors (401: key or token; 5xx on a list after retries; …)
  */
 export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const node = this.getNode();
@@ -111,7 +100,9 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		const fingerprint = JSON.stringify({
 			event: spec.value,
 			filters: env.filters,
-			since: sinceFingerprint(options.includeExistingSince, sinceText),
+			// As written, not as read: a new workflow time zone keeps the state (the option is only
+			// read when the trigger starts afresh).
+			since: sinceText === undefined ? null : String(options.includeExistingSince).trim(),
 			baseUrl,
 		});
 		const saved = loadState(data, fingerprint);
@@ -212,24 +203,6 @@ const REPORTED = new Map<string, { before: string; after: TriggerState }>();
 
 /** Static-data key of the running poll's start (epoch ms): see the overlap guard in `pollTrigger`. */
 const POLL_STARTED_AT = 'pollStartedAt';
-
-/**
- * Include Existing Since as the state's fingerprint holds it: as versions before the workflow's time
- * zone was used read it (JavaScript's `Date.parse`, in the n8n server's zone), so that the upgrade
- * keeps every saved state: a state whose fingerprint changed starts afresh, and with this option
- * that outputs the existing jobs again. The option is only read when the trigger starts afresh, so
- * keeping the state of a workflow whose time zone changed is right too. Values `Date.parse` cannot
- * read (those versions refused them) are fingerprinted by their reading, `since`.
- *
- * @param value the option as the node parameter gives it
- * @param since the option's reading (`isoDateTime`), undefined when not set
- * @returns an ISO 8601 instant, or null when the option is not set
- */
-function sinceFingerprint(value: unknown, since: string | undefined): string | null {
-	if (since === undefined) return null;
-	const earlier = Date.parse(String(value ?? '').trim());
-	return Number.isNaN(earlier) ? since : new Date(earlier).toISOString();
-}
 
 /** The filters each kind of event takes (the extraction list's, or `search` for the /v0 lists). */
 const EVENT_FILTERS = {

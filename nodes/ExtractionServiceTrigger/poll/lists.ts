@@ -114,7 +114,32 @@ export function asNodeError(node: INode, error: unknown): NodeApiError | NodeOpe
  * the poll's deadline, through the node's client (retries, checked answers, redaction; `§node`).
  */
 export class EventList {
-	constructor(private readonly env: PollEnv) {}
+	/** Polls in a row each job's read by id failed (the state's `fails`; `countFailure`). */
+	readonly fails: Record<string, number>;
+
+	/** Jobs given up in this poll (`countFailure`): reported once. */
+	readonly dropped: Unreadable[] = [];
+
+	constructor(
+		private readonly env: PollEnv,
+		fails: Record<string, number> = {},
+	) {
+		this.fails = { ...fails };
+	}
+
+	/**
+	 * Counts this poll's failed read of `id` (its message in `failed`): true when it was the
+	 * `MAX_READ_FAILURES`-th poll in a row, the job then given up (`dropped`, its count removed).
+	 */
+	countFailure(id: string): boolean {
+		const n = (this.fails[id] ?? 0) + 1;
+		if (n < MAX_READ_FAILURES) this.fails[id] = n;
+		else {
+			delete this.fails[id];
+			this.dropped.push({ id, error: this.failed.get(id) ?? 'the read failed' });
+		}
+		return n >= MAX_READ_FAILURES;
+	}
 
 	/**
 	 * One page of the list (`§v0-2.5`, `§unversioned-2.4`).
@@ -195,7 +220,7 @@ export class EventList {
 	/**
 	 * Reads jobs by id, all at once (the client bounds the requests in flight), each read settled on
 	 * its own: one job that cannot be read does not fail the others (issue 31 item 6). A job whose
-	 * read already failed in this poll is not read again (it stays in `failed`).
+	 * read already failed in this poll is not read again (it stays in `failed`); one read clears its `fails`.
 	 *
 	 * @returns the jobs read by id; undefined for a 404 (deleted since it was listed); a read that
 	 *   failed with an error of its own is absent and its message is in `failed`
@@ -206,7 +231,9 @@ export class EventList {
 		const settled = await Promise.allSettled(ids.map(async (id) => await this.job(id)));
 		const read = new Map<string, IDataObject | undefined>();
 		settled.forEach((outcome, index) => {
-			if (outcome.status === 'fulfilled') read.set(ids[index], outcome.value);
+			if (outcome.status !== 'fulfilled') return;
+			read.set(ids[index], outcome.value);
+			delete this.fails[ids[index]];
 		});
 		for (const [index, outcome] of settled.entries()) {
 			if (outcome.status === 'fulfilled') continue;
@@ -246,32 +273,4 @@ function failureText(error: unknown): string {
 	const code = error instanceof NodeApiError ? error.httpCode : undefined;
 	const text = code && !message.includes(code) ? `HTTP ${code}: ${message}` : message;
 	return text.length > 300 ? `${text.slice(0, 299)}…` : text;
-}
-
-/**
- * Searches a time bound between `good` (where `fits` holds) and `bad` (where it does not), for a
- * `fits` that holds on one side of some point and not on the other; either bound may be the larger.
- * Halves the interval until it is 1 ms wide, or stops early once `fits` reports the bound as
- * `enough` (a window that is full enough); at most 48 steps.
- *
- * @param test the query's count at a bound: `fits` (small enough), `enough` (fits, and full
- *   enough to stop), or `tooMany`
- * @returns a bound for which `test` did not say `tooMany` (or `good` itself)
- */
-export async function searchBound(
-	good: number,
-	bad: number,
-	test: (bound: number) => Promise<'fits' | 'enough' | 'tooMany'>,
-): Promise<number> {
-	for (let step = 0; step < 48 && Math.abs(bad - good) > 1; step++) {
-		const mid = Math.floor((good + bad) / 2);
-		const verdict = await test(mid);
-		if (verdict === 'tooMany') {
-			bad = mid;
-		} else {
-			good = mid;
-			if (verdict === 'enough') break;
-		}
-	}
-	return good;
 }

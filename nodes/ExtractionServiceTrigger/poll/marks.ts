@@ -61,8 +61,7 @@ export function unpackMarks(text: unknown): Mark[] | undefined {
 	const marks: Mark[] = [];
 	let key = 0;
 	for (const part of text.split(',')) {
-		// `!<fails>` (version 2 states) is read and dropped: failures are counted by id now.
-		const match = /^([A-Za-z0-9_-]{6})([0-9a-z]+)(?:~(\d+))?(?:!\d+)?$/.exec(part);
+		const match = /^([A-Za-z0-9_-]{6})([0-9a-z]+)(?:~(\d+))?$/.exec(part);
 		if (!match) return undefined;
 		key += parseInt(match[2], 36);
 		marks.push({ hash: match[1], key, ...(match[3] ? { misses: Number(match[3]) } : {}) });

@@ -12,19 +12,16 @@ import {
 	outOfTime,
 	timestampMs,
 	type PollEnv,
-	type Unreadable,
 } from './lists';
 import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
-import { SCAN_STATE_VERSION, type ScanState } from './state';
+import { STATE_VERSION, type ScanState } from './state';
 import { MARGIN_MS, MAX_WINDOW_PAGES, type PollOutcome } from './window';
 
 /**
- * Extraction Finished / Failed (`docs/service-api.md` §trigger, points 14–20): `GET /extract/`
- * (§unversioned-4.1) has no date filter and its items no date, and the reference shows no order.
- * The trigger relies on one thing only: new extractions are listed at one end of the list (either).
- * It remembers, by id, the extractions it handled lately (`head`) and the ones just behind them at
- * each end (`old`); each poll reads from both ends inward until it meets a remembered old one:
- * what it meets before that and does not know is new.
+ * Extraction Finished / Failed: `docs/service-api.md` §trigger points 14–20, which this file
+ * follows (point numbers in the comments below). `GET /extract/` (§unversioned-4.1) has no date
+ * filter, its items no date, and no order is shown: new extractions are found between an end of
+ * the list and the first extraction remembered as old at that end.
  */
 
 /** Old extractions remembered at each end of what a poll read (where the next poll stops reading). */
@@ -101,25 +98,13 @@ class Pages {
 }
 
 /**
- * One poll of an extraction event. Reads the list from page 1 forwards and from its last page
- * backwards, each until it meets an extraction remembered as old (and to the end of that page);
- * then:
- * - an unknown extraction met before that (`front`) is new when listed past one handled lately at
- *   its end (`fresh`), or else created at most 10 minutes before `edge`; final in a status that
- *   fires, it is read by id and fires; final in another, it is handled; unfinished, pending;
- * - a pending one listed final is read by id and fires (whatever its date); one not listed in 3
- *   complete reads in a row was deleted;
- * - per end, the extractions met in front in the last 10 minutes of the trigger's clock, at most
- *   `MAX_HEAD`, stay in `head`; the next `MAX_OLD`, and those at the list's ends, become `old`;
- *   a pending one that leaves `head` is followed by id (`follow`, 404 = deleted) — never past one
- *   not handled yet, nor past an unfinished one when `MAX_FOLLOW` are followed.
+ * One poll of an extraction event (§trigger 14–18): reads both ends, fires what is new or pending
+ * and now final (read by id, at most `MAX_FIRING_PER_POLL`), and moves the head. At activation (no
+ * state) the whole list is read and nothing fires but, with Include Existing Since (`since`, epoch
+ * ms), the final ones created at or after it.
  *
- * At activation (no state) the whole list is read (at most `MAX_WINDOW_PAGES` pages, half the
- * poll's time): what is final is recorded without firing — with Include Existing Since (`since`),
- * those created at or after it fire — and what is unfinished is followed.
- *
- * @returns the extractions that fire (read by id, oldest first), the next state, and jobs dropped
- *   because their read failed 3 polls in a row
+ * @returns the extractions that fire (read by id, oldest first), the next state, and jobs given up
+ *   because their read failed `MAX_READ_FAILURES` polls in a row
  * @throws NodeApiError for a failed list request (the caller then keeps the previous state)
  */
 export async function pollScan(
@@ -129,14 +114,13 @@ export async function pollScan(
 	fingerprint: string,
 ): Promise<PollOutcome<ScanState>> {
 	const { spec } = env;
-	const list = new EventList(env);
+	const list = new EventList(env, state?.fails);
 	const pages = new Pages(list, env);
 	const sets = {
 		head: new MarkSet(unpackMarks(state?.head) ?? []),
 		pending: new MarkSet(unpackMarks(state?.pending) ?? []),
 		old: new MarkSet(unpackMarks(state?.old) ?? []),
 	};
-	const fails: Record<string, number> = { ...(state?.fails ?? {}) };
 	// The newest `created_at` read (activation: of the extractions at the list's ends). Where a read
 	// cannot tell an extraction is new by where it stands (no handled one before it at its end),
 	// one created more than 10 minutes before it is not.
@@ -151,12 +135,12 @@ export async function pollScan(
 		return undefined;
 	};
 
-	const read = state
-		? await readEnds(env, pages, knownOf, async (id) => {
-				const created = timestampMs((await list.jobs([id])).get(id)?.created_at);
-				return created !== undefined && !recent(created);
-			})
-		: await readAll(env, pages, (id) => ({ known: knownOf(id) }));
+	// At activation nothing is known and nothing is old: the whole list is read from page 1.
+	const read = await readEnds(env, pages, knownOf, async (id) => {
+		if (!state) return false;
+		const created = timestampMs((await list.jobs([id])).get(id)?.created_at);
+		return created !== undefined && !recent(created);
+	});
 	const all = [...new Set([...read.ends[0], ...read.ends[1]])];
 	if (!state) {
 		// The service's own time: the newer of the two extractions at the list's ends (none: 0).
@@ -167,25 +151,16 @@ export async function pollScan(
 
 	// 1. Followed extractions, by id (404: deleted).
 	const fired: IDataObject[] = [];
-	const dropped: Unreadable[] = [];
-	const failed = (id: string): boolean => {
-		fails[id] = (fails[id] ?? 0) + 1;
-		if (fails[id] < MAX_READ_FAILURES) return false;
-		dropped.push({ id, error: list.failed.get(id) ?? 'the read failed' });
-		delete fails[id];
-		return true;
-	};
 	const following = new Set(state?.follow ?? []);
 	const follow: string[] = [];
 	const followed = await list.jobs([...following]);
 	for (const id of following) {
 		if (list.failed.has(id)) {
-			if (!failed(id)) follow.push(id);
+			if (!list.countFailure(id)) follow.push(id);
 			continue;
 		}
 		const job = followed.get(id);
 		if (!job) continue;
-		delete fails[id];
 		if (!isFinal(spec, job.status)) follow.push(id);
 		else if (fires(spec, job.status)) fired.push(job);
 	}
@@ -214,11 +189,10 @@ export async function pollScan(
 	const got = await list.jobs(reading.map((met) => met.id));
 	for (const met of reading) {
 		if (list.failed.has(met.id)) {
-			met.outcome = failed(met.id) ? 'handled' : 'unhandled';
+			met.outcome = list.countFailure(met.id) ? 'handled' : 'unhandled';
 			continue;
 		}
 		const job = got.get(met.id);
-		delete fails[met.id];
 		const created = timestampMs(job?.created_at);
 		if (created !== undefined && state) edge = Math.max(edge, created);
 		if (!job) met.outcome = 'gone';
@@ -253,7 +227,7 @@ export async function pollScan(
 			own[zone].at >= newest - MARGIN_MS
 		)
 			zone++;
-		if (!read.complete) zone = own.length; // a read cut short: nothing leaves the head
+		if (!read.complete && state) zone = own.length; // a read cut short: nothing leaves the head
 		const outcomes = own.map((met) => met.outcome);
 		zone = Math.max(zone, outcomes.lastIndexOf('unhandled') + 1);
 		// Unfinished ones beyond it are followed by id, as far as MAX_FOLLOW ids; past that they stay pending.
@@ -320,7 +294,7 @@ export async function pollScan(
 		);
 
 	const nextState: ScanState = {
-		v: SCAN_STATE_VERSION,
+		v: STATE_VERSION,
 		strategy: 'scan',
 		fingerprint,
 		edge,
@@ -328,9 +302,9 @@ export async function pollScan(
 		pending: packMarks(next.pending),
 		old: packMarks(next.old),
 		follow: [...new Set(follow)],
-		...(Object.keys(fails).length > 0 ? { fails } : {}),
+		...(Object.keys(list.fails).length > 0 ? { fails: list.fails } : {}),
 	};
-	return { resources: byCreation(fired), state: nextState, unreadable: dropped };
+	return { resources: byCreation(fired), state: nextState, unreadable: list.dropped };
 }
 
 /** What a read of the list met: per end, in the order read from that end inward. */
@@ -426,43 +400,4 @@ async function readEnds(
 			for (const met of sequence) if (met.end === e && met.front && !met.known) met.fresh = true;
 	});
 	return { ends, complete, last };
-}
-
-/**
- * Activation: reads the whole list (at most `MAX_WINDOW_PAGES` pages and half the poll's time;
- * then its last page too); every item is `front` (so read by id when Include Existing Since may
- * fire it) and the ends are the list's ends.
- */
-async function readAll(
-	env: PollEnv,
-	pages: Pages,
-	knownOf: (id: string) => Pick<Met, 'known'>,
-): Promise<ListRead> {
-	const now = Date.now();
-	const items: Met[] = [];
-	const ids = new Set<string>();
-	const add = (results: IDataObject[]) => {
-		for (const item of results) {
-			const id = idOf(item);
-			if (id === undefined || ids.has(id)) continue;
-			ids.add(id);
-			items.push({ id, item, ...knownOf(id), front: true, at: now, end: 0 });
-		}
-	};
-	let last = 0;
-	for (let n = 1; n <= MAX_WINDOW_PAGES && (n === 1 || !outOfTime(env)); n++) {
-		const page = await pages.get(n);
-		add(page.results);
-		if (!page.next || page.results.length === 0) {
-			last = page.results.length === 0 ? Math.max(1, n - 1) : n;
-			break;
-		}
-	}
-	if (last === 0) {
-		last = await pages.last();
-		add((await pages.get(last)).results);
-	}
-	const half = Math.ceil(items.length / 2);
-	for (const met of items.slice(half)) met.end = 1;
-	return { ends: [items.slice(0, half), items.slice(half).reverse()], complete: true, last };
 }

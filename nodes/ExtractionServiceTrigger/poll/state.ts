@@ -1,28 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Unreadable } from './lists';
-import { markOf, packMarks, unpackMarks } from './marks';
+import { unpackMarks } from './marks';
 
 /**
  * What the trigger keeps between polls, in n8n's workflow static data of the node
- * (`getWorkflowStaticData('node')`; n8n saves it with the workflow on activation and when a poll
- * emits items, and with durable cursors together with the poll's execution).
- *
- * Rules that keep every job firing exactly once:
- * - a poll changes the static data only after every request of the poll succeeded, right before it
- *   returns (`saveState`): a poll that throws (401, 5xx after retries, a timeout, an unusable
- *   answer) leaves the previous state untouched, so the next good poll reads the same items again;
- *   the one exception is a job's own read by id (`EventList.jobs`): one that fails leaves that job
- *   unhandled with a count of failures (`fails`) while the others fire and the poll commits,
- *   and after `MAX_READ_FAILURES` polls in a row it is dropped and reported once (`UnreadReport`);
- * - the state records the configuration it was made for (`fingerprint`: event, filters, Include
- *   Existing Since, Base URL); another configuration starts afresh from "now" (no replay);
- * - the state holds no history of fired ids: only those of the last minutes (at most about 1,000)
- *   and of unfinished jobs, as compact marks (`marks.ts`, about 9 bytes each): a few KB.
+ * (`getWorkflowStaticData('node')`, saved with the workflow, or with the poll's execution under
+ * durable cursors): changed only by a poll that succeeded, right before it returns (`saveState`;
+ * `docs/service-api.md` §trigger points 1, 5, 13); a few KB of marks (`marks.ts`), no history.
  */
-
-/** Bumped when the shape changes; a state of another version starts afresh. */
-export const STATE_VERSION = 2;
 
 /**
  * Jobs to report (`pollTrigger`): dropped because their read by id failed `MAX_READ_FAILURES`
@@ -38,15 +24,15 @@ export interface UnreadReport {
 /** Most jobs to report a state names (`UnreadReport`): it stays small whatever fails. */
 export const MAX_UNREAD_KEPT = 20;
 
-/** Version of a `window` state (version 2 states are taken over, see `loadState`). */
-export const WINDOW_STATE_VERSION = 3;
+/** Version of the state: bumped when its shape changes; a state of another version starts afresh. */
+export const STATE_VERSION = 3;
 
 /**
  * State of a `window` event (`window.ts`): the `/v0` lists, read by creation time
  * (`docs/service-api.md` §trigger).
  */
 export interface WindowState extends UnreadReport {
-	v: typeof WINDOW_STATE_VERSION;
+	v: typeof STATE_VERSION;
 	strategy: 'window';
 	fingerprint: string;
 	/** The window's start, in the service's own time (ISO 8601): each poll reads the items created at or after it. */
@@ -57,14 +43,9 @@ export interface WindowState extends UnreadReport {
 	follow: string[];
 	/** Polls in a row a job's read by id failed, by id (`MAX_READ_FAILURES`). */
 	fails?: Record<string, number>;
-	/** Marks of the unfinished jobs a version 2 state followed, taken over by the next poll. */
-	legacy?: string;
 	/** How many items the list held created before `from`, as the last poll left it (absent: not known). */
 	older?: number;
 }
-
-/** Version of a `scan` state (version 2 states are taken over, see `loadScan`). */
-export const SCAN_STATE_VERSION = 3;
 
 /**
  * State of a `scan` event (`scan.ts`): the unversioned extraction list, which has no dates
@@ -72,7 +53,7 @@ export const SCAN_STATE_VERSION = 3;
  * (epoch ms, n8n's clock).
  */
 export interface ScanState extends UnreadReport {
-	v: typeof SCAN_STATE_VERSION;
+	v: typeof STATE_VERSION;
 	strategy: 'scan';
 	fingerprint: string;
 	/**
@@ -80,7 +61,7 @@ export interface ScanState extends UnreadReport {
 	 * that cannot be told new by where it is listed fires only if created at most 10 minutes before it.
 	 */
 	edge: number;
-	/** Marks of the extractions handled lately (the last 10 minutes, at most `MAX_SEEN`). */
+	/** Marks of the extractions handled lately (the last 10 minutes, at most `MAX_HEAD` an end). */
 	head: string;
 	/** Marks of the extractions of the head still unfinished. */
 	pending: string;
@@ -106,66 +87,37 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isI
  * @returns a plain copy, safe to change before `saveState`
  */
 export function loadState(data: IDataObject, fingerprint: string): TriggerState | undefined {
-	const state = loadPlace(data, fingerprint);
+	if (data.v !== STATE_VERSION || !sameButFilters(data.fingerprint, fingerprint)) return undefined;
+	const state =
+		data.strategy === 'window'
+			? loadWindow(data, fingerprint)
+			: data.strategy === 'scan'
+				? loadScan(data, fingerprint)
+				: undefined;
 	if (!state) return undefined;
-	const unread = Array.isArray(data.unread)
-		? (data.unread as unknown[]).filter(
-				(entry): entry is Unreadable =>
-					typeof entry === 'object' &&
-					entry !== null &&
-					typeof (entry as IDataObject).id === 'string' &&
-					typeof (entry as IDataObject).error === 'string',
-			)
-		: [];
+	const unread = (Array.isArray(data.unread) ? (data.unread as IDataObject[]) : [])
+		.filter((entry) => typeof entry?.id === 'string' && typeof entry.error === 'string')
+		.slice(0, MAX_UNREAD_KEPT)
+		.map((entry) => ({ id: entry.id as string, error: entry.error as string }));
 	return {
 		...state,
-		...(unread.length > 0
-			? { unread: unread.slice(0, MAX_UNREAD_KEPT).map(({ id, error }) => ({ id, error })) }
-			: {}),
+		...(unread.length > 0 ? { unread } : {}),
 		...(isCount(data.unreadMore) && data.unreadMore > 0 ? { unreadMore: data.unreadMore } : {}),
 	};
 }
 
-/** `loadState` without the jobs to report. */
-function loadPlace(data: IDataObject, fingerprint: string): TriggerState | undefined {
-	if (data.strategy === 'window' && sameButFilters(data.fingerprint, fingerprint))
-		return loadWindow(data, fingerprint);
-	if (data.strategy === 'scan' && sameButFilters(data.fingerprint, fingerprint)) {
-		return loadScan(data, fingerprint);
-	}
-	return undefined;
-}
-
-/**
- * A `scan` state: one of this version, or one of version 2 (the ids of the newest handled
- * extractions in `edge`, `created_at` of the newest in `t`), taken over: its edge is where the
- * next poll stops reading, and only extractions created after `t` fire; its unfinished ones
- * (marked by place) are found again as the first poll reads the list from its far end.
- */
+/** A `scan` state, or undefined. */
 function loadScan(data: IDataObject, fingerprint: string): ScanState | undefined {
-	const base = { v: SCAN_STATE_VERSION, strategy: 'scan', fingerprint } as const;
-	if (data.v === STATE_VERSION) {
-		if (!isStringArray(data.edge)) return undefined;
-		const t = typeof data.t === 'number' && Number.isFinite(data.t) ? data.t : Date.now();
-		return {
-			...base,
-			// Only extractions created after the newest the old state handled fire (`scan.ts` allows 10 minutes).
-			edge: t + 10 * 60_000 + 1,
-			head: '',
-			pending: '',
-			old: packMarks(data.edge.map((id) => markOf(id, 0))),
-			follow: [],
-		};
-	}
 	if (
-		data.v !== SCAN_STATE_VERSION ||
 		typeof data.edge !== 'number' ||
 		![data.head, data.pending, data.old].every((text) => unpackMarks(text)) ||
 		!isStringArray(data.follow)
 	)
 		return undefined;
 	return {
-		...base,
+		v: STATE_VERSION,
+		strategy: 'scan',
+		fingerprint,
 		edge: data.edge,
 		head: data.head as string,
 		pending: data.pending as string,
@@ -197,36 +149,23 @@ export function saveState(data: IDataObject, state: TriggerState, keep: string[]
 			data[key] = next as IDataObject[keyof IDataObject];
 }
 
-/**
- * A `window` state: one of this version, or one of version 2 (cursor `from`, the items handled at
- * it in `tail`, the unfinished jobs in `pending`), taken over: the window starts at its cursor, the
- * handled items are its `seen`, and its unfinished jobs are looked for by the next poll (`legacy`).
- */
+/** A `window` state, or undefined. */
 function loadWindow(data: IDataObject, fingerprint: string): WindowState | undefined {
-	if (typeof data.from !== 'string' || Number.isNaN(Date.parse(data.from))) return undefined;
-	const base = {
-		v: WINDOW_STATE_VERSION,
+	if (
+		typeof data.from !== 'string' ||
+		Number.isNaN(Date.parse(data.from)) ||
+		!unpackMarks(data.seen) ||
+		!isStringArray(data.follow)
+	)
+		return undefined;
+	return {
+		v: STATE_VERSION,
 		strategy: 'window',
 		fingerprint,
 		from: data.from,
-	} as const;
-	if (data.v === STATE_VERSION) {
-		if (!unpackMarks(data.tail) || !unpackMarks(data.pending)) return undefined;
-		return {
-			...base,
-			seen: data.tail as string,
-			follow: [],
-			...(data.pending ? { legacy: data.pending as string } : {}),
-		};
-	}
-	if (data.v !== WINDOW_STATE_VERSION || !unpackMarks(data.seen) || !isStringArray(data.follow))
-		return undefined;
-	return {
-		...base,
 		seen: data.seen as string,
 		follow: [...data.follow],
 		...readFails(data.fails),
-		...(typeof data.legacy === 'string' && unpackMarks(data.legacy) ? { legacy: data.legacy } : {}),
 		// Counted with the filters of the state (a filter edit counts afresh).
 		...(isCount(data.older) && data.fingerprint === fingerprint ? { older: data.older } : {}),
 	};

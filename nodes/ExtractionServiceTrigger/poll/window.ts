@@ -1,31 +1,27 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { fires, isFinal, type EventSpec } from './events';
+import { fires, isFinal } from './events';
 import {
 	EventList,
 	MAX_FIRING_PER_POLL,
-	MAX_READ_FAILURES,
 	PAGE_SIZE,
 	byCreation,
 	idOf,
 	isoTime,
 	outOfTime,
-	searchBound,
 	timestampMs,
 	type PollEnv,
 	type Unreadable,
 } from './lists';
-import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
-import { WINDOW_STATE_VERSION, type WindowState } from './state';
+import { MarkSet, markOf, packMarks, unpackMarks } from './marks';
+import { STATE_VERSION, type WindowState } from './state';
 
 /**
- * The `/v0` events (Document Uploaded, Parsing Finished, Parsing Failed), as `docs/service-api.md`
- * §trigger describes them: each poll reads the window (every item created at or after `from`,
- * `created_at_after`, §v0-4.2, §v0-4.6) whole, and an item fires when its id is not in the set of
- * ids handled in the window (`seen`). The window starts 10 minutes (`MARGIN_MS`) before the newest
- * item it holds, or later when it holds more than `MAX_SEEN` handled items, and never after an item
- * that is not handled yet; a job still unfinished when the window moves past it is followed by id.
+ * The `/v0` events (Document Uploaded, Parsing Finished, Parsing Failed): `docs/service-api.md`
+ * §trigger points 7–13, which this file follows (point numbers in the comments below). Each poll
+ * reads the window (every item created at or after `from`, §v0-4.2, §v0-4.6) whole and fires what
+ * is final and not in `seen`, the exact set of ids handled there.
  */
 
 /** How far behind the newest item the window starts (ms, the service's time): items listed this late still fire. */
@@ -61,33 +57,21 @@ interface Listed {
 	ms?: number;
 }
 
-/** The working state of one poll (`WindowState` unpacked). */
+/** The working state of one poll: `WindowState` with `from` in epoch ms and `seen` unpacked. */
 interface Work {
-	/** The window's start (epoch ms, the service's time). */
 	from: number;
-	/** Items handled in the window: hash of the id, key `created_at` (epoch ms). */
 	seen: MarkSet;
-	/** Jobs behind the window, still unfinished: read by id at every poll. */
 	follow: string[];
-	/** Polls in a row each job's read by id failed. */
-	fails: Record<string, number>;
-	/** Unfinished jobs of a state written by the previous design (version 2): taken over by the first poll. */
-	legacy?: Mark[];
 }
 
 /**
- * One poll of a `/v0` event: reads the window, fires what is new and final (parsings: read by id
- * for their output, oldest first, at most `MAX_FIRING_PER_POLL` reads), reads the followed jobs,
- * and moves the window on.
+ * One poll of a `/v0` event (§trigger 7–12): reads the followed jobs and the window, fires what is
+ * new and final (parsings read by id for their output, oldest first, at most `MAX_FIRING_PER_POLL`),
+ * and moves the window on. Without a state it activates (§trigger 10; `since`: Include Existing
+ * Since, epoch ms).
  *
- * Without a state (activation), the window starts 10 minutes before n8n's clock (later when that
- * holds more than `MAX_SEEN` items, found with the list's `count` as a hint), or at Include Existing
- * Since (`since`, epoch ms) when earlier; final items there created before `since` (all, without
- * it) are recorded without firing, and jobs unfinished before the window are followed, so that
- * each fires when it ends.
- *
- * @returns what fires and the state to save; `error` when the window could not be read whole
- *   within `MAX_WINDOW_PAGES` pages and nothing fired
+ * @returns what fires and the state to save; `error` (with nothing firing) for items behind the
+ *   window (§trigger 11) or a window not read whole (§trigger 12)
  * @throws NodeApiError for a failed list request (the state is then kept: nothing is lost)
  */
 export async function pollWindow(
@@ -97,27 +81,25 @@ export async function pollWindow(
 	fingerprint: string,
 ): Promise<PollOutcome<WindowState>> {
 	const { spec } = env;
-	const list = new EventList(env);
+	const list = new EventList(env, state?.fails);
 	// At activation, what exists is recorded without firing; with Include Existing Since, only
 	// what was created before it (the window starts up to 10 minutes earlier, for late items).
 	const existing = (ms: number | undefined) =>
 		!state && (since === undefined || (ms !== undefined && ms < since));
-	const work: Work = state ? unpack(state) : await activate(env, list, since);
-	const legacyFrom = (work.legacy ?? []).reduce((min, mark) => Math.min(min, mark.key), work.from);
-	const legacy = new MarkSet(work.legacy);
+	const work: Work = state
+		? {
+				from: Date.parse(state.from),
+				seen: new MarkSet(unpackMarks(state.seen) ?? []),
+				follow: [...state.follow],
+			}
+		: await activate(env, list, since);
 	const behind = await countBehind(list, work.from);
 	const handled = (l: Listed) => !!work.seen.find(l.id, () => true) || work.follow.includes(l.id);
-	const read = await readList(list, env, { created_at_after: isoTime(legacyFrom) });
+	const read = await readList(list, env, { created_at_after: isoTime(work.from) });
 	const fired: IDataObject[] = [];
-	const dropped: Unreadable[] = [];
-	const failed = (id: string, ms: number | undefined): boolean => {
-		work.fails[id] = (work.fails[id] ?? 0) + 1;
-		if (work.fails[id] < MAX_READ_FAILURES) return false;
-		dropped.push({ id, error: list.failed.get(id) ?? 'the read failed' });
-		delete work.fails[id];
-		work.seen.add(markOf(id, ms ?? work.from));
-		return true;
-	};
+	// A job given up (`MAX_READ_FAILURES`) is handled where it is listed: not met as new again.
+	const failed = (id: string, ms: number | undefined): boolean =>
+		list.countFailure(id) && (work.seen.add(markOf(id, ms ?? work.from)), true);
 
 	// 1. Followed jobs, by id: a 404 is a deleted job.
 	const followed = await list.jobs(work.follow);
@@ -128,13 +110,11 @@ export async function pollWindow(
 		if (!isFinal(spec, job.status)) return true;
 		if (fires(spec, job.status)) fired.push(job);
 		work.seen.add(markOf(id, timestampMs(job.created_at) ?? work.from));
-		delete work.fails[id];
 		return false;
 	});
 
 	// 2. The window: what is not handled yet, oldest first.
-	const inWindow = (l: Listed) =>
-		l.ms === undefined || l.ms >= work.from || !!legacy.find(l.id, (key) => key === l.ms);
+	const inWindow = (l: Listed) => l.ms === undefined || l.ms >= work.from;
 	const open = read.items
 		.filter((l) => !handled(l))
 		.filter(inWindow)
@@ -142,7 +122,8 @@ export async function pollWindow(
 	const needsRead = (l: Listed) =>
 		l.ms === undefined ||
 		(!!spec.kind &&
-			(typeof l.item.status !== 'string' || (!existing(l.ms) && firesNow(spec, l.item))));
+			(typeof l.item.status !== 'string' ||
+				(!existing(l.ms) && isFinal(spec, l.item.status) && fires(spec, l.item.status))));
 	const unhandled: Listed[] = [];
 	let reads = 0;
 	for (let i = 0; i < open.length;) {
@@ -168,7 +149,7 @@ export async function pollWindow(
 				ms = timestampMs(full.created_at) ?? ms;
 				if (ms !== undefined && !inWindow({ ...l, ms })) continue;
 			}
-			delete work.fails[l.id];
+			delete list.fails[l.id];
 			if (spec.kind && !isFinal(spec, item.status)) {
 				unhandled.push({ id: l.id, item, ms });
 				continue;
@@ -201,49 +182,31 @@ export async function pollWindow(
 	}
 	const seen = work.seen.values().filter((mark) => mark.key >= from);
 	// 4. Items dated behind the window that were not there at the last poll: reported (once).
-	const filtered = read.items.every(
-		(l) => l.ms !== undefined && (l.ms >= work.from || legacy.size > 0),
-	);
+	const filtered = read.items.every((l) => l.ms !== undefined && l.ms >= work.from);
 	const crossed = work.seen.size - seen.length + work.follow.length - followedBefore;
 	const appeared =
 		behind !== undefined && state?.older !== undefined && filtered ? behind - state.older : 0;
 	// Reported by a poll with nothing to fire (an error drops a poll's output); until then counted as new.
 	const older = appeared > 0 && fired.length > 0 ? (state?.older ?? 0) : behind;
 	const next: WindowState = {
-		v: WINDOW_STATE_VERSION,
+		v: STATE_VERSION,
 		strategy: 'window',
 		fingerprint,
 		from: isoTime(from),
 		seen: packMarks(seen),
 		follow: work.follow,
-		...(Object.keys(work.fails).length > 0 ? { fails: work.fails } : {}),
+		...(Object.keys(list.fails).length > 0 ? { fails: list.fails } : {}),
 		...(older !== undefined && filtered ? { older: older + crossed } : {}),
 	};
 	return {
 		resources: byCreation(fired),
 		state: next,
-		unreadable: dropped,
+		unreadable: list.dropped,
 		...(appeared > 0 && fired.length === 0
 			? { error: behindError(env, appeared, work.from) }
 			: read.complete || fired.length > 0
 				? {}
 				: { error: incompleteError(env, work.from) }),
-	};
-}
-
-/** Whether a list item is final and fires the event (so it is read by id for its output). */
-function firesNow(spec: EventSpec, item: IDataObject): boolean {
-	return isFinal(spec, item.status) && fires(spec, item.status);
-}
-
-/** A saved state as a poll works on it. */
-function unpack(state: WindowState): Work {
-	return {
-		from: Date.parse(state.from),
-		seen: new MarkSet(unpackMarks(state.seen) ?? []),
-		follow: [...state.follow],
-		fails: { ...(state.fails ?? {}) },
-		...(state.legacy ? { legacy: unpackMarks(state.legacy) ?? [] } : {}),
 	};
 }
 
@@ -258,10 +221,16 @@ async function activate(env: PollEnv, list: EventList, since: number | undefined
 	if (since === undefined) {
 		const fits = async (bound: number) =>
 			((await list.count({ created_at_after: isoTime(bound) })) ?? 0) <= MAX_SEEN;
-		if (!(await fits(from)))
-			from = await searchBound(Date.now(), from, async (bound) =>
-				(await fits(bound)) ? 'fits' : 'tooMany',
-			);
+		// Too many: bisection (about 20 counts) between `from` and now, which fits, to 1 ms.
+		if (!(await fits(from))) {
+			let fit = Date.now();
+			while (fit - from > 1) {
+				const mid = Math.floor((fit + from) / 2);
+				if (await fits(mid)) fit = mid;
+				else from = mid;
+			}
+			from = fit;
+		}
 	}
 	const follow: string[] = [];
 	for (const status of env.spec.pendingStatuses ?? []) {
@@ -270,7 +239,7 @@ async function activate(env: PollEnv, list: EventList, since: number | undefined
 			if (!isFinal(env.spec, l.item.status) && (l.ms === undefined || l.ms < from))
 				follow.push(l.id);
 	}
-	return { from, seen: new MarkSet(), follow: [...new Set(follow)], fails: {} };
+	return { from, seen: new MarkSet(), follow: [...new Set(follow)] };
 }
 
 /**
