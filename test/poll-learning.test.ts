@@ -123,3 +123,121 @@ describe('An execution learns how long its jobs take', () => {
 		expect(r.pollsPerJob).toBeLessThanOrEqual(5);
 	});
 });
+
+describe('Jobs created together leave the polls that show nothing but "running" to the oldest', () => {
+	interface Job {
+		created: number;
+		finish: number;
+	}
+
+	/**
+	 * A model of one execution's scheduler (helpers/polling.ts) on numbers, not a clock: each job's
+	 * first poll is due at its create + today's first wait (or the learned one), a poll's answer comes
+	 * `latency` ms after it starts and is noted then, and the next poll is due today's next wait after
+	 * that answer; with `rules` on, a due poll of today's schedule is skipped as `PollLearner.skips`
+	 * says (the next one due when today's would be: the poll's answer time, then today's next wait). Returns, per job, its polls until it was seen
+	 * final, when that was, and whether its first wait was learned.
+	 */
+	function run(jobs: Job[], latency: number, rules: boolean) {
+		const learner = new PollLearner();
+		const state = jobs.map(() => ({
+			n: 0,
+			polls: 0,
+			skipped: false,
+			learned: false,
+			seen: NaN,
+		}));
+		// Events: [time, order, job, kind]: a poll due, or an answer (with the poll's start).
+		const queue: Array<{ at: number; job: number; answer?: number }> = [];
+		const push = (event: (typeof queue)[number]) => {
+			queue.push(event);
+			queue.sort((a, b) => a.at - b.at || (a.answer === undefined ? 1 : -1) || a.job - b.job);
+		};
+		const wait = (n: number) => pollDelay(n, undefined, () => 0.5);
+		const byCreation = jobs.map((job, i) => ({ ...job, i })).sort((a, b) => a.created - b.created);
+		let next = 0;
+		const create = (until: number) => {
+			for (; next < byCreation.length && byCreation[next].created <= until; next++) {
+				const { i, created } = byCreation[next];
+				const learned = rules ? learner.firstPollMs('Extract', wait(0)) : undefined;
+				state[i].learned = learned !== undefined && learned > wait(0);
+				push({ at: created + (learned ?? wait(0)), job: i });
+			}
+		};
+		for (;;) {
+			create(queue[0]?.at ?? Infinity);
+			const event = queue.shift();
+			if (!event) break;
+			const job = jobs[event.job];
+			const s = state[event.job];
+			if (event.answer !== undefined) {
+				const final = event.answer >= job.finish;
+				learner.note('Extract', event.answer - job.created, final);
+				if (final) s.seen = event.answer;
+				else push({ at: event.at + wait(++s.n), job: event.job });
+			} else if (
+				rules &&
+				!s.learned &&
+				learner.skips('Extract', event.at - job.created, s.skipped)
+			) {
+				// As long as today's poll would have waited: its answer's time, then today's next wait.
+				s.skipped = true;
+				push({ at: event.at + latency + wait(++s.n), job: event.job });
+			} else {
+				s.skipped = false;
+				s.polls++;
+				push({ at: event.at + latency, job: event.job, answer: event.at });
+			}
+		}
+		return state;
+	}
+
+	const batch = fc.record({
+		jobs: fc.array(
+			fc.record({
+				created: fc.integer({ min: 0, max: 3000 }),
+				time: fc.integer({ min: 200, max: 40_000 }),
+			}),
+			{ minLength: 1, maxLength: 60 },
+		),
+		latency: fc.integer({ min: 0, max: 400 }),
+	});
+
+	it('property: a job whose first wait is today’s is polled at most as often as today and seen at most one of today’s steps later', () => {
+		fc.assert(
+			fc.property(batch, ({ jobs, latency }) => {
+				const model = jobs.map((j) => ({ created: j.created, finish: j.created + j.time }));
+				const today = run(model, latency, false);
+				const ruled = run(model, latency, true);
+				return ruled.every((r, i) => {
+					if (r.learned) return true;
+					const step = pollDelay(today[i].polls, undefined, () => 0.5) + latency;
+					return r.polls <= today[i].polls && r.seen <= today[i].seen + step;
+				});
+			}),
+		);
+	});
+
+	it('a skipped poll waits as long as an answered one would have: a job finishing just as today polls is not missed by a poll one answer time early (found by the property: the job created at 4 ms was seen 10 s late)', () => {
+		const model = [
+			{ created: 0, finish: 27_114 },
+			{ created: 4, finish: 22_114 },
+			{ created: 0, finish: 200 },
+		];
+		const today = run(model, 1, false);
+		const ruled = run(model, 1, true);
+		expect(ruled[1].seen).toBeLessThanOrEqual(today[1].seen + 5001);
+		expect(ruled[1].polls).toBeLessThan(today[1].polls);
+	});
+
+	it('50 jobs of 6 s created within half a second: about 2 polls a job where today takes 3 (the few created before the first answer poll 3 times)', () => {
+		const model = Array.from({ length: 50 }, (_, i) => ({
+			created: i * 10,
+			finish: i * 10 + 6000,
+		}));
+		const polls = (rules: boolean) =>
+			run(model, 30, rules).reduce((sum, job) => sum + job.polls, 0) / model.length;
+		expect(polls(false)).toBe(3);
+		expect(polls(true)).toBeLessThanOrEqual(2.1);
+	});
+});

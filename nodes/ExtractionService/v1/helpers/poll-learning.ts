@@ -7,7 +7,9 @@
  * Only the first wait changes: the polls after it keep today's gaps (2.5 s growing to 5 s), so the
  * k-th poll of a job never comes before the k-th poll of today's schedule (a job is never polled more
  * often than today), and a job slower than the learned time is seen less than one gap later than
- * today's schedule would have seen it. All times in ms.
+ * today's schedule would have seen it. A poll of today's schedule is skipped when the execution's
+ * jobs of the kind were seen running at that age or later (`skips`), never two in a row. All times
+ * in ms.
  */
 
 /** Polls of each kind (final, still running) remembered: the most recent ones. */
@@ -38,6 +40,9 @@ class KindTimes {
 
 	readonly running: number[] = [];
 
+	/** The largest of `running` (undefined: to be computed again). */
+	latestRunning?: number = -Infinity;
+
 	/** First polls timed so far (every `PROBE_EVERY`-th is a probe). */
 	timed = 0;
 
@@ -45,6 +50,7 @@ class KindTimes {
 		const list = final ? this.finished : this.running;
 		list.push(elapsedMs);
 		if (list.length > MAX_NOTED) list.shift();
+		if (!final) this.latestRunning = undefined;
 	}
 }
 
@@ -86,5 +92,22 @@ export class PollLearner {
 		);
 		const probe = times.timed++ % PROBE_EVERY === 0 && running !== undefined;
 		return Math.max(todayMs, probe ? (running + finished) / 2 : finished);
+	}
+
+	/**
+	 * Whether a poll of today's schedule (for a job whose first wait was today's, not learned), due
+	 * `ageMs` after the job's create was answered, is skipped — the job then waits for its next poll
+	 * of today's schedule: when a job of the kind was seen still running at that age or later, and
+	 * the job's previous poll was not skipped (`skippedLast`). So the job is never polled more often
+	 * than today, its k-th poll comes no earlier than today's k-th, and between two of today's poll
+	 * times it is polled at least once: it is seen at most one of today's steps after today's
+	 * schedule would have seen it. Jobs created together thus leave the polls that show nothing but
+	 * "running" to the oldest among them.
+	 */
+	skips(kind: string, ageMs: number, skippedLast: boolean): boolean {
+		const times = this.kinds.get(kind);
+		if (!times || skippedLast) return false;
+		times.latestRunning ??= Math.max(-Infinity, ...times.running);
+		return times.latestRunning >= ageMs;
 	}
 }

@@ -116,6 +116,12 @@ interface Waiting<T> {
 	due: number;
 	/** When the wait began (epoch ms): the polls' times since the create are noted from it. */
 	since: number;
+	/** Whether the first wait was learned (`PollLearner.firstPollMs`): then no poll is skipped. */
+	learned: boolean;
+	/** Whether the job's last poll time was skipped (`PollLearner.skips`). */
+	skipped: boolean;
+	/** How long the job's last poll took to be answered (ms): a skipped poll waits as long. */
+	answerMs: number;
 	lastFailure?: unknown;
 	resolve: (result: PollResult<T>) => void;
 	reject: (error: unknown) => void;
@@ -153,14 +159,20 @@ export class PollScheduler {
 				n: 0,
 				due: 0,
 				since,
+				learned: false,
+				skipped: false,
+				answerMs: 0,
 				resolve,
 				reject,
 			} as Waiting<T>);
 		});
 	}
 
-	/** Settles a job that is final or out of time, or puts it in the heap for its next poll. */
-	private schedule<T>(job: Waiting<T>): void {
+	/**
+	 * Settles a job that is final or out of time, or puts it in the heap for its next poll, due
+	 * today's wait (or the learned first one) after now + `extraMs`.
+	 */
+	private schedule<T>(job: Waiting<T>, extraMs = 0): void {
 		const { options } = job;
 		if (options.isFinal(job.resource))
 			return job.resolve({ resource: job.resource, timedOut: false });
@@ -173,9 +185,12 @@ export class PollScheduler {
 		// The first wait is today's, or as long as this execution's jobs of the kind took; the next
 		// ones are today's (`poll-learning.ts`: never more polls than today).
 		let delay = pollDelay(job.n, options.timing);
-		if (job.n === 0 && options.learnAs !== undefined)
-			delay = this.learner.firstPollMs(options.learnAs, delay) ?? delay;
-		job.due = Date.now() + Math.min(delay, Math.max(0, left - LAST_POLL_MARGIN_MS));
+		if (job.n === 0 && options.learnAs !== undefined) {
+			const learned = this.learner.firstPollMs(options.learnAs, delay);
+			job.learned = learned !== undefined && learned > delay;
+			delay = learned ?? delay;
+		}
+		job.due = Date.now() + Math.min(extraMs + delay, Math.max(0, left - LAST_POLL_MARGIN_MS));
 		this.push(job as Waiting<unknown>);
 		if (!this.looping) void this.loop();
 	}
@@ -202,7 +217,9 @@ export class PollScheduler {
 	/**
 	 * Starts the polls that are due, as far as `maxInFlight` allows. A poll whose time came so late
 	 * (a busy machine, all slots taken) that it would start inside the last `LAST_POLL_MARGIN_MS`
-	 * is not started: the wait ends as timed out, as it would have after that poll.
+	 * is not started: the wait ends as timed out, as it would have after that poll. A poll the
+	 * execution's jobs show would find the job running is skipped (`PollLearner.skips`) while a full
+	 * step is left before the deadline: the job waits for its next poll time.
 	 */
 	private startDue(): void {
 		const now = Date.now();
@@ -213,10 +230,27 @@ export class PollScheduler {
 			!this.signal.aborted
 		) {
 			const job = this.pop();
-			if (job.n > 0 && job.options.deadline - now < LAST_POLL_MARGIN_MS)
+			const { options } = job;
+			if (job.n > 0 && options.deadline - now < LAST_POLL_MARGIN_MS)
 				job.resolve({ resource: job.resource, timedOut: true, lastFailure: job.lastFailure });
-			else void this.poll(job);
+			else if (this.skips(job, now)) {
+				// The next poll comes when it would have after this one: its answer time, then today's wait.
+				job.skipped = true;
+				job.n++;
+				this.schedule(job, job.answerMs);
+			} else void this.poll(job);
 		}
+	}
+
+	/** Whether the poll of `job` due now is skipped (see `startDue`). */
+	private skips(job: Waiting<unknown>, now: number): boolean {
+		const { learnAs, deadline, timing = DEFAULT_POLL_TIMING } = job.options;
+		return (
+			learnAs !== undefined &&
+			!job.learned &&
+			deadline - now > LAST_POLL_MARGIN_MS + timing.maxDelayMs &&
+			this.learner.skips(learnAs, now - job.since, job.skipped)
+		);
 	}
 
 	/** One poll of a job, then its next step (and the next due poll in its slot). */
@@ -226,6 +260,7 @@ export class PollScheduler {
 		let failed: unknown;
 		const startedAt = Date.now();
 		try {
+			job.skipped = false;
 			job.resource = await options.fetch(options.deadline);
 			job.lastFailure = undefined;
 			if (options.learnAs !== undefined)
@@ -236,6 +271,7 @@ export class PollScheduler {
 			else job.lastFailure = error;
 		} finally {
 			this.inFlight--;
+			job.answerMs = Date.now() - startedAt;
 		}
 		if (failed !== undefined) job.reject(failed);
 		else {
