@@ -7,7 +7,11 @@
 import fc from 'fast-check';
 
 import { pollDelay } from '../nodes/ExtractionService/v1/helpers/polling';
-import { MIN_FINISHED, PollLearner } from '../nodes/ExtractionService/v1/helpers/poll-learning';
+import {
+	MIN_FINISHED,
+	PollLearner,
+	learningKey,
+} from '../nodes/ExtractionService/v1/helpers/poll-learning';
 
 /** A job's poll times (ms after its create): the first wait `first`, then today's waits. */
 function pollTimes(first: number, draws: number[]): number[] {
@@ -239,5 +243,54 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 			run(model, 30, rules).reduce((sum, job) => sum + job.polls, 0) / model.length;
 		expect(polls(false)).toBe(3);
 		expect(polls(true)).toBeLessThanOrEqual(2.1);
+	});
+});
+
+describe('Jobs are learned per page count where the create tells it', () => {
+	it('a parsing and an extract by their document’s page count in buckets, an extraction by its kind', () => {
+		const parsing = (pageCount: unknown) => ({ id: 'p', document: { page_count: pageCount } });
+		expect([1, 2, 3, 4, 5, 8, 9, 100].map((n) => learningKey('Parsing', parsing(n)))).toEqual([
+			'Parsing:1',
+			'Parsing:2',
+			'Parsing:3-4',
+			'Parsing:3-4',
+			'Parsing:5-8',
+			'Parsing:5-8',
+			'Parsing:9-16',
+			'Parsing:65-128',
+		]);
+		expect(learningKey('Extract', { parsing: { document: { page_count: 3 } } })).toBe(
+			'Extract:3-4',
+		);
+		for (const odd of [0, -1, 1.5, '2', null, undefined])
+			expect(learningKey('Parsing', parsing(odd))).toBe('Parsing');
+		expect(learningKey('Extraction', { id: 'e', status: 'CREATED' })).toBe('Extraction');
+	});
+
+	it('1-page jobs of 3 s and 40-page jobs of 30 s, interleaved: each learns its own first poll', () => {
+		const run = (byPages: boolean) => {
+			const learner = new PollLearner();
+			const polls = { short: 0, long: 0 };
+			for (let i = 0; i < 200; i++) {
+				const long = i % 2 === 1;
+				const key = byPages ? (long ? 'Parsing:33-64' : 'Parsing:1') : 'Parsing';
+				const finish = long ? 30_000 : 3000;
+				const first = learner.firstPollMs(key, 2000) ?? 2000;
+				const times = pollTimes(
+					first,
+					Array.from({ length: 40 }, () => 0.5),
+				);
+				const seen = seenBy(times, finish);
+				for (const t of times.slice(0, seen.polls)) learner.note(key, t, t >= finish);
+				if (i >= 100) polls[long ? 'long' : 'short'] += seen.polls / 50;
+			}
+			return polls;
+		};
+		// Today: 2 polls for 3 s, 8 for 30 s.
+		expect(run(true)).toEqual({ short: expect.any(Number), long: expect.any(Number) });
+		expect(run(true).short).toBeLessThanOrEqual(1.3);
+		expect(run(true).long).toBeLessThanOrEqual(1.3);
+		// One key for both starts the long ones at the short ones' time.
+		expect(run(false).long).toBeGreaterThan(4);
 	});
 });

@@ -111,3 +111,25 @@ export class PollLearner {
 		return times.latestRunning >= ageMs;
 	}
 }
+
+/**
+ * The key a created job's polls are learned under (`PollLearner`): its kind, and the page count of
+ * its document where the create's answer gives it (a parsing's `document.page_count`, §v0-2.3; an
+ * extract's `parsing.document.page_count`, §v0-2.4) in buckets 1, 2, 3–4, 5–8, … — where a
+ * service's time grows with pages, jobs of one bucket take alike. An extraction's answer
+ * (§unversioned-2.1) names no page count: its kind alone.
+ *
+ * @param kind the job kind's resource name (e.g. "Extract")
+ * @param created the create's answer
+ * @returns e.g. "Extract", "Extract:3-4", "Parsing:1"
+ */
+export function learningKey(kind: string, created: Record<string, unknown>): string {
+	const asObject = (value: unknown) =>
+		value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+	const document = asObject(created.document) ?? asObject(asObject(created.parsing)?.document);
+	const pages = document?.page_count;
+	if (typeof pages !== 'number' || !Number.isInteger(pages) || pages < 1) return kind;
+	if (pages <= 2) return `${kind}:${pages}`;
+	const high = 2 ** Math.ceil(Math.log2(pages));
+	return `${kind}:${high / 2 + 1}-${high}`;
+}

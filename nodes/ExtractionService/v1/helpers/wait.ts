@@ -5,6 +5,7 @@ import { isRetryLater, type ExtractionServiceClient } from '../transport';
 import { admissionOf } from './admission';
 import type { JobKind } from './kinds';
 import { pollUntilFinal, type PollTiming } from './polling';
+import { learningKey } from './poll-learning';
 import { fetchJob } from './resource';
 import { secondsToMs } from './validation';
 
@@ -82,7 +83,7 @@ export async function waitForJob(
 		isSkippable: isRetryLater,
 		timing,
 		maxInFlight: 2 * client.settings.concurrency,
-		...(justCreated ? { learnAs: kind.resourceName } : {}),
+		...(justCreated ? { learnAs: learningKey(kind.resourceName, created) } : {}),
 	}).catch((error: unknown) => {
 		const cause = client.signal.aborted
 			? new NodeOperationError(node, 'The execution was cancelled', { itemIndex })
