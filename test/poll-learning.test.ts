@@ -134,13 +134,20 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 		finish: number;
 	}
 
+	/** The random part of a job's n-th wait (0–1): the same in both runs of a comparison. */
+	const jitter = (job: number, n: number) => {
+		const x = Math.sin(job * 7919 + n * 104_729) * 10_000;
+		return x - Math.floor(x);
+	};
+
 	/**
 	 * A model of one execution's scheduler (helpers/polling.ts) on numbers, not a clock: each job's
 	 * first poll is due at its create + today's first wait (or the learned one), a poll's answer comes
 	 * `latency` ms after it starts and is noted then, and the next poll is due today's next wait after
 	 * that answer; with `rules` on, a due poll of today's schedule is skipped as `PollLearner.skips`
-	 * says (the next one due when today's would be: the poll's answer time, then today's next wait). Returns, per job, its polls until it was seen
-	 * final, when that was, and whether its first wait was learned.
+	 * says (the next one due when today's would be: the poll's answer time, then today's next wait).
+	 * Returns, per job, its polls until it was seen final, when that was, and whether its first wait
+	 * was learned.
 	 */
 	function run(jobs: Job[], latency: number, rules: boolean) {
 		const learner = new PollLearner();
@@ -157,15 +164,15 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 			queue.push(event);
 			queue.sort((a, b) => a.at - b.at || (a.answer === undefined ? 1 : -1) || a.job - b.job);
 		};
-		const wait = (n: number) => pollDelay(n, undefined, () => 0.5);
+		const wait = (job: number, n: number) => pollDelay(n, undefined, () => jitter(job, n));
 		const byCreation = jobs.map((job, i) => ({ ...job, i })).sort((a, b) => a.created - b.created);
 		let next = 0;
 		const create = (until: number) => {
 			for (; next < byCreation.length && byCreation[next].created <= until; next++) {
 				const { i, created } = byCreation[next];
-				const learned = rules ? learner.firstPollMs('Extract', wait(0)) : undefined;
-				state[i].learned = learned !== undefined && learned > wait(0);
-				push({ at: created + (learned ?? wait(0)), job: i });
+				const learned = rules ? learner.firstPollMs('Extract', wait(i, 0)) : undefined;
+				state[i].learned = learned !== undefined && learned > wait(i, 0);
+				push({ at: created + (learned ?? wait(i, 0)), job: i });
 			}
 		};
 		for (;;) {
@@ -178,15 +185,15 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 				const final = event.answer >= job.finish;
 				learner.note('Extract', event.answer - job.created, final);
 				if (final) s.seen = event.answer;
-				else push({ at: event.at + wait(++s.n), job: event.job });
+				else push({ at: event.at + wait(event.job, ++s.n), job: event.job });
 			} else if (
 				rules &&
 				!s.learned &&
-				learner.skips('Extract', event.at - job.created, s.skipped)
+				learner.skips('Extract', (event.at - job.created) / 1.1, s.skipped)
 			) {
 				// As long as today's poll would have waited: its answer's time, then today's next wait.
 				s.skipped = true;
-				push({ at: event.at + latency + wait(++s.n), job: event.job });
+				push({ at: event.at + latency + wait(event.job, ++s.n), job: event.job });
 			} else {
 				s.skipped = false;
 				s.polls++;
@@ -215,7 +222,8 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 				const ruled = run(model, latency, true);
 				return ruled.every((r, i) => {
 					if (r.learned) return true;
-					const step = pollDelay(today[i].polls, undefined, () => 0.5) + latency;
+					const step =
+						pollDelay(today[i].polls, undefined, () => jitter(i, today[i].polls)) + latency;
 					return r.polls <= today[i].polls && r.seen <= today[i].seen + step;
 				});
 			}),
@@ -243,6 +251,18 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 			run(model, 30, rules).reduce((sum, job) => sum + job.polls, 0) / model.length;
 		expect(polls(false)).toBe(3);
 		expect(polls(true)).toBeLessThanOrEqual(2.1);
+	});
+
+	it('50 jobs of 6 s created at one instant: their first waits differ by today’s jitter only, and only some of those due before the first answer poll 3 times', () => {
+		const model = Array.from({ length: 50 }, () => ({ created: 0, finish: 6000 }));
+		const ruled = run(model, 30, true);
+		const firstWaits = model.map((_, i) => pollDelay(0, undefined, () => jitter(i, 0)));
+		const beforeFirstAnswer = firstWaits.filter((w) => w < Math.min(...firstWaits) + 30);
+		const thrice = ruled.filter((job) => job.polls === 3).length;
+		expect(thrice).toBeGreaterThan(0);
+		expect(thrice).toBeLessThanOrEqual(beforeFirstAnswer.length);
+		expect(ruled.reduce((sum, job) => sum + job.polls, 0) / 50).toBeLessThanOrEqual(2.1);
+		expect(ruled.every((job) => job.polls <= 3 && job.seen < 9000)).toBe(true);
 	});
 });
 

@@ -249,7 +249,8 @@ export class PollScheduler {
 			learnAs !== undefined &&
 			!job.learned &&
 			deadline - now > LAST_POLL_MARGIN_MS + timing.maxDelayMs &&
-			this.learner.skips(learnAs, now - job.since, job.skipped)
+			// Ages within today's jitter count as the same age (a poll's wait varies by that much).
+			this.learner.skips(learnAs, (now - job.since) / (1 + timing.jitter), job.skipped)
 		);
 	}
 
