@@ -53,6 +53,20 @@ export interface EventSpec {
 	pendingStatuses?: string[];
 }
 
+/** An event on a job kind's list: family, path and names are the kind's (§v0-3, §unversioned-3). */
+const jobEvent = (
+	kind: JobKind,
+	event: Pick<EventSpec, 'value' | 'name' | 'description' | 'strategy' | 'statuses'>,
+): EventSpec => ({
+	family: kind.family,
+	segment: kind.segment,
+	listName: `${kind.resourceName}s`,
+	resourceName: kind.resourceName,
+	kind,
+	...(kind === JOB_KINDS.parsing ? { pendingStatuses: ['IN_QUEUE', 'IN_PROGRESS'] } : {}),
+	...event,
+});
+
 /** The events, in the order of the Event selector (alphabetical, as n8n's UI guidelines ask). */
 export const EVENTS: EventSpec[] = [
 	{
@@ -65,57 +79,35 @@ export const EVENTS: EventSpec[] = [
 		resourceName: 'Document',
 		strategy: 'window',
 	},
-	{
+	jobEvent(JOB_KINDS.extraction, {
 		value: 'extractionFailed',
 		name: 'Extraction Failed',
 		description: 'An extraction ended with status ERROR (token)',
-		family: 'unversioned',
-		segment: 'extract',
-		listName: 'Extractions',
-		resourceName: 'Extraction',
 		strategy: 'scan',
 		statuses: ['ERROR'],
-		kind: JOB_KINDS.extraction,
-	},
-	{
+	}),
+	jobEvent(JOB_KINDS.extraction, {
 		value: 'extractionFinished',
 		name: 'Extraction Finished',
 		description: 'An extraction finished and its data is ready (token)',
-		family: 'unversioned',
-		segment: 'extract',
-		listName: 'Extractions',
-		resourceName: 'Extraction',
 		strategy: 'scan',
 		statuses: ['FINISHED'],
-		kind: JOB_KINDS.extraction,
-	},
-	{
+	}),
+	jobEvent(JOB_KINDS.parsing, {
 		value: 'parsingFailed',
 		name: 'Parsing Failed',
 		description: 'A parsing ended with status ERROR (API key)',
-		family: 'v0',
-		segment: 'parsing',
-		listName: 'Parsings',
-		resourceName: 'Parsing',
 		strategy: 'window',
 		statuses: ['ERROR'],
-		kind: JOB_KINDS.parsing,
-		pendingStatuses: ['IN_QUEUE', 'IN_PROGRESS'],
-	},
-	{
+	}),
+	jobEvent(JOB_KINDS.parsing, {
 		value: 'parsingFinished',
 		name: 'Parsing Finished',
 		description:
 			'A parsing finished, also partially (status FINISHED or PARTIAL_FINISHED) (API key)',
-		family: 'v0',
-		segment: 'parsing',
-		listName: 'Parsings',
-		resourceName: 'Parsing',
 		strategy: 'window',
 		statuses: ['FINISHED', 'PARTIAL_FINISHED'],
-		kind: JOB_KINDS.parsing,
-		pendingStatuses: ['IN_QUEUE', 'IN_PROGRESS'],
-	},
+	}),
 ];
 
 /** The events of one API family (for the credentials' display options). */
