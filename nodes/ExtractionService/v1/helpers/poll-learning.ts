@@ -40,16 +40,23 @@ class KindTimes {
 
 	readonly running: number[] = [];
 
+	/** Times at which jobs on today's schedule (first wait not learned, no poll skipped) were final. */
+	readonly onSchedule: number[] = [];
+
 	/** The largest of `running` (undefined: to be computed again). */
 	latestRunning?: number = -Infinity;
 
 	/** First polls timed so far (every `PROBE_EVERY`-th is a probe). */
 	timed = 0;
 
-	note(elapsedMs: number, final: boolean): void {
-		const list = final ? this.finished : this.running;
-		list.push(elapsedMs);
-		if (list.length > MAX_NOTED) list.shift();
+	note(elapsedMs: number, final: boolean, onSchedule: boolean): void {
+		const lists = final
+			? [this.finished, ...(onSchedule ? [this.onSchedule] : [])]
+			: [this.running];
+		for (const list of lists) {
+			list.push(elapsedMs);
+			if (list.length > MAX_NOTED) list.shift();
+		}
 		if (!final) this.latestRunning = undefined;
 	}
 }
@@ -59,16 +66,24 @@ export class PollLearner {
 	private readonly kinds = new Map<string, KindTimes>();
 
 	/**
+	 * @param scheduleMs the time of today's poll number `n` (0-based) after the create, without
+	 *   jitter (ms): 2,000, 4,500, 7,625, …
+	 */
+	constructor(private readonly scheduleMs: (n: number) => number) {}
+
+	/**
 	 * Notes one poll of a job created in this execution.
 	 *
 	 * @param kind the job kind (its resource name)
 	 * @param elapsedMs time from the create's answer to the poll's start
 	 * @param final whether the poll found the job final
+	 * @param onSchedule whether the job polls on today's schedule: its first wait was not learned and
+	 *   no poll of it was skipped
 	 */
-	note(kind: string, elapsedMs: number, final: boolean): void {
+	note(kind: string, elapsedMs: number, final: boolean, onSchedule: boolean): void {
 		let times = this.kinds.get(kind);
 		if (!times) this.kinds.set(kind, (times = new KindTimes()));
-		times.note(elapsedMs, final);
+		times.note(elapsedMs, final, onSchedule);
 	}
 
 	/**
@@ -81,17 +96,35 @@ export class PollLearner {
 	 * running below it (`running`): final there, the finished times move down; running, the running
 	 * ones move up. For jobs of one time the first poll settles just after it, with at most one probe
 	 * in `PROBE_EVERY` polling twice.
+	 *
+	 * A job seen final at its learned first poll only says it was final by then, so with job times
+	 * spread wide those times climb (bench measure 6: to 14–19 s for jobs of 3–30 s). So the first
+	 * wait is learned only while the jobs on today's schedule (`onSchedule`: not learned, no poll
+	 * skipped) were seen final at one poll of it or two next to each other — jobs that take alike —
+	 * and it is never later than today's poll after the one that saw the fastest of them: a job as
+	 * fast as that one is seen at most one of today's steps after today's schedule would see it.
+	 * Jobs whose times spread wider keep today's schedule (with its skipped polls, `skips`).
 	 */
 	firstPollMs(kind: string, todayMs: number): number | undefined {
 		const times = this.kinds.get(kind);
-		if (!times || times.finished.length < MIN_FINISHED) return undefined;
+		if (!times || times.finished.length < MIN_FINISHED || times.onSchedule.length === 0)
+			return undefined;
+		// The poll of today's schedule that saw a job final at `ms` (its waits run up to 10 % longer).
+		const pollOf = (ms: number) => {
+			let n = 0;
+			while (this.scheduleMs(n) * 1.1 < ms) n++;
+			return n;
+		};
+		const fastest = pollOf(Math.min(...times.onSchedule));
+		if (pollOf(Math.max(...times.onSchedule)) - fastest > 1) return undefined;
+		const latest = this.scheduleMs(fastest + 1);
 		const finished = quantile(times.finished, FINISHED_QUANTILE) as number;
 		const running = quantile(
 			times.running.filter((t) => t < finished),
 			RUNNING_QUANTILE,
 		);
 		const probe = times.timed++ % PROBE_EVERY === 0 && running !== undefined;
-		return Math.max(todayMs, probe ? (running + finished) / 2 : finished);
+		return Math.max(todayMs, Math.min(latest, probe ? (running + finished) / 2 : finished));
 	}
 
 	/**

@@ -120,6 +120,8 @@ interface Waiting<T> {
 	learned: boolean;
 	/** Whether the job's last poll time was skipped (`PollLearner.skips`). */
 	skipped: boolean;
+	/** Whether any poll time of the job was skipped. */
+	everSkipped: boolean;
 	/** How long the job's last poll took to be answered (ms): a skipped poll waits as long. */
 	answerMs: number;
 	lastFailure?: unknown;
@@ -144,7 +146,11 @@ export class PollScheduler {
 	private maxInFlight = DEFAULT_POLLS_IN_FLIGHT;
 
 	/** How long this execution's jobs took, per kind: it times their first polls. */
-	private readonly learner = new PollLearner();
+	private readonly learner = new PollLearner((n) => {
+		let at = 0;
+		for (let i = 0; i <= n; i++) at += pollDelay(i, DEFAULT_POLL_TIMING, () => 0);
+		return at;
+	});
 
 	constructor(private readonly signal: AbortSignal) {}
 
@@ -161,6 +167,7 @@ export class PollScheduler {
 				since,
 				learned: false,
 				skipped: false,
+				everSkipped: false,
 				answerMs: 0,
 				resolve,
 				reject,
@@ -235,7 +242,7 @@ export class PollScheduler {
 				job.resolve({ resource: job.resource, timedOut: true, lastFailure: job.lastFailure });
 			else if (this.skips(job, now)) {
 				// The next poll comes when it would have after this one: its answer time, then today's wait.
-				job.skipped = true;
+				job.skipped = job.everSkipped = true;
 				job.n++;
 				this.schedule(job, job.answerMs);
 			} else void this.poll(job);
@@ -265,7 +272,12 @@ export class PollScheduler {
 			job.resource = await options.fetch(options.deadline);
 			job.lastFailure = undefined;
 			if (options.learnAs !== undefined)
-				this.learner.note(options.learnAs, startedAt - job.since, options.isFinal(job.resource));
+				this.learner.note(
+					options.learnAs,
+					startedAt - job.since,
+					options.isFinal(job.resource),
+					!job.learned && !job.everSkipped,
+				);
 		} catch (error) {
 			if (this.signal.aborted || !(Date.now() >= options.deadline || options.isSkippable?.(error)))
 				failed = error ?? new Error('The poll failed');
