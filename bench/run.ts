@@ -13,8 +13,13 @@
  *   5. The trigger at scale (bench/trigger.ts, simulated clock): a quiet poll ≤ 10 requests
  *      (extractions), ≤ 10 (documents, parsings: docs/service-api.md §trigger), each job fires once
  *      and at the first poll after it finished, saved state ≤ 32 KB.
- *   6. Thousands of tiny PNGs in one execution, T = 3 s: at 5,000, peak RSS growth ≤ 16 KiB an item
- *      and finished → seen ≤ 3 s (median); every item output.
+ *   6. Thousands of tiny PNGs in one execution (issues 20, 33), each N of --scale-items by each job
+ *      time of --scale-times, a yardstick at the node's request count beside each row: every item
+ *      output; 5,000 at 3 s and 6 s: ≤ 1.3 polls a job, finished → seen ≤ 1.5 s (median), node
+ *      ≤ 4 KiB an item over the yardstick; 50 at 6 s: ≤ 2 polls a job; wide times: ≤ 2 polls a job,
+ *      0 jobs seen later than today's poll schedule + one step; 5,000 at 3 s: ≤ 16 KiB an item,
+ *      finished → seen ≤ 3 s (issue 20). Default 50 and 5,000 items (about 10 minutes here); all
+ *      of issue 33's rows: --scale-items 50,1000,5000 (about 15 minutes).
  *   7. Check Against Schema against Ajv (bench/schema-check.ts, in-process, no emulator): ≥ 10,000
  *      generated cases, 0 disagreements; a new seed each run, printed.
  *   8. The trigger's model-based test (bench/trigger-model.ts): ≥ 2,000 generated histories per
@@ -26,7 +31,9 @@
  *
  * Options: --processing-ms <T> (6000) --items <n> (50) --reps <n> (3) --sequential-items <n> (= items;
  * fewer is extrapolated and labelled so) --upload-mib <n> (200) --cpu-items <n> (500)
- * --cpu-processing-ms <n> (500) --scale-items <n,n,…> (1000,5000,10000) --scale-processing-ms <n> (3000)
+ * --cpu-processing-ms <n> (500) --scale-items <n,n,…> (50,5000) --scale-times <ms|min-max,…>
+ * (3000,6000,3000-30000; a range draws each job's time from it, seeded) --scale-seed <n> (random)
+ * --scale-yardstick <post|form|off> (post) --scale-processing-ms <n> (= --scale-times n)
  * --schema-cases <n> (10000) --schema-seed <n> (random) --model-runs <n> (2000)
  * --download-mib <n> (300) --fault-runs <n> (2000) --only <1,2,3,4,5,6,7,8,9,10> --help
  */
@@ -37,7 +44,7 @@ import path from 'node:path';
 
 import type { LoggedRequest } from '../emulator';
 import { launchEmulator, type EmulatorProcess } from '../emulator/launch';
-import { numberFlag, readArgs } from '../scripts/lib/args';
+import { numberFlag, readArgs, usageError } from '../scripts/lib/args';
 import { installLine } from '../scripts/lib/n8n';
 import { removeAtExit, ROOT, runMain, startService } from '../scripts/lib/processes';
 import { writeLargePdf } from './pdf';
@@ -68,7 +75,16 @@ const NUMBERS = {
 
 /** Reads the command line (scripts/lib/args.ts; `--help` prints the header of this file). */
 function parseOptions() {
-	const flags = [...Object.keys(NUMBERS), 'sequential-items', 'only', 'scale-items', 'schema-seed'];
+	const flags = [
+		...Object.keys(NUMBERS),
+		'sequential-items',
+		'only',
+		'scale-items',
+		'scale-times',
+		'scale-seed',
+		'scale-yardstick',
+		'schema-seed',
+	];
 	const text = { type: 'string' } as const;
 	const { values } = readArgs(__filename, Object.fromEntries(flags.map((flag) => [flag, text])));
 	const given = values as Record<string, string | undefined>;
@@ -89,8 +105,19 @@ function parseOptions() {
 		cpuItems: num('cpu-items'),
 		cpuProcessingMs: num('cpu-processing-ms'),
 		only: new Set(list('only', '1,2,3,4,5,6,7,8,9,10')),
-		scaleItems: list('scale-items', '1000,5000,10000'),
-		scaleProcessingMs: num('scale-processing-ms'),
+		scaleItems: list('scale-items', '50,5000'),
+		// --scale-processing-ms T (the flag before issue 33) is --scale-times T.
+		scaleTimes: scaleTimes(
+			given['scale-times'] ??
+				(given['scale-processing-ms']
+					? String(num('scale-processing-ms'))
+					: '3000,6000,3000-30000'),
+		),
+		scaleSeed:
+			given['scale-seed'] === undefined
+				? Math.floor(Math.random() * 2 ** 31)
+				: numberFlag('scale-seed', given['scale-seed'], 0, 0, true),
+		scaleYardstick: yardstickFlag(given['scale-yardstick'] ?? 'post'),
 		schemaCases: num('schema-cases'),
 		modelRuns: num('model-runs'),
 		schemaSeed:
@@ -100,6 +127,12 @@ function parseOptions() {
 	};
 }
 type Options = ReturnType<typeof parseOptions>;
+
+/** `--scale-yardstick`: the create of measure 6's yardstick (`post`, `form`), or `off`. */
+function yardstickFlag(value: string): 'post' | 'form' | 'off' {
+	if (value === 'post' || value === 'form' || value === 'off') return value;
+	return usageError(`--scale-yardstick: post, form or off, not ${value}`);
+}
 
 const MiB = 1024 * 1024;
 /** Every PASS/FAIL line so far, repeated in the summary. */
@@ -455,39 +488,263 @@ async function measureCpu(options: Options): Promise<void> {
 	});
 }
 
-/** Runs the scale worker for each size and judges memory per item and how soon finished jobs are seen. */
-async function measureScale(options: Options): Promise<void> {
-	const T = options.scaleProcessingMs;
-	log(
-		`\n== 6. Thousands of items in one execution: tiny PNGs, Extract → Create, Wait for Completion, T = ${T} ms`,
+/** The value below which `share` of `values` lie (nearest rank); NaN for none. */
+function quantile(values: number[], share: number): number {
+	if (values.length === 0) return Number.NaN;
+	const s = [...values].sort((a, b) => a - b);
+	return s[Math.min(s.length - 1, Math.max(0, Math.ceil(share * s.length) - 1))];
+}
+
+const mean = (values: number[]): number =>
+	values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
+
+/**
+ * Today's wait before poll number `n` (0-based), ms: `pollDelay` in
+ * nodes/ExtractionService/v1/helpers/polling.ts with `DEFAULT_POLL_TIMING` (2 s growing by 1.25 to
+ * the 5 s cap), without its upward jitter (up to +10 %): the earliest today's schedule polls. The
+ * grid after a create: 2 s, 4.5 s, 7.6 s, 11.5 s, 16.4 s, 21.4 s, then every 5 s.
+ */
+const todayWait = (n: number): number => Math.min(2000 * 1.25 ** n, 5000);
+
+/**
+ * When today's schedule would have seen a job final `finishMs` after its create: the first poll of
+ * today's grid at or after it (`seenMs`, from the create), how many polls that is, and the gap to
+ * the grid's next poll (`stepMs`).
+ */
+function todaySeen(finishMs: number): { seenMs: number; polls: number; stepMs: number } {
+	let at = 0;
+	for (let n = 0; ; n++) {
+		at += todayWait(n);
+		if (at >= finishMs) return { seenMs: at, polls: n + 1, stepMs: todayWait(n + 1) };
+	}
+}
+
+/** A measure-6 job time: fixed (`minMs` = `maxMs`) or drawn per job from [minMs, maxMs]. */
+interface ScaleTime {
+	label: string;
+	minMs: number;
+	maxMs: number;
+}
+
+/** `--scale-times 3000,6000,3000-30000`: a fixed time in ms, or a range drawn per job. */
+function scaleTimes(spec: string): ScaleTime[] {
+	return spec.split(',').map((part) => {
+		const [min, max = min] = part.split('-').map((v) => numberFlag('scale-times', v, 0, 1, true));
+		if (max < min) usageError(`--scale-times: ${part} is not a range from low to high`);
+		const label = min === max ? `fixed ${min / 1000} s` : `wide ${min / 1000}–${max / 1000} s`;
+		return { label, minMs: min, maxMs: max };
+	});
+}
+
+/**
+ * Each job's creation and final time (`created_at`, `updated_at` of its final state, read from the
+ * service after the run, 16 at a time) and its polls (`GET /v0/extract/{id}` in `requests`), ms.
+ */
+async function scaleJobs(emulator: EmulatorProcess, requests: LoggedRequest[], ids: string[]) {
+	const polls = new Map<string, number[]>();
+	for (const r of requests) {
+		const m = /^\/v0\/extract\/([0-9a-f-]{36})$/.exec(r.path);
+		if (r.origin === 'api' && r.method === 'GET' && m) {
+			const at = polls.get(m[1]);
+			if (at) at.push(r.at);
+			else polls.set(m[1], [r.at]);
+		}
+	}
+	const jobs: Array<{ created: number; final: number; status: string; polls: number[] }> = [];
+	for (let i = 0; i < ids.length; i += 16)
+		jobs.push(
+			...(await Promise.all(
+				ids.slice(i, i + 16).map(async (id) => {
+					const response = await fetch(`${emulator.url}/v0/extract/${id}`, {
+						headers: { 'X-API-Key': emulator.apiKey },
+					});
+					const body = (await response.json()) as Record<string, string>;
+					return {
+						created: Date.parse(body.created_at),
+						final: Date.parse(body.updated_at),
+						status: String(body.status),
+						polls: (polls.get(id) ?? []).sort((a, b) => a - b),
+					};
+				}),
+			)),
+		);
+	return jobs;
+}
+
+/** The API requests of a run in the emulator's log: its window (start to end + 1 s), by kind. */
+function runRequests(emulator: EmulatorProcess, r: ScaleResult) {
+	const requests = emulator.requests.filter(
+		(q) => q.origin === 'api' && q.at >= r.startedAt && q.at <= r.endedAt + 1000,
 	);
-	for (const items of options.scaleItems) {
-		await withEmulator(T, async (emulator, work) => {
-			const r = await work<ScaleResult>('scale', { items }, 1_800_000);
-			await emulator.settle();
-			const requests = emulator.requests.filter(
-				(q) => q.at >= r.startedAt && q.at <= r.endedAt + 1000,
-			);
-			const { seen, firstPoll } = await jobTimes(emulator, requests, r.ids);
-			const perItem = r.growth / items;
-			log(
-				`  ${items} items: wall ${s1(r.wallMs)}; peak RSS growth ${(r.growth / MiB).toFixed(1)} MiB = ${(perItem / 1024).toFixed(1)} KiB an item; finished → seen ${summary(seen, s1)}; created → first poll ${summary(firstPoll, s1)}; ${r.ids.length} output items${failed(r.failures, '; FAILURES ', ' | ')}`,
-			);
-			verdict(
-				r.failures.length === 0 && r.ids.length === items,
-				`scale ${items}: every item output, FINISHED, in one execution (${r.ids.length} of ${items})`,
-			);
-			if (items === 5000) {
-				verdict(
-					perItem <= 16 * 1024,
-					`scale 5000: peak RSS growth ≤ 16 KiB an item: ${(perItem / 1024).toFixed(1)} KiB`,
+	const creates = requests.filter((q) => q.method === 'POST' && q.path === '/v0/extract').length;
+	const polls = requests.filter(
+		(q) => q.method === 'GET' && /^\/v0\/extract\/[0-9a-f-]{36}$/.test(q.path),
+	).length;
+	return { requests, creates, polls, others: requests.length - creates - polls };
+}
+
+/** One row of measure 6: the node's figures, and the yardstick's at the node's request count. */
+interface ScaleRow {
+	items: number;
+	time: string;
+	wallMs: number;
+	requestsPerJob: number;
+	pollsMean: number;
+	pollsMax: number;
+	todayPolls: number;
+	seenMedian: number;
+	seenP90: number;
+	seenMax: number;
+	firstPollMedian: number;
+	laterMax: number;
+	laterP99: number;
+	laterThanStep: number;
+	kibPerItem: number;
+	yardstick?: { spec: string; requestsPerJob: number; kibPerItem: number; wallMs: number };
+}
+
+const f2 = (v: number): string => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
+
+/**
+ * Measure 6 (issues 20, 33): one execution of N tiny PNGs through Extract → Create with Wait for
+ * Completion for each N of `--scale-items` and each job time of `--scale-times` (each row against a
+ * fresh emulator), and beside each, the yardstick (`bench/worker.ts` `requestsOnly`) at the node's
+ * request count: a create and the node's GETs a job. Judges polls a job, how soon finished jobs are
+ * seen, how much later than today's poll schedule (`todaySeen`), and memory against the yardstick.
+ */
+async function measureScale(options: Options): Promise<void> {
+	const { scaleItems, scaleSeed } = options;
+	const envNode = process.env.BENCH_SCALE_NODE;
+	log(
+		`\n== 6. Thousands of items in one execution: tiny PNGs, Extract → Create, Wait for Completion; items ${scaleItems.join(', ')}; job times ${options.scaleTimes.map((t) => t.label).join(', ')}`,
+		`  wide job times: each job's metadata emulator_processing_ms, drawn per item uniformly (mulberry32, seed ${scaleSeed}; replay: --scale-seed ${scaleSeed}); the emulator's processing-ms is the range's low end (warm-up jobs)`,
+		`  today's schedule: polls at 2 s, 4.5 s, 7.6 s, 11.5 s, 16.4 s, 21.4 s, then every 5 s after the create (polling.ts pollDelay without jitter); "later" = seen − today's seen, from the job's created_at`,
+		envNode
+			? `  BENCH_SCALE_NODE=${envNode}: the rows are that yardstick, not the node (no yardstick beside them)`
+			: `  yardstick beside each row: ${options.scaleYardstick === 'off' ? 'off' : `requests-only:${options.scaleYardstick}+x, x = the node's GETs a job, first GET at the node's median created → first poll, then today's gaps (2.5 s, 3.1 s … 5 s)`}`,
+	);
+	const rows: ScaleRow[] = [];
+	for (const time of options.scaleTimes)
+		for (const items of scaleItems) {
+			const wide = time.maxMs > time.minMs ? { ...time, seed: scaleSeed } : undefined;
+			await withEmulator(time.minMs, async (emulator, work) => {
+				const r = await work<ScaleResult>('scale', { items, wide }, 1_800_000);
+				await emulator.settle();
+				const q = runRequests(emulator, r);
+				const jobs = await scaleJobs(emulator, q.requests, r.ids);
+				const polls = jobs.map((j) => j.polls.length);
+				const seen = jobs.filter((j) => j.polls.length).map((j) => j.polls.at(-1)! - j.final);
+				const firstPoll = jobs.filter((j) => j.polls.length).map((j) => j.polls[0] - j.created);
+				const today = jobs.map((j) => ({ job: j, ...todaySeen(j.final - j.created) }));
+				const later = today
+					.filter((t) => t.job.polls.length)
+					.map((t) => ({ by: t.job.polls.at(-1)! - t.job.created - t.seenMs, step: t.stepMs }));
+				const row: ScaleRow = {
+					items,
+					time: time.label,
+					wallMs: r.wallMs,
+					requestsPerJob: q.requests.length / items,
+					pollsMean: mean(polls),
+					pollsMax: Math.max(...polls),
+					todayPolls: mean(today.map((t) => t.polls)),
+					seenMedian: median(seen),
+					seenP90: quantile(seen, 0.9),
+					seenMax: Math.max(...seen),
+					firstPollMedian: median(firstPoll),
+					laterMax: Math.max(...later.map((l) => l.by)),
+					laterP99: quantile(
+						later.map((l) => l.by),
+						0.99,
+					),
+					laterThanStep: later.filter((l) => l.by > l.step).length,
+					kibPerItem: r.growth / items / 1024,
+				};
+				const notFinal = jobs.filter((j) => j.status !== 'FINISHED').length;
+				log(
+					`  ${r.node} ${items} items, ${time.label}: wall ${s1(r.wallMs)}; ${q.requests.length} API requests = ${q.creates} creates + ${q.polls} polls + ${q.others} other → ${f2(row.requestsPerJob)} requests a job; polls a job mean ${f2(row.pollsMean)}, max ${row.pollsMax} (today's grid: ${f2(row.todayPolls)})`,
+					`    finished → seen median ${s1(row.seenMedian)}, p90 ${s1(row.seenP90)}, max ${s1(row.seenMax)}; created → first poll median ${s1(row.firstPollMedian)}; seen − today's seen max ${s1(row.laterMax)}, p99 ${s1(row.laterP99)}; ${row.laterThanStep} jobs later than today's seen + one step`,
+					`    peak RSS growth ${mib(r.growth)} = ${row.kibPerItem.toFixed(1)} KiB an item (RSS before ${mib(r.baselineRss)}); ${r.ids.length} output items${notFinal ? `, ${notFinal} jobs not FINISHED when read after` : ''}${failed(r.failures, '; FAILURES ', ' | ')}`,
 				);
-				verdict(
-					median(seen) <= 3000,
-					`scale 5000: median finished → seen ≤ 3 s: ${s1(median(seen))}`,
-				);
-			}
-		});
+				if (!envNode && options.scaleYardstick !== 'off') {
+					const gets = Math.max(0, row.requestsPerJob - 1);
+					const spec = `requests-only:${options.scaleYardstick}+${gets.toFixed(3)}`;
+					const firstGetMs = Math.round(row.firstPollMedian);
+					const y = await work<ScaleResult>('scale', { items, node: spec, firstGetMs }, 1_800_000);
+					await emulator.settle();
+					const yq = runRequests(emulator, y);
+					row.yardstick = {
+						spec,
+						requestsPerJob: yq.requests.length / items,
+						kibPerItem: y.growth / items / 1024,
+						wallMs: y.wallMs,
+					};
+					log(
+						`    yardstick ${spec} (first GET ${s1(firstGetMs)} after the create): wall ${s1(y.wallMs)}; ${yq.requests.length} API requests = ${yq.creates} creates + ${yq.polls} GETs + ${yq.others} other → ${f2(row.yardstick.requestsPerJob)} a job; peak RSS growth ${mib(y.growth)} = ${row.yardstick.kibPerItem.toFixed(1)} KiB an item → node over yardstick ${(row.kibPerItem - row.yardstick.kibPerItem).toFixed(1)} KiB an item${y.ids.length === items ? '' : `; ${y.ids.length} output items`}`,
+					);
+				}
+				rows.push(row);
+				judgeScaleRow(row, r, time);
+			});
+		}
+	log(
+		'\n  Measure 6 — table (node | yardstick at the node’s request count)',
+		'  | N | Job times | Wall | Requests a job | Polls a job: mean, max (today’s grid) | Finished → seen: median, p90, max | Created → first poll (median) | Seen − today’s seen: max, p99; jobs > one step later | Peak RSS growth an item | Yardstick (its requests a job): an item | Node over yardstick |',
+		'  |---|---|---|---|---|---|---|---|---|---|---|',
+		...rows.map((w) => {
+			const y = w.yardstick;
+			return `  | ${w.items.toLocaleString('en-US')} | ${w.time} | ${s1(w.wallMs)} | ${f2(w.requestsPerJob)} | ${f2(w.pollsMean)}, ${w.pollsMax} (${f2(w.todayPolls)}) | ${s1(w.seenMedian)}, ${s1(w.seenP90)}, ${s1(w.seenMax)} | ${s1(w.firstPollMedian)} | ${s1(w.laterMax)}, ${s1(w.laterP99)}; ${w.laterThanStep} | ${w.kibPerItem.toFixed(1)} KiB | ${y ? `${y.kibPerItem.toFixed(1)} KiB (${f2(y.requestsPerJob)})` : '—'} | ${y ? `${(w.kibPerItem - y.kibPerItem).toFixed(1)} KiB` : '—'} |`;
+		}),
+	);
+}
+
+/** The PASS/FAIL lines of one measure-6 row (issue 20's and issue 33's targets). */
+function judgeScaleRow(row: ScaleRow, r: ScaleResult, time: ScaleTime): void {
+	const { items } = row;
+	const name = `scale ${items}, ${time.label}`;
+	const wide = time.maxMs > time.minMs;
+	const fixed = (ms: number) => !wide && time.minMs === ms;
+	verdict(
+		r.failures.length === 0 && r.ids.length === items,
+		`${name}: every item output, FINISHED, in one execution (${r.ids.length} of ${items})`,
+	);
+	if (items === 5000 && fixed(3000)) {
+		verdict(
+			row.kibPerItem <= 16,
+			`${name}: peak RSS growth ≤ 16 KiB an item (issue 20): ${row.kibPerItem.toFixed(1)} KiB`,
+		);
+		verdict(
+			row.seenMedian <= 3000,
+			`${name}: median finished → seen ≤ 3 s (issue 20): ${s1(row.seenMedian)}`,
+		);
+	}
+	if (items === 5000 && (fixed(3000) || fixed(6000))) {
+		verdict(row.pollsMean <= 1.3, `${name}: ≤ 1.3 polls a job: ${f2(row.pollsMean)}`);
+		verdict(
+			row.seenMedian <= 1500,
+			`${name}: finished → seen median ≤ 1.5 s: ${s1(row.seenMedian)}`,
+		);
+	}
+	if (items === 50 && fixed(6000))
+		verdict(
+			row.pollsMean <= 2,
+			`${name}: ≤ 2 polls a job: mean ${f2(row.pollsMean)} (max ${row.pollsMax})`,
+		);
+	if (items === 5000 && row.yardstick) {
+		const over = row.kibPerItem - row.yardstick.kibPerItem;
+		verdict(
+			over <= 4,
+			`${name}: node ≤ 4 KiB an item over the yardstick at its request count (${row.yardstick.spec}): ${row.kibPerItem.toFixed(1)} − ${row.yardstick.kibPerItem.toFixed(1)} = ${over.toFixed(1)} KiB`,
+		);
+	}
+	if (wide) {
+		verdict(
+			row.pollsMean <= 2,
+			`${name}: ≤ 2 polls a job: mean ${f2(row.pollsMean)} (max ${row.pollsMax})`,
+		);
+		verdict(
+			row.laterThanStep === 0,
+			`${name}: 0 jobs later than today's seen + one step: ${row.laterThanStep} (max ${s1(row.laterMax)} later than today)`,
+		);
 	}
 }
 

@@ -13,11 +13,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { EmulatorReady } from '../emulator/launch';
 import { Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
+import { streamedMultipart } from '../nodes/ExtractionService/v1/transport/multipart-stream';
 import {
 	binaryProperty,
 	loadTypes,
@@ -257,13 +264,61 @@ async function cpu(config: Service & { items: number; warmupItems: number }) {
 }
 export type CpuResult = Awaited<ReturnType<typeof cpu>>;
 
+/** The yardstick's per-item requests (`BENCH_SCALE_NODE` or the scale config's `node`). */
+interface Yardstick {
+	/**
+	 * `post`: a multipart POST creating a job, streamed from n8n's binary store as the node sends it
+	 * in this mode; `form`: the same POST with Node's native FormData (the node's in-memory path);
+	 * `none`: GETs only, of one finished extract (the first yardstick, 2026-11-25).
+	 */
+	create: 'post' | 'form' | 'none';
+	/** GETs per item after the create; a fraction gives items the floor or the ceiling (`getsOfItem`). */
+	gets: number;
+}
+
 /**
- * Measure 6's yardstick (`BENCH_SCALE_NODE=requests-only[:n]`): a node that does nothing but the
- * node's requests — per item, n GETs (default 3) of one finished extract through n8n's
- * `httpRequestWithAuthentication`, 2 s then 2.5 s apart as the node's polls, at most 5 in flight —
- * and outputs the last answer. What n8n's own request path costs, without the node's code.
+ * `requests-only[:n]` (n GETs of one finished extract, default 3) or
+ * `requests-only:post+x` / `requests-only:form+x` (a create, then x GETs of that job on average).
  */
-function requestsOnly(extractId: string, requestsPerItem: number): EngineTypes['node'] {
+function parseYardstick(spec: string | undefined): Yardstick | undefined {
+	const m = /^requests-only(?::(?:(post|form)\+)?(\d+(?:\.\d+)?))?$/.exec(spec ?? '');
+	if (!m) return undefined;
+	const create = (m[1] ?? 'none') as Yardstick['create'];
+	const gets = Number(m[2] ?? 3);
+	if (create === 'none' && !Number.isInteger(gets))
+		throw new Error(`${spec}: the GET-only yardstick takes a whole number of GETs`);
+	return { create, gets };
+}
+
+/** GETs of item `i` when items take `gets` on average: the floor, or the ceiling for a share `gets % 1` spread evenly. */
+export function getsOfItem(i: number, gets: number): number {
+	const whole = Math.floor(gets);
+	const share = gets - whole;
+	return whole + Math.floor((i + 1) * share + 1e-9) - Math.floor(i * share + 1e-9);
+}
+
+/**
+ * Measure 6's yardstick (`BENCH_SCALE_NODE=requests-only[:n]`, or the scale config's `node`): a
+ * node that does nothing but requests through n8n's `httpRequestWithAuthentication`, at most 5 in
+ * flight (GETs before creates, as the node's limiter), and outputs the last answer. What n8n's own
+ * request path costs, without the node's code.
+ *
+ * - GET-only (`requests-only[:n]`): per item n GETs (default 3) of one finished extract, 2 s then
+ *   2.5 s, 3 s … apart.
+ * - With a create (`requests-only:post+x`, `:form+x`, issue 33): per item one multipart POST of the
+ *   item's file to `/v0/extract` (fields `schema` and `document`, as the node's Extract → Create
+ *   sends them), then x GETs of the job it created on average (`getsOfItem`), the first
+ *   `firstGetMs` after the create's answer, the next at today's gaps of the node's polls (2.5 s,
+ *   3.1 s … 5 s). `post` streams the body from n8n's binary store with the node's own
+ *   `streamedMultipart` — what the node sends for a file stored by id (filesystem mode, this
+ *   bench); `form` sends a native FormData of the file's bytes, what the node sends for an
+ *   in-memory binary (`helpers/multipart.ts`).
+ */
+function requestsOnly(
+	extractId: string,
+	yardstick: Yardstick,
+	firstGetMs: number,
+): EngineTypes['node'] {
 	return {
 		// The node's own description, without parameters (and so without their display options).
 		description: {
@@ -275,21 +330,86 @@ function requestsOnly(extractId: string, requestsPerItem: number): EngineTypes['
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			const { baseUrl } = await this.getCredentials('extractionServiceApi');
 			const slots = new Semaphore(5);
-			const get = async () =>
+			const request = async (options: IHttpRequestOptions, urgent: boolean) =>
 				await slots.run(
 					async () =>
-						(await this.helpers.httpRequestWithAuthentication.call(this, 'extractionServiceApi', {
-							method: 'GET',
-							url: `${String(baseUrl)}/v0/extract/${extractId}`,
-							json: true,
-						})) as IDataObject,
+						(await this.helpers.httpRequestWithAuthentication.call(
+							this,
+							'extractionServiceApi',
+							options,
+						)) as unknown,
+					urgent,
 				);
+			const get = async (id: string) =>
+				(await request(
+					{ method: 'GET', url: `${String(baseUrl)}/v0/extract/${id}`, json: true },
+					true,
+				)) as IDataObject;
+			const create = async (i: number): Promise<IDataObject> => {
+				const binary = this.getInputData()[i].binary?.data as IBinaryData;
+				const fileName = binary.fileName ?? 'file.png';
+				const answer = await slots.run(async () => {
+					let body: IHttpRequestOptions['body'];
+					let headers: IDataObject = { Accept: 'application/json' };
+					let stream: { destroy(): void } | undefined;
+					if (yardstick.create === 'post') {
+						const streamed = await streamedMultipart(
+							[['schema', extractParams.schemaId]],
+							[
+								{
+									field: 'document',
+									fileName,
+									mimeType: binary.mimeType,
+									size: Number(binary.bytes),
+									open: async () => await this.helpers.getBinaryStream(binary.id as string),
+								},
+							],
+						);
+						if (!streamed) throw new Error('no Readable.from: the streamed body is not available');
+						({ stream } = streamed);
+						body = streamed.stream as unknown as IHttpRequestOptions['body'];
+						headers = { ...headers, ...streamed.headers };
+					} else {
+						const form = new FormData();
+						form.append('schema', extractParams.schemaId);
+						const bytes = await this.helpers.getBinaryDataBuffer(i, 'data');
+						form.append(
+							'document',
+							new Blob([bytes as Uint8Array<ArrayBuffer>], { type: binary.mimeType }),
+							fileName,
+						);
+						body = form as unknown as IHttpRequestOptions['body'];
+					}
+					try {
+						return (await this.helpers.httpRequestWithAuthentication.call(
+							this,
+							'extractionServiceApi',
+							{ method: 'POST', url: `${String(baseUrl)}/v0/extract`, body, headers, json: false },
+						)) as unknown;
+					} finally {
+						stream?.destroy();
+					}
+				});
+				const text = Buffer.isBuffer(answer) ? answer.toString('utf8') : answer;
+				return (typeof text === 'string' ? JSON.parse(text) : text) as IDataObject;
+			};
 			const output = await Promise.all(
-				this.getInputData().map(async () => {
-					let job: IDataObject = { status: 'FINISHED', id: extractId };
-					for (let n = 0; n < requestsPerItem; n++) {
-						if (n > 0) await sleep(1500 + 500 * n);
-						job = await get();
+				this.getInputData().map(async (_, i) => {
+					if (yardstick.create === 'none') {
+						let job: IDataObject = { status: 'FINISHED', id: extractId };
+						for (let n = 0; n < yardstick.gets; n++) {
+							if (n > 0) await sleep(1500 + 500 * n);
+							job = await get(extractId);
+						}
+						return { json: job };
+					}
+					let job = await create(i);
+					const id = String(job.id);
+					const gets = getsOfItem(i, yardstick.gets);
+					for (let n = 0; n < gets; n++) {
+						// Then today's gaps, as the node's later polls (polling.ts `pollDelay`, no jitter).
+						await sleep(n === 0 ? firstGetMs : Math.min(2000 * 1.25 ** n, 5000));
+						job = await get(id);
 					}
 					return { json: job };
 				}),
@@ -299,20 +419,64 @@ function requestsOnly(extractId: string, requestsPerItem: number): EngineTypes['
 	} as unknown as EngineTypes['node'];
 }
 
-/** Measure 6: one execution of `items` tiny PNGs through Extract → Create, RSS sampled. */
-async function scale(config: Service & { items: number }) {
-	const workflow = singleNodeWorkflow(extractParams);
+/** A seeded generator of numbers in [0, 1) (mulberry32): the wide job times of a run are replayed by its seed. */
+export function seededRandom(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/**
+ * Job times drawn per item: each item's `emulatorMs` is a whole ms drawn uniformly from [min, max]
+ * by `seededRandom(seed)` in item order, sent as the job's metadata `emulator_processing_ms`
+ * (emulator/README.md, *Test controls*).
+ */
+export interface WideTimes {
+	minMs: number;
+	maxMs: number;
+	seed: number;
+}
+
+/**
+ * Measure 6: one execution of `items` tiny PNGs through Extract → Create, RSS sampled. `node`
+ * replaces the node by a yardstick (`requests-only…`, see `requestsOnly`; default
+ * `BENCH_SCALE_NODE`); `wide` gives each job its own time through its metadata.
+ */
+async function scale(
+	config: Service & { items: number; node?: string; firstGetMs?: number; wide?: WideTimes },
+) {
+	const params = config.wide
+		? {
+				...extractParams,
+				// Warm-up items have no `emulatorMs`: their metadata is {} (not sent), their jobs take T.
+				options: {
+					metadata: '={{ JSON.stringify({ emulator_processing_ms: $json.emulatorMs }) }}',
+				},
+			}
+		: extractParams;
+	const workflow = singleNodeWorkflow(params);
 	const warm = await warmUp(config, workflow, await fileItems(20, 'warmup', true));
-	const yardstick = /^requests-only(?::(\d+))?$/.exec(process.env.BENCH_SCALE_NODE ?? '');
+	const yardstick = parseYardstick(config.node ?? process.env.BENCH_SCALE_NODE);
 	if (yardstick) {
 		const extractId = String(warm.output(NODE_NAME)[0]?.json.id);
-		types = { ...types, node: requestsOnly(extractId, Number(yardstick[1] ?? 3)) };
+		types = { ...types, node: requestsOnly(extractId, yardstick, config.firstGetMs ?? 2000) };
 		await warmUp(config, workflow, await fileItems(20, 'warmup-yardstick', true));
 	}
 	const items = await fileItems(config.items, 'scale', true);
+	if (config.wide) {
+		const { minMs, maxMs, seed } = config.wide;
+		const random = seededRandom(seed);
+		for (const item of items) item.json.emulatorMs = Math.round(minMs + random() * (maxMs - minMs));
+	}
 	const { result, ...rss } = await withRssSampled(async () => await run(config, workflow, items));
 	return {
 		items: config.items,
+		node: yardstick ? String(config.node ?? process.env.BENCH_SCALE_NODE) : 'node',
 		...rss,
 		ids: result.output(NODE_NAME).map((item) => String(item.json.id)),
 		failures: failuresOf(result, items.length).slice(0, 20),
