@@ -47,7 +47,7 @@ describe('The learned first poll keeps today’s promises', () => {
 				fc.integer({ min: 2000, max: 2200 }),
 				(polls, today) => {
 					const learner = new PollLearner(schedule);
-					for (const [at, final] of polls) learner.note('Extract', at, final, true);
+					for (const [at, final] of polls) learner.note('Extract', at, final, 0);
 					const first = learner.firstPollMs('Extract', today);
 					const finished = polls.filter(([, final]) => final).length;
 					if (finished < MIN_FINISHED) return first === undefined;
@@ -114,8 +114,8 @@ describe('An execution learns how long its jobs take', () => {
 			const first = learner.firstPollMs('Extract', today[0]);
 			const times = first === undefined ? today : pollTimes(first, draws);
 			const seen = seenBy(times, finish);
-			for (const t of times.slice(0, seen.polls))
-				learner.note('Extract', t, t >= finish, first === undefined);
+			for (const [index, t] of times.slice(0, seen.polls).entries())
+				learner.note('Extract', t, t >= finish, first === undefined ? index : undefined);
 			const byToday = seenBy(today, finish);
 			if (seen.at > today[byToday.polls]) beyondToday++;
 			if (i >= jobs / 2) {
@@ -211,7 +211,12 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 			const s = state[event.job];
 			if (event.answer !== undefined) {
 				const final = event.answer >= job.finish;
-				learner.note('Extract', event.answer - job.created, final, !s.learned && !s.everSkipped);
+				learner.note(
+					'Extract',
+					event.answer - job.created,
+					final,
+					s.learned || s.everSkipped ? undefined : s.n,
+				);
 				if (final) s.seen = event.answer;
 				else push({ at: event.at + wait(event.job, ++s.n), job: event.job });
 			} else if (
@@ -348,8 +353,8 @@ describe('Jobs are learned per page count where the create tells it', () => {
 					Array.from({ length: 40 }, () => 0.5),
 				);
 				const seen = seenBy(times, finish);
-				for (const t of times.slice(0, seen.polls))
-					learner.note(key, t, t >= finish, learned === undefined);
+				for (const [index, t] of times.slice(0, seen.polls).entries())
+					learner.note(key, t, t >= finish, learned === undefined ? index : undefined);
 				if (i >= 100) polls[long ? 'long' : 'short'] += seen.polls / 50;
 			}
 			return polls;

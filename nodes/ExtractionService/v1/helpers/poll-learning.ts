@@ -40,7 +40,10 @@ class KindTimes {
 
 	readonly running: number[] = [];
 
-	/** Times at which jobs on today's schedule (first wait not learned, no poll skipped) were final. */
+	/**
+	 * The polls of today's schedule (0-based) at which jobs on it (first wait not learned, no poll
+	 * skipped) were seen final: counted, not timed, so a busy machine's late polls do not move them.
+	 */
 	readonly onSchedule: number[] = [];
 
 	/** The largest of `running` (undefined: to be computed again). */
@@ -49,14 +52,13 @@ class KindTimes {
 	/** First polls timed so far (every `PROBE_EVERY`-th is a probe). */
 	timed = 0;
 
-	note(elapsedMs: number, final: boolean, onSchedule: boolean): void {
-		const lists = final
-			? [this.finished, ...(onSchedule ? [this.onSchedule] : [])]
-			: [this.running];
-		for (const list of lists) {
-			list.push(elapsedMs);
+	note(elapsedMs: number, final: boolean, scheduleIndex: number | undefined): void {
+		const add = (list: number[], value: number) => {
+			list.push(value);
 			if (list.length > MAX_NOTED) list.shift();
-		}
+		};
+		add(final ? this.finished : this.running, elapsedMs);
+		if (final && scheduleIndex !== undefined) add(this.onSchedule, scheduleIndex);
 		if (!final) this.latestRunning = undefined;
 	}
 }
@@ -77,13 +79,13 @@ export class PollLearner {
 	 * @param kind the job kind (its resource name)
 	 * @param elapsedMs time from the create's answer to the poll's start
 	 * @param final whether the poll found the job final
-	 * @param onSchedule whether the job polls on today's schedule: its first wait was not learned and
-	 *   no poll of it was skipped
+	 * @param scheduleIndex for a job on today's schedule (its first wait not learned, no poll of it
+	 *   skipped), the number of this poll on it (0-based); undefined for any other job
 	 */
-	note(kind: string, elapsedMs: number, final: boolean, onSchedule: boolean): void {
+	note(kind: string, elapsedMs: number, final: boolean, scheduleIndex: number | undefined): void {
 		let times = this.kinds.get(kind);
 		if (!times) this.kinds.set(kind, (times = new KindTimes()));
-		times.note(elapsedMs, final, onSchedule);
+		times.note(elapsedMs, final, scheduleIndex);
 	}
 
 	/**
@@ -109,14 +111,8 @@ export class PollLearner {
 		const times = this.kinds.get(kind);
 		if (!times || times.finished.length < MIN_FINISHED || times.onSchedule.length === 0)
 			return undefined;
-		// The poll of today's schedule that saw a job final at `ms` (its waits run up to 10 % longer).
-		const pollOf = (ms: number) => {
-			let n = 0;
-			while (this.scheduleMs(n) * 1.1 < ms) n++;
-			return n;
-		};
-		const fastest = pollOf(Math.min(...times.onSchedule));
-		if (pollOf(Math.max(...times.onSchedule)) - fastest > 1) return undefined;
+		const fastest = Math.min(...times.onSchedule);
+		if (Math.max(...times.onSchedule) - fastest > 1) return undefined;
 		const latest = this.scheduleMs(fastest + 1);
 		const finished = quantile(times.finished, FINISHED_QUANTILE) as number;
 		const running = quantile(

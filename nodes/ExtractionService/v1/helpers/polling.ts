@@ -276,7 +276,7 @@ export class PollScheduler {
 					options.learnAs,
 					startedAt - job.since,
 					options.isFinal(job.resource),
-					!job.learned && !job.everSkipped,
+					job.learned || job.everSkipped ? undefined : job.n,
 				);
 		} catch (error) {
 			if (this.signal.aborted || !(Date.now() >= options.deadline || options.isSkippable?.(error)))
