@@ -46,6 +46,9 @@ class KindTimes {
 	 */
 	readonly onSchedule: number[] = [];
 
+	/** The polls of today's schedule at which jobs on it were seen still running (as `onSchedule`). */
+	readonly runningOnSchedule: number[] = [];
+
 	/** The largest of `running` (undefined: to be computed again). */
 	latestRunning?: number = -Infinity;
 
@@ -58,7 +61,8 @@ class KindTimes {
 			if (list.length > MAX_NOTED) list.shift();
 		};
 		add(final ? this.finished : this.running, elapsedMs);
-		if (final && scheduleIndex !== undefined) add(this.onSchedule, scheduleIndex);
+		if (scheduleIndex !== undefined)
+			add(final ? this.onSchedule : this.runningOnSchedule, scheduleIndex);
 		if (!final) this.latestRunning = undefined;
 	}
 }
@@ -101,9 +105,9 @@ export class PollLearner {
 	 *
 	 * A job seen final at its learned first poll only says it was final by then, so with job times
 	 * spread wide those times climb (bench measure 6: to 14–19 s for jobs of 3–30 s). So the first
-	 * wait is learned only while the jobs on today's schedule (`onSchedule`: not learned, no poll
-	 * skipped) were seen final at one poll of it or two next to each other — jobs that take alike —
-	 * and it is never later than today's poll after the one that saw the fastest of them: a job as
+	 * wait is learned only while the jobs on today's schedule (not learned, no poll skipped:
+	 * `onSchedule`, `runningOnSchedule`) were final at one poll of it or two next to each other —
+	 * jobs that take alike — and it is never later than today's poll after the one that saw the fastest of them: a job as
 	 * fast as that one is seen at most one of today's steps after today's schedule would see it.
 	 * Jobs whose times spread wider keep today's schedule (with its skipped polls, `skips`).
 	 */
@@ -112,7 +116,10 @@ export class PollLearner {
 		if (!times || times.finished.length < MIN_FINISHED || times.onSchedule.length === 0)
 			return undefined;
 		const fastest = Math.min(...times.onSchedule);
-		if (Math.max(...times.onSchedule) - fastest > 1) return undefined;
+		// Alike: every job on today's schedule final by the poll after the fastest one's (one seen
+		// running at a poll is final at the next at the earliest).
+		const slowest = Math.max(...times.onSchedule, ...times.runningOnSchedule.map((n) => n + 1));
+		if (slowest - fastest > 1) return undefined;
 		const latest = this.scheduleMs(fastest + 1);
 		const finished = quantile(times.finished, FINISHED_QUANTILE) as number;
 		const running = quantile(
