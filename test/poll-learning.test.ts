@@ -70,6 +70,15 @@ describe('The learned first poll keeps today’s promises', () => {
 		);
 	});
 
+	it('learns nothing while a job on today’s schedule still runs two polls past the fastest one’s final poll (the fast ones are seen final first)', () => {
+		const learner = new PollLearner(schedule);
+		for (let i = 0; i < 5; i++) learner.note('Extract', 4500, true, 1);
+		learner.note('Extract', 2000, false, 0);
+		expect(learner.firstPollMs('Extract', 2000)).toBeGreaterThan(2000);
+		learner.note('Extract', 11_500, false, 3);
+		expect(learner.firstPollMs('Extract', 2000)).toBeUndefined();
+	});
+
 	it('sees a job slower than the learned time less than one of today’s steps (≤ 5 s) after today would', () => {
 		fc.assert(
 			fc.property(
