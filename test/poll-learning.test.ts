@@ -192,6 +192,7 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 			polls: 0,
 			skipped: false,
 			everSkipped: false,
+			scout: false,
 			learned: false,
 			seen: NaN,
 		}));
@@ -207,7 +208,9 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 		const create = (until: number) => {
 			for (; next < byCreation.length && byCreation[next].created <= until; next++) {
 				const { i, created } = byCreation[next];
-				const learned = rules ? learner.firstPollMs('Extract', wait(i, 0)) : undefined;
+				state[i].scout = rules && learner.scout('Extract');
+				const learned =
+					rules && !state[i].scout ? learner.firstPollMs('Extract', wait(i, 0)) : undefined;
 				state[i].learned = learned !== undefined && learned > wait(i, 0);
 				push({ at: created + (learned ?? wait(i, 0)), job: i });
 			}
@@ -231,6 +234,7 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 			} else if (
 				rules &&
 				!s.learned &&
+				!s.scout &&
 				learner.skips('Extract', (event.at - job.created) / 1.1, s.skipped)
 			) {
 				// As long as today's poll would have waited: its answer's time, then today's next wait.
@@ -311,6 +315,20 @@ describe('Jobs created together leave the polls that show nothing but "running" 
 		});
 		expect(beyond).toHaveLength(0);
 		expect(mean(ruled)).toBeLessThan(mean(today) * 0.75);
+	});
+
+	it('a service that speeds up (20 s, then 3 s jobs): no fast job is seen later than today + one step', () => {
+		const model = Array.from({ length: 1000 }, (_, i) => ({
+			created: i * 50,
+			finish: i * 50 + (i < 100 ? 20_000 : 3000),
+		}));
+		const today = run(model, 30, false);
+		const ruled = run(model, 30, true);
+		const beyond = ruled.filter((job, i) => {
+			const step = pollDelay(today[i].polls, undefined, () => jitter(i, today[i].polls)) + 30;
+			return job.seen > today[i].seen + step;
+		});
+		expect(beyond).toHaveLength(0);
 	});
 
 	it('50 jobs of 6 s created at one instant: their first waits differ by today’s jitter only, and only some of those due before the first answer poll 3 times', () => {

@@ -18,6 +18,12 @@ export const MAX_NOTED = 200;
 /** Jobs of a kind seen final before their times are used. */
 export const MIN_FINISHED = 5;
 
+/**
+ * One job in this many keeps today's schedule, without a learned first wait or a skipped poll (a
+ * scout): the jobs on it show whether the kind's jobs still take alike (`firstPollMs`).
+ */
+export const SCOUT_EVERY = 20;
+
 /** The share of jobs seen final by a time taken as "by then they are final" (`firstPollMs`). */
 const FINISHED_QUANTILE = 0.1;
 
@@ -54,6 +60,9 @@ class KindTimes {
 
 	/** First polls timed so far (every `PROBE_EVERY`-th is a probe). */
 	timed = 0;
+
+	/** Jobs started so far (every `SCOUT_EVERY`-th is a scout). */
+	started = 0;
 
 	note(elapsedMs: number, final: boolean, scheduleIndex: number | undefined): void {
 		const add = (list: number[], value: number) => {
@@ -113,7 +122,7 @@ export class PollLearner {
 	 */
 	firstPollMs(kind: string, todayMs: number): number | undefined {
 		const times = this.kinds.get(kind);
-		if (!times || times.finished.length < MIN_FINISHED || times.onSchedule.length === 0)
+		if (!times || times.finished.length < MIN_FINISHED || times.onSchedule.length < MIN_FINISHED)
 			return undefined;
 		const fastest = Math.min(...times.onSchedule);
 		// Alike: every job on today's schedule final by the poll after the fastest one's (one seen
@@ -128,6 +137,17 @@ export class PollLearner {
 		);
 		const probe = times.timed++ % PROBE_EVERY === 0 && running !== undefined;
 		return Math.max(todayMs, Math.min(latest, probe ? (running + finished) / 2 : finished));
+	}
+
+	/**
+	 * Whether a new job of `kind` is a scout: once `MIN_FINISHED` jobs of the kind were seen final
+	 * (before, nothing is learned anyway), every `SCOUT_EVERY`-th. A scout keeps today's schedule,
+	 * with no learned first wait and no skipped poll.
+	 */
+	scout(kind: string): boolean {
+		const times = this.kinds.get(kind);
+		if (!times || times.finished.length < MIN_FINISHED) return false;
+		return times.started++ % SCOUT_EVERY === 0;
 	}
 
 	/**

@@ -122,6 +122,8 @@ interface Waiting<T> {
 	skipped: boolean;
 	/** Whether any poll time of the job was skipped. */
 	everSkipped: boolean;
+	/** Whether the job keeps today's schedule whatever is learned (`PollLearner.scout`). */
+	scout: boolean;
 	/** How long the job's last poll took to be answered (ms): a skipped poll waits as long. */
 	answerMs: number;
 	lastFailure?: unknown;
@@ -168,6 +170,7 @@ export class PollScheduler {
 				learned: false,
 				skipped: false,
 				everSkipped: false,
+				scout: false,
 				answerMs: 0,
 				resolve,
 				reject,
@@ -193,7 +196,8 @@ export class PollScheduler {
 		// ones are today's (`poll-learning.ts`: never more polls than today).
 		let delay = pollDelay(job.n, options.timing);
 		if (job.n === 0 && options.learnAs !== undefined) {
-			const learned = this.learner.firstPollMs(options.learnAs, delay);
+			job.scout = this.learner.scout(options.learnAs);
+			const learned = job.scout ? undefined : this.learner.firstPollMs(options.learnAs, delay);
 			job.learned = learned !== undefined && learned > delay;
 			delay = learned ?? delay;
 		}
@@ -255,6 +259,7 @@ export class PollScheduler {
 		return (
 			learnAs !== undefined &&
 			!job.learned &&
+			!job.scout &&
 			deadline - now > LAST_POLL_MARGIN_MS + timing.maxDelayMs &&
 			// Ages within today's jitter count as the same age (a poll's wait varies by that much).
 			this.learner.skips(learnAs, (now - job.since) / (1 + timing.jitter), job.skipped)
