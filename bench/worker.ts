@@ -36,6 +36,7 @@ import {
 	type RunResult,
 } from '../scripts/engine';
 import { runMain } from '../scripts/lib/processes';
+import { seededRandom } from '../scripts/lib/random';
 
 const SAMPLE_PDF = readFileSync(path.join(__dirname, '..', 'examples', 'files', 'invoice.pdf'));
 /** A 67-byte PNG, the smallest image the service takes: what is measured is the node, not the file. */
@@ -417,18 +418,6 @@ function requestsOnly(
 			return [output];
 		},
 	} as unknown as EngineTypes['node'];
-}
-
-/** A seeded generator of numbers in [0, 1) (mulberry32): the wide job times of a run are replayed by its seed. */
-export function seededRandom(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 /**

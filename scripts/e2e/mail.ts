@@ -9,6 +9,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import MailComposer from 'nodemailer/lib/mail-composer';
 
 import { makePdf } from '../../emulator/sample-pdf';
+import { seededRandom } from '../lib/random';
 
 /** The fields of the Invoice schemas the run checks (and the review schema requires). */
 export const CHECKED_FIELDS = ['invoice_number', 'total_amount', 'currency'] as const;
@@ -53,18 +54,6 @@ export function extracted(a: PlannedAttachment): Record<keyof Invoice, string | 
 	return out;
 }
 
-/** A small deterministic PRNG (mulberry32), so that the same seed plans the same mails. */
-function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF'];
 const VENDORS = [
 	'Acme Supplies Ltd',
@@ -76,7 +65,7 @@ const VENDORS = [
 
 /** A grey-noise PNG of `width` × `height` (8-bit greyscale), like a small scan: it does not compress. */
 function makePng(width: number, height: number, seed: number): Buffer {
-	const rand = prng(seed);
+	const rand = seededRandom(seed);
 	const raw = Buffer.alloc((width + 1) * height);
 	for (let y = 0; y < height; y++)
 		for (let x = 0; x < width; x++) raw[y * (width + 1) + 1 + x] = 180 + Math.floor(rand() * 76);
@@ -118,7 +107,7 @@ export async function planMails(
 	tag: string,
 	incomplete = 0,
 ): Promise<{ mails: PlannedMail[]; docs: PlannedDocument[] }> {
-	const rand = prng(seed);
+	const rand = seededRandom(seed);
 	const signature = makePng(24, 8, seed ^ 0x5151);
 	const mails: PlannedMail[] = [];
 	for (let i = 1; i <= count; i++) {

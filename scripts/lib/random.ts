@@ -1,0 +1,14 @@
+/**
+ * A seeded generator of numbers in [0, 1) (mulberry32): the same seed gives the same numbers, so a
+ * run that drew them (the e2e mails, bench measure 6's job times) is replayed by its seed.
+ */
+export function seededRandom(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
