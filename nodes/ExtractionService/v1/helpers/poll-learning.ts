@@ -158,7 +158,8 @@ export class PollLearner {
 	 * than today, its k-th poll comes no earlier than today's k-th, and between two of today's poll
 	 * times it is polled at least once: it is seen at most one of today's steps after today's
 	 * schedule would have seen it. Jobs created together thus leave the polls that show nothing but
-	 * "running" to the oldest among them.
+	 * "running" to the oldest among them. The scheduler asks for a job's first poll only: the polls
+	 * after it stay 2–5 s apart, as the reference advises (`docs/service-api.md` §v0-3 rule 3).
 	 */
 	skips(kind: string, ageMs: number, skippedLast: boolean): boolean {
 		const times = this.kinds.get(kind);

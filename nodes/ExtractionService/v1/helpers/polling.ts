@@ -228,7 +228,7 @@ export class PollScheduler {
 	/**
 	 * Starts the polls that are due, as far as `maxInFlight` allows. A poll whose time came so late
 	 * (a busy machine, all slots taken) that it would start inside the last `LAST_POLL_MARGIN_MS`
-	 * is not started: the wait ends as timed out, as it would have after that poll. A poll the
+	 * is not started: the wait ends as timed out, as it would have after that poll. A first poll the
 	 * execution's jobs show would find the job running is skipped (`PollLearner.skips`) while a full
 	 * step is left before the deadline: the job waits for its next poll time.
 	 */
@@ -258,6 +258,8 @@ export class PollScheduler {
 		const { learnAs, deadline, timing = DEFAULT_POLL_TIMING } = job.options;
 		return (
 			learnAs !== undefined &&
+			// The first poll only: the polls after it stay 2–5 s apart, as §v0-3 rule 3 advises.
+			job.n === 0 &&
 			!job.learned &&
 			!job.scout &&
 			deadline - now > LAST_POLL_MARGIN_MS + timing.maxDelayMs &&
