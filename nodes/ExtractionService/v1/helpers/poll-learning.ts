@@ -7,9 +7,10 @@
  * Only the first wait changes: the polls after it keep today's gaps (2.5 s growing to 5 s), so the
  * k-th poll of a job never comes before the k-th poll of today's schedule (a job is never polled more
  * often than today), and a job slower than the learned time is seen less than one gap later than
- * today's schedule would have seen it. A poll of today's schedule is skipped when the execution's
- * jobs of the kind were seen running at that age or later (`skips`), never two in a row. All times
- * in ms.
+ * today's schedule would have seen it. The first wait is learned only while the jobs on today's
+ * schedule take alike, and is capped by the fastest of them (`firstPollMs`). A job's first poll on
+ * today's schedule is skipped when the execution's jobs of the kind were seen running at that age
+ * or later (`skips`; the scheduler skips no other poll). All times in ms.
  */
 
 /** Polls of each kind (final, still running) remembered: the most recent ones. */
