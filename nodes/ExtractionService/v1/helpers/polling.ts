@@ -118,14 +118,10 @@ interface Waiting<T> {
 	since: number;
 	/** Whether the first wait was learned (`PollLearner.firstPollMs`): then no poll is skipped. */
 	learned: boolean;
-	/** Whether the job's last poll time was skipped (`PollLearner.skips`). */
+	/** Whether the job's first poll was skipped (`PollLearner.skips`). */
 	skipped: boolean;
-	/** Whether any poll time of the job was skipped. */
-	everSkipped: boolean;
 	/** Whether the job keeps today's schedule whatever is learned (`PollLearner.scout`). */
 	scout: boolean;
-	/** How long the job's last poll took to be answered (ms): a skipped poll waits as long. */
-	answerMs: number;
 	lastFailure?: unknown;
 	resolve: (result: PollResult<T>) => void;
 	reject: (error: unknown) => void;
@@ -169,9 +165,7 @@ export class PollScheduler {
 				since,
 				learned: false,
 				skipped: false,
-				everSkipped: false,
 				scout: false,
-				answerMs: 0,
 				resolve,
 				reject,
 			} as Waiting<T>);
@@ -180,9 +174,9 @@ export class PollScheduler {
 
 	/**
 	 * Settles a job that is final or out of time, or puts it in the heap for its next poll, due
-	 * today's wait (or the learned first one) after now + `extraMs`.
+	 * today's wait (or the learned first one) after now.
 	 */
-	private schedule<T>(job: Waiting<T>, extraMs = 0): void {
+	private schedule<T>(job: Waiting<T>): void {
 		const { options } = job;
 		if (options.isFinal(job.resource))
 			return job.resolve({ resource: job.resource, timedOut: false });
@@ -201,7 +195,7 @@ export class PollScheduler {
 			job.learned = learned !== undefined && learned > delay;
 			delay = learned ?? delay;
 		}
-		job.due = Date.now() + Math.min(extraMs + delay, Math.max(0, left - LAST_POLL_MARGIN_MS));
+		job.due = Date.now() + Math.min(delay, Math.max(0, left - LAST_POLL_MARGIN_MS));
 		this.push(job as Waiting<unknown>);
 		if (!this.looping) void this.loop();
 	}
@@ -245,10 +239,10 @@ export class PollScheduler {
 			if (job.n > 0 && options.deadline - now < LAST_POLL_MARGIN_MS)
 				job.resolve({ resource: job.resource, timedOut: true, lastFailure: job.lastFailure });
 			else if (this.skips(job, now)) {
-				// The next poll comes when it would have after this one: its answer time, then today's wait.
-				job.skipped = job.everSkipped = true;
+				// The first poll only (n is 0, no answer yet): the next comes today's next wait after now.
+				job.skipped = true;
 				job.n++;
-				this.schedule(job, job.answerMs);
+				this.schedule(job);
 			} else void this.poll(job);
 		}
 	}
@@ -264,7 +258,7 @@ export class PollScheduler {
 			!job.scout &&
 			deadline - now > LAST_POLL_MARGIN_MS + timing.maxDelayMs &&
 			// Ages within today's jitter count as the same age (a poll's wait varies by that much).
-			this.learner.skips(learnAs, (now - job.since) / (1 + timing.jitter), job.skipped)
+			this.learner.skips(learnAs, (now - job.since) / (1 + timing.jitter), false)
 		);
 	}
 
@@ -275,7 +269,6 @@ export class PollScheduler {
 		let failed: unknown;
 		const startedAt = Date.now();
 		try {
-			job.skipped = false;
 			job.resource = await options.fetch(options.deadline);
 			job.lastFailure = undefined;
 			if (options.learnAs !== undefined)
@@ -283,7 +276,7 @@ export class PollScheduler {
 					options.learnAs,
 					startedAt - job.since,
 					options.isFinal(job.resource),
-					job.learned || job.everSkipped ? undefined : job.n,
+					job.learned || job.skipped ? undefined : job.n,
 				);
 		} catch (error) {
 			if (this.signal.aborted || !(Date.now() >= options.deadline || options.isSkippable?.(error)))
@@ -291,7 +284,6 @@ export class PollScheduler {
 			else job.lastFailure = error;
 		} finally {
 			this.inFlight--;
-			job.answerMs = Date.now() - startedAt;
 		}
 		if (failed !== undefined) job.reject(failed);
 		else {
