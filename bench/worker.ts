@@ -23,8 +23,8 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import type { EmulatorReady } from '../emulator/launch';
-import { Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
-import { streamedMultipart } from '../nodes/ExtractionService/v1/transport/multipart-stream';
+import { Semaphore } from '../nodes/shared/transport/concurrency';
+import { streamedMultipart } from '../nodes/shared/transport/multipart-stream';
 import {
 	binaryProperty,
 	loadTypes,

@@ -11,7 +11,7 @@
 import { inspect } from 'node:util';
 
 import type { FaultSpec } from '../emulator/faults';
-import { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES } from '../nodes/ExtractionService/v1/transport';
+import { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES } from '../nodes/shared/transport';
 import { extractGet, listAll, onDocument, onExtraction } from './helpers/params';
 import { useNode } from './helpers/setup';
 

@@ -1,5 +1,5 @@
 /**
- * The n8n-core cancel-signal override (nodes/ExtractionService/v1/transport/cancel-signal.ts): n8n-core's
+ * The n8n-core cancel-signal override (nodes/shared/transport/cancel-signal.ts): n8n-core's
  * own `httpRequestWithAuthentication` overwrites a request's `abortSignal` with the context's
  * `getExecutionCancelSignal()`; on the context `withCancelSignal` makes, the request that reaches n8n's
  * outbound HTTP carries the attempt's signal, and everything else still comes from the node's context.
@@ -10,7 +10,7 @@ import { Container } from '@n8n/di';
 import { httpRequestWithAuthentication } from 'n8n-core/dist/execution-engine/node-execution-context/utils/request-helpers/authentication';
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
-import { withCancelSignal } from '../nodes/ExtractionService/v1/transport/cancel-signal';
+import { withCancelSignal } from '../nodes/shared/transport/cancel-signal';
 
 const execution = new AbortController();
 const ctx = {

@@ -1,9 +1,9 @@
-import { validationsOf } from '../nodes/ExtractionService/v1/helpers/completeness';
+import { validationsOf } from '../nodes/shared/completeness';
 import {
 	checkAgainstDefinition,
 	elementDefinition,
 	MAX_DEFINITION_DEPTH,
-} from '../nodes/ExtractionService/v1/helpers/schema-check';
+} from '../nodes/shared/schema-check';
 
 const INVOICE = {
 	type: 'object',

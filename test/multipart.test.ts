@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 
 import { STREAM_ABOVE_BYTES, multipartBody } from '../nodes/ExtractionService/v1/helpers/multipart';
 import type { InputFile } from '../nodes/ExtractionService/v1/helpers/input-files';
-import { isStreamedMultipart } from '../nodes/ExtractionService/v1/transport/multipart-stream';
+import { isStreamedMultipart } from '../nodes/shared/transport/multipart-stream';
 
 /** A file stored by id (n8n's filesystem or S3 mode) of `size` bytes: both ways to read it count their use. */
 function storedFile(size: number) {

@@ -1,5 +1,5 @@
 /**
- * Simplify (helpers/output.ts) never loses a field: from node version 4 the job's fields keep their
+ * Simplify (nodes/shared/output.ts) never loses a field: from node version 4 the job's fields keep their
  * names and an extracted field they would have replaced comes out as `extracted_<name>`; versions
  * 1–3 (saved workflows) keep the output they always had. Split Into Items on an empty list outputs
  * one item for the job.
@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import { makePdf } from '../emulator/sample-pdf';
-import { simplifyResult } from '../nodes/ExtractionService/v1/helpers/simplify';
+import { simplifyResult } from '../nodes/shared/simplify';
 import { createTriggerHarness, runWorkflow } from '../scripts/engine';
 import { byId, extractionCreate } from './helpers/params';
 import { useNode } from './helpers/setup';

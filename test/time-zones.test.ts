@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import type { INode } from 'n8n-workflow';
 
-import { isoDateTime } from '../nodes/ExtractionService/v1/helpers/validation';
+import { isoDateTime } from '../nodes/shared/validation';
 import { createTriggerHarness } from '../scripts/engine';
 import { useNode } from './helpers/setup';
 

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
-const DIR = path.join(__dirname, '..', 'nodes', 'ExtractionService', 'v1', 'transport');
+const DIR = path.join(__dirname, '..', 'nodes', 'shared', 'transport');
 const files = readdirSync(DIR).filter((name) => name.endsWith('.ts'));
 const source = (name: string) => readFileSync(path.join(DIR, name), 'utf8');
 

@@ -8,13 +8,13 @@ import { Readable } from 'node:stream';
 
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
-import { attempt } from '../nodes/ExtractionService/v1/transport/attempt';
-import { failedAttemptError } from '../nodes/ExtractionService/v1/transport/failures';
+import { attempt } from '../nodes/shared/transport/attempt';
+import { failedAttemptError } from '../nodes/shared/transport/failures';
 import {
 	streamedMultipart,
 	type StreamedMultipart,
-} from '../nodes/ExtractionService/v1/transport/multipart-stream';
-import { DEFAULT_CLIENT_SETTINGS } from '../nodes/ExtractionService/v1/transport/types';
+} from '../nodes/shared/transport/multipart-stream';
+import { DEFAULT_CLIENT_SETTINGS } from '../nodes/shared/transport/types';
 import { extractCreate, extractWithOptions, listAll, onDocument } from './helpers/params';
 import { useNode } from './helpers/setup';
 

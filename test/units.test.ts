@@ -1,8 +1,8 @@
-import { Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
+import { Semaphore } from '../nodes/shared/transport/concurrency';
 import * as polling from '../nodes/ExtractionService/v1/helpers/polling';
-import { CancelledError, cancellableSleep } from '../nodes/ExtractionService/v1/transport/sleep';
-import { connectionErrorCode, parseRetryAfter } from '../nodes/ExtractionService/v1/transport';
-import { formatFieldErrors } from '../nodes/ExtractionService/v1/transport/errors';
+import { CancelledError, cancellableSleep } from '../nodes/shared/transport/sleep';
+import { connectionErrorCode, parseRetryAfter } from '../nodes/shared/transport';
+import { formatFieldErrors } from '../nodes/shared/transport/errors';
 
 describe('pollDelay (§v0-3 rule 3: 2 to 5 s between polls)', () => {
 	it('starts at 2 s, grows to the 5 s cap, and jitter never leaves 2–5 s', () => {

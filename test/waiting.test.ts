@@ -6,8 +6,8 @@
  */
 import { Admission } from '../nodes/ExtractionService/v1/helpers/admission';
 import { pollUntilFinal } from '../nodes/ExtractionService/v1/helpers/polling';
-import { NORMAL_SHARE, Semaphore } from '../nodes/ExtractionService/v1/transport/concurrency';
-import { CancelledError } from '../nodes/ExtractionService/v1/transport/sleep';
+import { NORMAL_SHARE, Semaphore } from '../nodes/shared/transport/concurrency';
+import { CancelledError } from '../nodes/shared/transport/sleep';
 
 /** A promise and its resolver, to hold a task until the test lets it go. */
 function gate(): { promise: Promise<void>; open: () => void } {

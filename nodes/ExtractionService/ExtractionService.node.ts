@@ -19,7 +19,7 @@ import { listSearch } from './v1/methods';
  * operations that cost credits or change data are offered to an AI agent only with Allow Billed or
  * Destructive Operations on (`allowChanges`). Version 4 changes Simplify's output only: the job's
  * `id`, `status` and other identifying fields keep their names, and an extracted field of the same
- * name comes out as `extracted_<name>` (before, it replaced the job's; `helpers/simplify.ts`). The
+ * name comes out as `extracted_<name>` (before, it replaced the job's; `shared/simplify.ts`). The
  * few parameters that differ carry `@version` display options (actions/fields/versions.ts); a workflow saved with version 1 keeps its
  * parameters and behaviour. A later change that diverges further would get its own folder beside
  * `v1/` behind a VersionedNodeType.

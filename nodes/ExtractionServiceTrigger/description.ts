@@ -1,13 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import {
-	extractionListFilters,
-	filtersCollection,
-	searchFilter,
-} from '../ExtractionService/v1/helpers/filters';
-import { checkAgainstSchemaField } from '../ExtractionService/v1/actions/fields/check';
-import { simplifyField, splitIntoItemsField } from '../ExtractionService/v1/actions/fields/output';
-import { CREDENTIAL_TYPE } from '../ExtractionService/v1/transport';
+import { extractionListFilters, filtersCollection, searchFilter } from '../shared/filters';
+import { checkAgainstSchemaField } from '../shared/fields/check';
+import { simplifyField, splitIntoItemsField } from '../shared/fields/output';
+import { CREDENTIAL_TYPE } from '../shared/transport';
 import { EVENTS, eventsOf, eventsWith } from './poll/events';
 
 const SCAN_EVENTS = eventsWith('scan');

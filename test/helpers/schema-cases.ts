@@ -21,10 +21,7 @@
 import fc from 'fast-check';
 import Ajv2019, { type ErrorObject } from 'ajv/dist/2019';
 
-import {
-	checkAgainstDefinition,
-	type Validation,
-} from '../../nodes/ExtractionService/v1/helpers/schema-check';
+import { checkAgainstDefinition, type Validation } from '../../nodes/shared/schema-check';
 
 type Json = unknown;
 type Definition = Record<string, unknown>;

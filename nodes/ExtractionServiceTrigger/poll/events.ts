@@ -1,5 +1,5 @@
-import type { ApiFamily } from '../../ExtractionService/v1/transport';
-import { JOB_KINDS, type JobKind } from '../../ExtractionService/v1/helpers/kinds';
+import type { ApiFamily } from '../../shared/transport';
+import { JOB_KINDS, type JobKind } from '../../shared/kinds';
 
 /** The trigger's events (the `event` parameter's values). */
 export type EventName =

@@ -1,14 +1,11 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { filterQuery } from '../../ExtractionService/v1/helpers/filters';
-import { extractionItems } from '../../ExtractionService/v1/helpers/output';
-import { withAbsoluteUrls } from '../../ExtractionService/v1/helpers/absolute-urls';
-import { isoDateTime } from '../../ExtractionService/v1/helpers/validation';
-import {
-	DEFAULT_CLIENT_SETTINGS,
-	ExtractionServiceClient,
-} from '../../ExtractionService/v1/transport';
+import { filterQuery } from '../../shared/filters';
+import { extractionItems } from '../../shared/output';
+import { withAbsoluteUrls } from '../../shared/absolute-urls';
+import { isoDateTime } from '../../shared/validation';
+import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient } from '../../shared/transport';
 import { EVENTS } from './events';
 import { MAX_READ_FAILURES, SOFT_BUDGET_SHARE, type PollEnv, type Unreadable } from './lists';
 import { sampleEvent } from './sample';

@@ -1,12 +1,8 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { checkResource, fetchJob } from '../../ExtractionService/v1/helpers/resource';
-import {
-	servicePath,
-	type ExtractionServiceClient,
-	type ListPage,
-} from '../../ExtractionService/v1/transport';
+import { checkResource, fetchJob } from '../../shared/resource';
+import { servicePath, type ExtractionServiceClient, type ListPage } from '../../shared/transport';
 import type { EventSpec } from './events';
 
 /** Items asked for per list page (the service may send fewer or more, `§v0-8`, `§unversioned-8`). */

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ListPage } from '../../ExtractionService/v1/transport';
+import type { ListPage } from '../../shared/transport';
 import { fires, isFinal } from './events';
 import {
 	EventList,

@@ -6,18 +6,23 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { JobKind } from '../helpers/kinds';
+import type { JobKind } from '../../../shared/kinds';
 import { getJob } from '../helpers/wait';
 import { listItems } from '../helpers/lists';
 import type { JobOutcomes } from '../helpers/outcomes';
-import { readItemSettings, type OutputSettings } from '../helpers/settings';
-import { withAbsoluteUrls } from '../helpers/absolute-urls';
-import { requireUuid } from '../helpers/validation';
-import { servicePath, type ApiFamily, type ExtractionServiceClient } from '../transport';
+import { readItemSettings } from '../helpers/settings';
+import type { OutputSettings } from '../../../shared/output';
+import { withAbsoluteUrls } from '../../../shared/absolute-urls';
+import { requireUuid } from '../../../shared/validation';
+import {
+	servicePath,
+	type ApiFamily,
+	type ExtractionServiceClient,
+} from '../../../shared/transport';
 import { optionsCollection, returnAllFields } from './fields/collections';
 import { idParameter, type IdParameter } from './fields/locators';
 import { resumeWaitField, waitForCompletionField, waitOptionFields } from './fields/wait';
-import { filtersCollection } from '../helpers/filters';
+import { filtersCollection } from '../../../shared/filters';
 
 /** An operation module: its UI description and what it does for one input item. */
 export interface Operation {

@@ -1,6 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, type ApiFamily } from '../transport';
+import { CREDENTIAL_TYPE, type ApiFamily } from '../../../shared/transport';
 import * as document from './document/Document.resource';
 import * as extract from './extract/Extract.resource';
 import * as extraction from './extraction/Extraction.resource';

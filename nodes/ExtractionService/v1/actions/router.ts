@@ -3,13 +3,13 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { admissionOf } from '../helpers/admission';
 import { JobOutcomes } from '../helpers/outcomes';
-import { positiveSeconds, secondsToMs, wholeNumber } from '../helpers/validation';
+import { positiveSeconds, secondsToMs, wholeNumber } from '../../../shared/validation';
 import {
 	DEFAULT_CLIENT_SETTINGS,
 	ExtractionServiceClient,
 	type CreatedResource,
 	type ClientSettings,
-} from '../transport';
+} from '../../../shared/transport';
 import { READ_OPERATIONS, operations } from './resources';
 
 /**

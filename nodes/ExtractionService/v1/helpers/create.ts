@@ -1,10 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { servicePath, type BodyFactory, type ExtractionServiceClient } from '../transport';
+import {
+	servicePath,
+	type BodyFactory,
+	type ExtractionServiceClient,
+} from '../../../shared/transport';
 import type { InputFile } from './input-files';
-import type { JobKind } from './kinds';
+import type { JobKind } from '../../../shared/kinds';
 import { JobOutcomes, outcomeOf, type JobOutcome } from './outcomes';
-import { checkResource } from './resource';
+import { checkResource } from '../../../shared/resource';
 import { findExistingJob, type ReuseKey } from './reuse';
 import { waitForJob, type WaitSettings } from './wait';
 

@@ -1,7 +1,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { MAX_DOWNLOAD_BYTES, type DownloadBody } from '../transport';
+import { MAX_DOWNLOAD_BYTES, type DownloadBody } from '../../../shared/transport';
 
 import { SIGNATURE_BYTES, sniffFileType } from './file-types';
 

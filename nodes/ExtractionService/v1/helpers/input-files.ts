@@ -10,7 +10,7 @@ import {
 	sniffFileType,
 } from './file-types';
 import type { FileSelection } from './settings';
-import type { BinaryStream } from '../transport/multipart-stream';
+import type { BinaryStream } from '../../../shared/transport/multipart-stream';
 
 /** Display name of the binary property parameter, used in error messages. */
 export const BINARY_PARAMETER = 'Input Binary Field';

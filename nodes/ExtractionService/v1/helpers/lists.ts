@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { ApiFamily, ExtractionServiceClient } from '../transport';
-import { withAbsoluteUrls } from './absolute-urls';
-import { filterQuery } from './filters';
-import { wholeNumber } from './validation';
+import type { ApiFamily, ExtractionServiceClient } from '../../../shared/transport';
+import { withAbsoluteUrls } from '../../../shared/absolute-urls';
+import { filterQuery } from '../../../shared/filters';
+import { wholeNumber } from '../../../shared/validation';
 
 /**
  * A "Get Many" operation: reads `returnAll`, `limit` and the `filters` collection of the item,

@@ -5,7 +5,7 @@ import {
 	UploadReadError,
 	streamedMultipart,
 	type StreamedMultipart,
-} from '../transport/multipart-stream';
+} from '../../../shared/transport/multipart-stream';
 
 /**
  * Total size of the files above which a body of files stored by id is streamed (bytes): below it a

@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { CancelledError } from '../transport/sleep';
+import { CancelledError } from '../../../shared/transport/sleep';
 import { PollLearner } from './poll-learning';
 
 /** Timing of Wait for Completion. All durations in ms. */

@@ -1,9 +1,9 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { servicePath, type ExtractionServiceClient } from '../transport';
-import type { JobKind } from './kinds';
-import { fetchJob } from './resource';
+import { servicePath, type ExtractionServiceClient } from '../../../shared/transport';
+import type { JobKind } from '../../../shared/kinds';
+import { fetchJob } from '../../../shared/resource';
 
 /**
  * Reuse Existing Job: exactly-once job creation when n8n runs the same input again (a user's Retry

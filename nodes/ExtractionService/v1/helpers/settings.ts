@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { readCheckSettings, type CheckSettings } from './completeness';
+import { readCheckSettings } from '../../../shared/completeness';
+import type { OutputSettings } from '../../../shared/output';
 import { DEFAULT_WAIT_TIMEOUT_SECONDS, type WaitSettings } from './wait';
-import { positiveSeconds } from './validation';
+import { positiveSeconds } from '../../../shared/validation';
 
 /**
  * What one item asks of an operation, read once from its parameters into plain values: the
@@ -18,23 +19,6 @@ export interface ItemSettings {
 	output: OutputSettings;
 	/** Which binary properties to upload. */
 	files: FileSelection;
-}
-
-/**
- * How finished jobs become output items (`Simplify`, `Split Into Items`, `Include Input Binary`,
- * and Check Against Schema when it is on).
- */
-export interface OutputSettings {
-	simplify: boolean;
-	/**
-	 * Whether Simplify keeps the job's fields and renames an extracted field of the same name to
-	 * `extracted_<name>` (node version 4 on, trigger version 2 on); versions before let the extracted
-	 * field replace the job's (`simplify.ts`, `simplifyResult`).
-	 */
-	keepJobFields: boolean;
-	splitIntoItems: boolean;
-	includeInputBinary: boolean;
-	check?: CheckSettings;
 }
 
 /** The binary properties an item uploads: `names` as typed (one, or a comma list), or all of them. */

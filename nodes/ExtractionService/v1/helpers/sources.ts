@@ -6,7 +6,12 @@ import { multipartBody } from './multipart';
 import type { JobRequest } from './create';
 import { jobKeys, withKey, type ReuseKey } from './reuse';
 import type { FileSelection } from './settings';
-import { parseJsonObject, parseUrlList, requireHttpUrl, requireUuid } from './validation';
+import {
+	parseJsonObject,
+	parseUrlList,
+	requireHttpUrl,
+	requireUuid,
+} from '../../../shared/validation';
 
 /**
  * The parsing options of an item's Options collection, as the service names them

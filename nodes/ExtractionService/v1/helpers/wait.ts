@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { isRetryLater, type ExtractionServiceClient } from '../transport';
+import { isRetryLater, type ExtractionServiceClient } from '../../../shared/transport';
 import { admissionOf } from './admission';
-import type { JobKind } from './kinds';
+import type { JobKind } from '../../../shared/kinds';
 import { pollUntilFinal, type PollTiming } from './polling';
 import { learningKey } from './poll-learning';
-import { fetchJob } from './resource';
-import { secondsToMs } from './validation';
+import { fetchJob } from '../../../shared/resource';
+import { secondsToMs } from '../../../shared/validation';
 
 /** Default of Wait Timeout, in seconds. */
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;

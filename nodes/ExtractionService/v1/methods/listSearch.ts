@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { ExtractionServiceClient, servicePath, type ApiFamily } from '../transport';
+import { ExtractionServiceClient, servicePath, type ApiFamily } from '../../../shared/transport';
 
 /** Items per page of a "From List" search. */
 const PAGE_SIZE = 100;

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { binaryOutput, fileNameFromDisposition } from '../../helpers/downloads';
 import { specificMimeType } from '../../helpers/file-types';
-import { withAbsoluteUrls } from '../../helpers/absolute-urls';
+import { withAbsoluteUrls } from '../../../../shared/absolute-urls';
 import { outputBinaryField } from '../fields/binary';
 import { optionsCollection } from '../fields/collections';
 import { DOCUMENT_ID, idParameter } from '../fields/locators';

@@ -1,4 +1,4 @@
-import { createdRangeFilters, searchFilter } from '../../helpers/filters';
+import { createdRangeFilters, searchFilter } from '../../../../shared/filters';
 import { listOperation } from '../operation';
 
 /**

@@ -2,12 +2,12 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { inputFiles, passThroughBinary } from '../../helpers/input-files';
 import { multipartBody } from '../../helpers/multipart';
-import { checkResource } from '../../helpers/resource';
+import { checkResource } from '../../../../shared/resource';
 import { JobOutcomes, outcomeOf } from '../../helpers/outcomes';
-import { withAbsoluteUrls } from '../../helpers/absolute-urls';
+import { withAbsoluteUrls } from '../../../../shared/absolute-urls';
 import { readItemSettings } from '../../helpers/settings';
-import { pageRange, parseJsonObject } from '../../helpers/validation';
-import { servicePath } from '../../transport';
+import { pageRange, parseJsonObject } from '../../../../shared/validation';
+import { servicePath } from '../../../../shared/transport';
 import {
 	allBinaryPropertiesField,
 	binaryPropertyField,

@@ -1,18 +1,18 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { checkAgainstSchemaField, schemaDefinitionField } from '../fields/check';
+import { checkAgainstSchemaField, schemaDefinitionField } from '../../../../shared/fields/check';
 import { passThroughBinary } from '../../helpers/input-files';
 import { createAndWait, type JobRequest } from '../../helpers/create';
-import { JOB_KINDS } from '../../helpers/kinds';
+import { JOB_KINDS } from '../../../../shared/kinds';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';
-import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
+import { UUID_PLACEHOLDER, requireUuid } from '../../../../shared/validation';
 import { binarySourceOptionFields } from '../fields/binary';
 import { parsingOptionFields } from '../fields/job-options';
 import { PARSING_ID } from '../fields/locators';
 import { sourceFields, type DocumentSource } from '../fields/source';
-import { extractItems } from '../../helpers/output';
-import { simplifyField, splitIntoItemsField } from '../fields/output';
+import { extractItems } from '../../../../shared/output';
+import { simplifyField, splitIntoItemsField } from '../../../../shared/fields/output';
 import { jobCreateDescription, type OperationExecute } from '../operation';
 
 /**

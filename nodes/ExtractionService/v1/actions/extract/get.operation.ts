@@ -1,7 +1,7 @@
-import { checkAgainstSchemaField, schemaDefinitionField } from '../fields/check';
-import { JOB_KINDS } from '../../helpers/kinds';
-import { extractItems } from '../../helpers/output';
-import { simplifyField, splitIntoItemsField } from '../fields/output';
+import { checkAgainstSchemaField, schemaDefinitionField } from '../../../../shared/fields/check';
+import { JOB_KINDS } from '../../../../shared/kinds';
+import { extractItems } from '../../../../shared/output';
+import { simplifyField, splitIntoItemsField } from '../../../../shared/fields/output';
 import { jobGetOperation } from '../operation';
 
 /**

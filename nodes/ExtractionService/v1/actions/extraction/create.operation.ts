@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { checkAgainstSchemaField } from '../fields/check';
+import { checkAgainstSchemaField } from '../../../../shared/fields/check';
 import { inputFiles, passThroughBinary } from '../../helpers/input-files';
 import { multipartBody } from '../../helpers/multipart';
 import { createAndWait } from '../../helpers/create';
-import { JOB_KINDS } from '../../helpers/kinds';
+import { JOB_KINDS } from '../../../../shared/kinds';
 import { jobKeys, readReuseKey, withKey } from '../../helpers/reuse';
 import { readItemSettings } from '../../helpers/settings';
 import {
@@ -12,7 +12,7 @@ import {
 	pageRange,
 	parseJsonObject,
 	requireUuid,
-} from '../../helpers/validation';
+} from '../../../../shared/validation';
 import {
 	allBinaryPropertiesField,
 	binaryPropertyField,
@@ -20,8 +20,8 @@ import {
 } from '../fields/binary';
 import { metadataField, pageRangeFields, reuseExistingJobField } from '../fields/job-options';
 import { schemaLocator } from '../fields/locators';
-import { extractionItems } from '../../helpers/output';
-import { simplifyField, splitIntoItemsField } from '../fields/output';
+import { extractionItems } from '../../../../shared/output';
+import { simplifyField, splitIntoItemsField } from '../../../../shared/fields/output';
 import { jobCreateDescription, type OperationExecute } from '../operation';
 import { EXTRACTION_FILE_TYPES, serverField } from './common';
 

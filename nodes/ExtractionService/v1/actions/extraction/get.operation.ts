@@ -1,8 +1,8 @@
-import { checkAgainstSchemaField } from '../fields/check';
-import { JOB_KINDS } from '../../helpers/kinds';
+import { checkAgainstSchemaField } from '../../../../shared/fields/check';
+import { JOB_KINDS } from '../../../../shared/kinds';
 import { EXTRACTION_ID } from '../fields/locators';
-import { extractionItems } from '../../helpers/output';
-import { simplifyField, splitIntoItemsField } from '../fields/output';
+import { extractionItems } from '../../../../shared/output';
+import { simplifyField, splitIntoItemsField } from '../../../../shared/fields/output';
 import { jobGetOperation } from '../operation';
 
 /**

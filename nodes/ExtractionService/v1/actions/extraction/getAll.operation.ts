@@ -1,4 +1,4 @@
-import { extractionListFilters } from '../../helpers/filters';
+import { extractionListFilters } from '../../../../shared/filters';
 import { listOperation } from '../operation';
 
 /**

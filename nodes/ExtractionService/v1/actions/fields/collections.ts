@@ -5,7 +5,7 @@ import {
 	DEFAULT_CONCURRENCY,
 	DEFAULT_MAX_RETRIES,
 	DEFAULT_REQUEST_TIMEOUT_SECONDS,
-} from '../../transport';
+} from '../../../../shared/transport';
 import { forVersion1, fromVersion2 } from './versions';
 
 /** The execution-wide transport settings (read once, from the first item). */

@@ -1,7 +1,7 @@
 /** ID parameters: plain strings on node version 1, resource locators (From List / By ID) from version 2. */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { UUID_PATTERN, UUID_PLACEHOLDER } from '../../helpers/validation';
+import { UUID_PATTERN, UUID_PLACEHOLDER } from '../../../../shared/validation';
 import { forVersion1, fromVersion2 } from './versions';
 
 /** What the By ID mode of a locator accepts: a UUID, spaces around it allowed (they are trimmed). */

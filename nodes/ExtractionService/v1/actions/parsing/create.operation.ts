@@ -1,7 +1,7 @@
 import { passThroughBinary } from '../../helpers/input-files';
 import { createAndWait } from '../../helpers/create';
-import { JOB_KINDS } from '../../helpers/kinds';
-import { withAbsoluteUrls } from '../../helpers/absolute-urls';
+import { JOB_KINDS } from '../../../../shared/kinds';
+import { withAbsoluteUrls } from '../../../../shared/absolute-urls';
 import { readReuseKey } from '../../helpers/reuse';
 import { readItemSettings } from '../../helpers/settings';
 import { documentSourceRequests, parsingOptions } from '../../helpers/sources';

@@ -1,5 +1,5 @@
-import { JOB_KINDS } from '../../helpers/kinds';
-import { withAbsoluteUrls } from '../../helpers/absolute-urls';
+import { JOB_KINDS } from '../../../../shared/kinds';
+import { withAbsoluteUrls } from '../../../../shared/absolute-urls';
 import { PARSING_ID } from '../fields/locators';
 import { treatPartialAsErrorField } from '../fields/wait';
 import { jobGetOperation } from '../operation';

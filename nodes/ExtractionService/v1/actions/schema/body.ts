@@ -1,7 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { parseJsonObject } from '../../helpers/validation';
+import { parseJsonObject } from '../../../../shared/validation';
 
 /**
  * The JSON body of schema create/update (`§unversioned-4.6, §unversioned-4.8`): `name` and

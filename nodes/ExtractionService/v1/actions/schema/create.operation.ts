@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { servicePath } from '../../transport';
+import { servicePath } from '../../../../shared/transport';
 import { optionsCollection } from '../fields/collections';
 import { forOperation, type OperationExecute } from '../operation';
 import { additionalInformationsField, definitionField } from './common';

@@ -3,13 +3,13 @@ import type { IDataObject } from 'n8n-workflow';
 import { inputFiles } from '../../helpers/input-files';
 import { multipartBody } from '../../helpers/multipart';
 import { createAndWait } from '../../helpers/create';
-import { JOB_KINDS } from '../../helpers/kinds';
+import { JOB_KINDS } from '../../../../shared/kinds';
 import { readItemSettings } from '../../helpers/settings';
-import { UUID_PLACEHOLDER, requireUuid } from '../../helpers/validation';
-import { servicePath } from '../../transport';
+import { UUID_PLACEHOLDER, requireUuid } from '../../../../shared/validation';
+import { servicePath } from '../../../../shared/transport';
 import { allBinaryPropertiesField, binaryPropertyField } from '../fields/binary';
-import { extractionItems } from '../../helpers/output';
-import { simplifyField, splitIntoItemsField } from '../fields/output';
+import { extractionItems } from '../../../../shared/output';
+import { simplifyField, splitIntoItemsField } from '../../../../shared/fields/output';
 import { jobCreateDescription, type OperationExecute } from '../operation';
 import { EXTRACTION_FILE_TYPES } from '../extraction/common';
 

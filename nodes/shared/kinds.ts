@@ -1,4 +1,4 @@
-import type { ApiFamily } from '../transport';
+import type { ApiFamily } from './transport';
 
 /** An asynchronous job type of the service and its final states. */
 export interface JobKind {

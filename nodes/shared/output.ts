@@ -1,10 +1,26 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { ApiFamily, ExtractionServiceClient } from '../transport';
+import type { ApiFamily, ExtractionServiceClient } from './transport';
 import { withAbsoluteUrls } from './absolute-urls';
-import { validationsOf } from './completeness';
-import type { OutputSettings } from './settings';
+import { validationsOf, type CheckSettings } from './completeness';
 import { simplifyResult } from './simplify';
+
+/**
+ * How finished jobs become output items (`Simplify`, `Split Into Items`, `Include Input Binary`,
+ * and Check Against Schema when it is on).
+ */
+export interface OutputSettings {
+	simplify: boolean;
+	/**
+	 * Whether Simplify keeps the job's fields and renames an extracted field of the same name to
+	 * `extracted_<name>` (node version 4 on, trigger version 2 on); versions before let the extracted
+	 * field replace the job's (`simplify.ts`, `simplifyResult`).
+	 */
+	keepJobFields: boolean;
+	splitIntoItems: boolean;
+	includeInputBinary: boolean;
+	check?: CheckSettings;
+}
 
 /** Fields the node itself may add to a simplified item (besides the kind's identifying fields). */
 const NODE_FIELDS = ['error', 'timedOut', 'validation', 'index'];

@@ -4,7 +4,7 @@
  */
 import { NodeApiError } from 'n8n-workflow';
 
-import { originOf } from '../../../../credentials/shared';
+import { originOf } from '../../../credentials/shared';
 import { MAX_DOWNLOAD_BYTES } from './body';
 import type { DownloadBody, Requester, ServiceRequest, ServiceResponse } from './types';
 

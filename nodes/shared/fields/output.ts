@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** Simplify: the output switch of every job that has extracted data (`helpers/simplify.ts`). */
+/** Simplify: the output switch of every job that has extracted data (`shared/simplify.ts`). */
 export const simplifyField: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',

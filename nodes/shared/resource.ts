@@ -1,11 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import {
-	idKey,
-	UnusableAnswerError,
-	servicePath,
-	type ExtractionServiceClient,
-} from '../transport';
+import { idKey, UnusableAnswerError, servicePath, type ExtractionServiceClient } from './transport';
 import type { JobKind } from './kinds';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { NodeApiError, NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { servicePath, type ExtractionServiceClient } from '../transport';
+import { servicePath, type ExtractionServiceClient } from './transport';
 import {
 	checkWithRoot,
 	elementDefinition,
