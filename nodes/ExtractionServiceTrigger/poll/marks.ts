@@ -5,9 +5,9 @@ import { createHash } from 'crypto';
  * the workflow stays small whatever the number of jobs a poll follows.
  *
  * A mark is a short hash of an id (base64url of SHA-256) together with a key: the `created_at` of a
- * `/v0` item in epoch ms (a mark recognises an item only when both agree), or when the trigger
- * first met an extraction (recognised by the 36-bit hash alone: a false match has a chance of
- * about 1 in 70 million per extraction against 1,000 marks).
+ * `/v0` item in epoch ms, or when the trigger first met an extraction. A mark recognises an item by
+ * the 36-bit hash alone (a false match has a chance of about 1 in 70 million per item against 1,000
+ * marks); the key orders the marks and ages them out.
  */
 
 /** Characters of the hash kept in a mark (6 base64url characters: 36 bits). */
@@ -84,11 +84,9 @@ export class MarkSet {
 		else this.byHash.set(mark.hash, [mark]);
 	}
 
-	/**
-	 * The mark of `id` whose key is accepted by `fits` (e.g. the same `created_at`), if any.
-	 */
-	find(id: string, fits: (key: number) => boolean): Mark | undefined {
-		return this.byHash.get(hashId(id))?.find((mark) => fits(mark.key));
+	/** The mark of `id`, if any. */
+	find(id: string): Mark | undefined {
+		return this.byHash.get(hashId(id))?.[0];
 	}
 
 	/** Every mark. */

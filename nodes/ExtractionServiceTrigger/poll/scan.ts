@@ -129,7 +129,7 @@ export async function pollScan(
 		created !== undefined && (state ? created >= edge - MARGIN_MS : created >= (since ?? Infinity));
 	const knownOf = (id: string): Met['known'] => {
 		for (const set of ['pending', 'head', 'old'] as const) {
-			const mark = sets[set].find(id, () => true);
+			const mark = sets[set].find(id);
 			if (mark) return { set, mark };
 		}
 		return undefined;

@@ -94,7 +94,7 @@ export async function pollWindow(
 			}
 		: await activate(env, list, since);
 	const behind = await countBehind(list, work.from);
-	const handled = (l: Listed) => !!work.seen.find(l.id, () => true) || work.follow.includes(l.id);
+	const handled = (l: Listed) => !!work.seen.find(l.id) || work.follow.includes(l.id);
 	const read = await readList(list, env, { created_at_after: isoTime(work.from) });
 	const fired: IDataObject[] = [];
 	// A job given up (`MAX_READ_FAILURES`) is handled where it is listed: not met as new again.
