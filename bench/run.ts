@@ -34,6 +34,8 @@
  * --cpu-processing-ms <n> (500) --scale-items <n,n,…> (50,5000) --scale-times <ms|min-max,…>
  * (3000,6000,3000-30000; a range draws each job's time from it, seeded) --scale-seed <n> (random)
  * --scale-yardstick <post|form|off> (post) --scale-processing-ms <n> (= --scale-times n)
+ * --scale-gc <default|steady> (default; steady: measure 6's workers run with V8's
+ * --predictable-gc-schedule --single-threaded-gc, see `SCALE_GC`)
  * --schema-cases <n> (10000) --schema-seed <n> (random) --model-runs <n> (2000)
  * --download-mib <n> (300) --fault-runs <n> (2000) --only <1,2,3,4,5,6,7,8,9,10> --help
  */
@@ -83,6 +85,7 @@ function parseOptions() {
 		'scale-times',
 		'scale-seed',
 		'scale-yardstick',
+		'scale-gc',
 		'schema-seed',
 	];
 	const text = { type: 'string' } as const;
@@ -118,6 +121,7 @@ function parseOptions() {
 				? Math.floor(Math.random() * 2 ** 31)
 				: numberFlag('scale-seed', given['scale-seed'], 0, 0, true),
 		scaleYardstick: yardstickFlag(given['scale-yardstick'] ?? 'post'),
+		scaleGc: scaleGcFlag(given['scale-gc'] ?? 'default'),
 		schemaCases: num('schema-cases'),
 		modelRuns: num('model-runs'),
 		schemaSeed:
@@ -133,6 +137,28 @@ function yardstickFlag(value: string): 'post' | 'form' | 'off' {
 	if (value === 'post' || value === 'form' || value === 'off') return value;
 	return usageError(`--scale-yardstick: post, form or off, not ${value}`);
 }
+
+/**
+ * `--scale-gc`: V8 flags of measure 6's workers. `default` is n8n's own V8 (the peak RSS then moves
+ * with when the old generation is collected, which on a shared machine depends on the load: the
+ * same row's peak moves by 10 – 30 KiB an item from run to run). `steady` fixes V8's heap growing
+ * (`--predictable-gc-schedule`: heap growing 30 %, semi-space 4 MiB, no memory reducer) and marks
+ * on the main thread (`--single-threaded-gc`), so a peak depends on what is allocated and kept, not
+ * on timing: for comparing the node with the yardstick, not for the KiB n8n would show.
+ */
+const SCALE_GC = {
+	default: [],
+	steady: ['--predictable-gc-schedule', '--single-threaded-gc'],
+} as const;
+
+/** `--scale-gc`: `default` or `steady` (`SCALE_GC`). */
+function scaleGcFlag(value: string): keyof typeof SCALE_GC {
+	if (value === 'default' || value === 'steady') return value;
+	return usageError(`--scale-gc: default or steady, not ${value}`);
+}
+
+/** V8 flags of the next bench/worker.ts processes (measure 6 sets them: `SCALE_GC`). */
+let workerV8Flags: readonly string[] = [];
 
 const MiB = 1024 * 1024;
 /** Every PASS/FAIL line so far, repeated in the summary. */
@@ -192,7 +218,8 @@ async function runWorker<T>(
 		Object.assign(env, { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_USER_FOLDER: userFolder });
 	}
 	// `node --import tsx`: one process (the tsx CLI would add a parent process).
-	const argv = ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', script), ...args];
+	const v8 = script === 'worker.ts' ? workerV8Flags : [];
+	const argv = [...v8, '--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', script), ...args];
 	const child = startService('worker', nodeBin, argv, { env });
 	// The node's MaxListenersExceededWarning (see BENCHMARKS.md) is counted, not repeated.
 	let listenerWarnings = 0;
@@ -629,7 +656,9 @@ async function measureScale(options: Options): Promise<void> {
 		envNode
 			? `  BENCH_SCALE_NODE=${envNode}: the rows are that yardstick, not the node (no yardstick beside them)`
 			: `  yardstick beside each row: ${options.scaleYardstick === 'off' ? 'off' : `requests-only:${options.scaleYardstick}+x, x = the node's GETs a job, first GET at the node's median created → first poll, then today's gaps (2.5 s, 3.1 s … 5 s)`}`,
+		`  worker V8 flags (--scale-gc ${options.scaleGc}): ${SCALE_GC[options.scaleGc].join(' ') || 'none'}`,
 	);
+	workerV8Flags = SCALE_GC[options.scaleGc];
 	const rows: ScaleRow[] = [];
 	for (const time of options.scaleTimes)
 		for (const items of scaleItems) {
@@ -698,6 +727,7 @@ async function measureScale(options: Options): Promise<void> {
 				judgeScaleRow(row, r, time);
 			});
 		}
+	workerV8Flags = [];
 	log(
 		'\n  Measure 6 — table (node | yardstick at the node’s request count)',
 		'  | N | Job times | Wall | Requests a job | Polls a job: mean, max (today’s grid) | Finished → seen: median, p90, max | Created → first poll (median) | Seen − today’s seen: max, p99; jobs > one step later (than today’s latest) | Peak RSS growth an item | Yardstick (its requests a job): an item | Node over yardstick |',

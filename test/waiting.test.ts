@@ -42,6 +42,37 @@ describe('Semaphore: polls and reads before creates, and creates still go on', (
 		]);
 		expect(order).toHaveLength(11);
 	});
+
+	it('while creates wait, polls get two freed slots for each create: up to two polls a create keep up', async () => {
+		// Issue 33 (bench measure 6, 5,000 items): a job takes a little more than one poll on average,
+		// and its polls come due in bursts; with one slot for a poll per slot for a create, polls went
+		// out only as fast as creates, and due polls waited up to 3 s while creates were queued.
+		const limiter = new Semaphore(1);
+		const order: string[] = [];
+		const first = gate();
+		const running = limiter.run(async () => await first.promise);
+		const queued: Array<Promise<void>> = [];
+		for (let i = 0; i < 4; i++)
+			queued.push(limiter.run(async () => void order.push(`create ${i}`)));
+		for (let i = 0; i < 8; i++)
+			queued.push(limiter.run(async () => void order.push(`poll ${i}`), true));
+		first.open();
+		await Promise.all([running, ...queued]);
+		expect(order).toEqual([
+			'poll 0',
+			'poll 1',
+			'create 0',
+			'poll 2',
+			'poll 3',
+			'create 1',
+			'poll 4',
+			'poll 5',
+			'create 2',
+			'poll 6',
+			'poll 7',
+			'create 3',
+		]);
+	});
 });
 
 describe('PollScheduler: one loop for every waiting job of an execution', () => {

@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { CancelledError } from '../../../shared/transport/sleep';
-import { PollLearner } from './poll-learning';
+import { PollLearner, scheduleIndex } from './poll-learning';
 
 /** Timing of Wait for Completion. All durations in ms. */
 export interface PollTiming {
@@ -271,13 +271,15 @@ export class PollScheduler {
 		try {
 			job.resource = await options.fetch(options.deadline);
 			job.lastFailure = undefined;
-			if (options.learnAs !== undefined)
+			if (options.learnAs !== undefined) {
+				const final = options.isFinal(job.resource);
 				this.learner.note(
 					options.learnAs,
 					startedAt - job.since,
-					options.isFinal(job.resource),
-					job.learned || job.skipped ? undefined : job.n,
+					final,
+					scheduleIndex(job.n, final, job),
 				);
+			}
 		} catch (error) {
 			if (this.signal.aborted || !(Date.now() >= options.deadline || options.isSkippable?.(error)))
 				failed = error ?? new Error('The poll failed');
