@@ -16,20 +16,29 @@ function gate(): { promise: Promise<void>; open: () => void } {
 	return { promise, open };
 }
 
+/**
+ * The order in which a one-slot Semaphore runs `creates` normal tasks and `polls` urgent ones, all
+ * queued while the slot is taken.
+ */
+async function slotOrder(creates: number, polls: number): Promise<string[]> {
+	const limiter = new Semaphore(1);
+	const order: string[] = [];
+	const first = gate();
+	const running = limiter.run(async () => await first.promise);
+	const queued: Array<Promise<void>> = [];
+	for (let i = 0; i < creates; i++)
+		queued.push(limiter.run(async () => void order.push(`create ${i}`)));
+	for (let i = 0; i < polls; i++)
+		queued.push(limiter.run(async () => void order.push(`poll ${i}`), true));
+	expect(limiter.waiting).toBe(creates + polls);
+	first.open();
+	await Promise.all([running, ...queued]);
+	return order;
+}
+
 describe('Semaphore: polls and reads before creates, and creates still go on', () => {
 	it('a freed slot goes to the urgent queue, except every NORMAL_SHARE-th while creates wait', async () => {
-		const limiter = new Semaphore(1);
-		const order: string[] = [];
-		const first = gate();
-		const running = limiter.run(async () => await first.promise);
-		const queued: Array<Promise<void>> = [];
-		for (let i = 0; i < 3; i++)
-			queued.push(limiter.run(async () => void order.push(`create ${i}`)));
-		for (let i = 0; i < 8; i++)
-			queued.push(limiter.run(async () => void order.push(`poll ${i}`), true));
-		expect(limiter.waiting).toBe(11);
-		first.open();
-		await Promise.all([running, ...queued]);
+		const order = await slotOrder(3, 8);
 		const share = NORMAL_SHARE - 1;
 		expect(order.slice(0, share + 1)).toEqual([
 			...Array.from({ length: share }, (_, i) => `poll ${i}`),
@@ -47,18 +56,7 @@ describe('Semaphore: polls and reads before creates, and creates still go on', (
 		// Issue 33 (bench measure 6, 5,000 items): a job takes a little more than one poll on average,
 		// and its polls come due in bursts; with one slot for a poll per slot for a create, polls went
 		// out only as fast as creates, and due polls waited up to 3 s while creates were queued.
-		const limiter = new Semaphore(1);
-		const order: string[] = [];
-		const first = gate();
-		const running = limiter.run(async () => await first.promise);
-		const queued: Array<Promise<void>> = [];
-		for (let i = 0; i < 4; i++)
-			queued.push(limiter.run(async () => void order.push(`create ${i}`)));
-		for (let i = 0; i < 8; i++)
-			queued.push(limiter.run(async () => void order.push(`poll ${i}`), true));
-		first.open();
-		await Promise.all([running, ...queued]);
-		expect(order).toEqual([
+		expect(await slotOrder(4, 8)).toEqual([
 			'poll 0',
 			'poll 1',
 			'create 0',
