@@ -94,7 +94,6 @@ export async function pollWindow(
 			}
 		: await activate(env, list, since);
 	const behind = await countBehind(list, work.from);
-	const handled = (l: Listed) => !!work.seen.find(l.id) || work.follow.includes(l.id);
 	const read = await readList(list, env, { created_at_after: isoTime(work.from) });
 	const fired: IDataObject[] = [];
 	// A job given up (`MAX_READ_FAILURES`) is handled where it is listed: not met as new again.
@@ -113,10 +112,11 @@ export async function pollWindow(
 		return false;
 	});
 
-	// 2. The window: what is not handled yet, oldest first.
+	// 2. The window: what is not handled yet (not seen, not followed), oldest first.
+	const following = new Set(work.follow);
 	const inWindow = (l: Listed) => l.ms === undefined || l.ms >= work.from;
 	const open = read.items
-		.filter((l) => !handled(l))
+		.filter((l) => !work.seen.find(l.id) && !following.has(l.id))
 		.filter(inWindow)
 		.sort((a, b) => (a.ms ?? Infinity) - (b.ms ?? Infinity));
 	const needsRead = (l: Listed) =>
