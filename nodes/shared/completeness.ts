@@ -3,9 +3,9 @@
  * any request; the definition each job is checked against (given, or its schema read by id); and the
  * `validation` of each output object. The check itself is `schema-check.ts`.
  */
-import { NodeApiError, NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { servicePath, type ExtractionServiceClient } from './transport';
+import { isNotFound, servicePath, type ExtractionServiceClient } from './transport';
 import {
 	checkWithRoot,
 	elementDefinition,
@@ -115,7 +115,7 @@ async function readSchema(
 		return { lookup: { definition: schema.schema }, lasting: true };
 	} catch (error) {
 		// A schema that does not exist stays so for the execution; anything else may pass.
-		const notFound = error instanceof NodeApiError && String(error.httpCode) === '404';
+		const notFound = isNotFound(error);
 		return {
 			lookup: { warning: `The schema ${id} could not be read: ${(error as Error).message}` },
 			lasting: notFound,

@@ -47,7 +47,8 @@ export function checkResource(
 }
 
 /**
- * Reads a job by id (`§v0-4.7, §v0-4.9`; `§unversioned-4.3`) and checks the answer is it.
+ * Reads a job by id (`§v0-4.7, §v0-4.9`; `§unversioned-4.3`) and checks the answer is it, with a
+ * `status`; with `status` false, any resource of that shape (a document, `§v0-4.3`).
  *
  * @param deadline epoch ms bounding the read (a poll's wait deadline)
  * @throws NodeApiError for service errors and answers that are not the job
@@ -55,10 +56,11 @@ export function checkResource(
 export async function fetchJob(
 	client: ExtractionServiceClient,
 	node: INode,
-	kind: JobKind,
+	kind: Pick<JobKind, 'family' | 'segment' | 'resourceName'>,
 	id: string,
 	itemIndex: number,
 	deadline?: number,
+	status = true,
 ): Promise<IDataObject> {
 	const job = await client.request<IDataObject>({
 		family: kind.family,
@@ -69,5 +71,5 @@ export async function fetchJob(
 		resourceId: id,
 		deadline,
 	});
-	return checkResource(node, kind.resourceName, job, itemIndex, { id, status: true });
+	return checkResource(node, kind.resourceName, job, itemIndex, { id, status });
 }

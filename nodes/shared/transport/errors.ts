@@ -3,7 +3,7 @@
  * tables of `§v0-7` and `§unversioned-7`, and the bounded copy of a body an error keeps.
  */
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { TransientError, capText, htmlText, looksLikeHtml } from './answers';
 import type { ApiFamily } from './families';
@@ -176,4 +176,24 @@ function capStrings(value: IDataObject): IDataObject {
 		else setOwn(out, k, v);
 	}
 	return out;
+}
+
+/**
+ * An error as n8n expects a node's: a NodeApiError or NodeOperationError as it is (the client's),
+ * anything else wrapped in a NodeOperationError (with the item's index, when given).
+ */
+export function asNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(node, error instanceof Error ? error : String(error), {
+		...(itemIndex === undefined ? {} : { itemIndex }),
+	});
+}
+
+/** Whether an error is the service's 404 (a page past the end, a resource deleted meanwhile). */
+export function isNotFound(error: unknown): boolean {
+	return error instanceof NodeApiError && String(error.httpCode) === '404';
 }

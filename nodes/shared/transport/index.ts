@@ -35,6 +35,7 @@ import {
 
 export { CREDENTIAL_TYPE, servicePath, type ApiFamily } from './families';
 export { isRetryLater, TransientError, UnusableAnswerError } from './answers';
+export { asNodeError, isNotFound } from './errors';
 export { idKey } from './ids';
 export { MAX_ANSWER_BYTES, MAX_DOWNLOAD_BYTES, MAX_ERROR_BODY_BYTES } from './body';
 export { connectionErrorCode, parseRetryAfter } from './connection';

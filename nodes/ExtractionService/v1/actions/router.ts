@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { admissionOf } from '../helpers/admission';
@@ -7,6 +7,7 @@ import { positiveSeconds, secondsToMs, wholeNumber } from '../../../shared/valid
 import {
 	DEFAULT_CLIENT_SETTINGS,
 	ExtractionServiceClient,
+	asNodeError,
 	type CreatedResource,
 	type ClientSettings,
 } from '../../../shared/transport';
@@ -52,18 +53,6 @@ function clientSettings(ctx: IExecuteFunctions): ClientSettings {
 			),
 		),
 	};
-}
-
-/** An error as n8n expects a node's: NodeApiError/NodeOperationError as they are, anything else wrapped (with the item). */
-function asNodeError(
-	node: INode,
-	error: unknown,
-	itemIndex: number,
-): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error instanceof Error ? error : String(error), {
-		itemIndex,
-	});
 }
 
 /** A failed item (or job) as n8n shows it under Continue On Fail: the message, what else helps, and the job's id. */

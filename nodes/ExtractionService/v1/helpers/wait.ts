@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { isRetryLater, type ExtractionServiceClient } from '../../../shared/transport';
+import { asNodeError, isRetryLater, type ExtractionServiceClient } from '../../../shared/transport';
 import { admissionOf } from './admission';
 import type { JobKind } from '../../../shared/kinds';
 import { pollUntilFinal, type PollTiming } from './polling';
@@ -34,10 +34,7 @@ export function withJobNote(
 	id: string,
 	itemIndex: number,
 ): NodeApiError | NodeOperationError {
-	const known =
-		error instanceof NodeApiError || error instanceof NodeOperationError
-			? error
-			: new NodeOperationError(node, error as Error, { itemIndex });
+	const known = asNodeError(node, error, itemIndex);
 	const note = `${kind.resourceName} ${id} was created at the service and goes on there: fetch it with ${kind.resourceName} → Get and this ID instead of creating it again.`;
 	if (!String(known.description ?? '').includes(note))
 		known.description = [known.description, note].filter(Boolean).join(' ');
