@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 
 import {
-	MarkSet,
+	byHash,
 	hashId,
 	markOf,
 	packMarks,
@@ -31,10 +31,10 @@ describe('marks', () => {
 		expect(packMarks(marks).length).toBeLessThan(32 * 1024);
 	});
 
-	it('a mark set finds an id by its hash', () => {
-		const set = new MarkSet([markOf('x', 10), markOf('y', 20)]);
-		expect(set.find('x')).toEqual({ hash: hashId('x'), key: 10 });
-		expect(set.find('z')).toBeUndefined();
-		expect(set.size).toBe(2);
+	it('marks by hash find an id by its hash', () => {
+		const marks = byHash([markOf('x', 10), markOf('y', 20)]);
+		expect(marks.get(hashId('x'))).toEqual({ hash: hashId('x'), key: 10 });
+		expect(marks.get(hashId('z'))).toBeUndefined();
+		expect(marks.size).toBe(2);
 	});
 });

@@ -10,12 +10,9 @@ export type EventName =
 	| 'parsingFinished';
 
 /**
- * How an event finds what is new in its list:
- * - `window`: the `/v0` lists filter on `created_at_after` / `created_at_before` (`§v0-4.2`,
- *   `§v0-4.6`): a time window is read whole, whatever the list's order (`window.ts`);
- * - `scan`: the unversioned list has no date filter and its items no date (`§unversioned-4.1`,
- *   `§unversioned-2.2`): ids are remembered, and pages are read from both ends of the list until
- *   one holds an id remembered as old (`scan.ts`).
+ * How an event finds what is new in its list (`docs/service-api.md` §trigger): `window` for the
+ * `/v0` lists, which take `created_at_after` (`window.ts`); `scan` for the extraction list, which
+ * has no date filter and no dates (`scan.ts`).
  */
 export type Strategy = 'window' | 'scan';
 
@@ -28,28 +25,17 @@ export interface EventSpec {
 	family: ApiFamily;
 	/** Path segment of the list (and of the read by id). */
 	segment: string;
-	/** Plural, for messages ("Extractions"). */
-	listName: string;
-	/** Singular, for messages ("Extraction"). */
+	/** For messages ("Extraction"; plural with an s). */
 	resourceName: string;
 	strategy: Strategy;
-	/**
-	 * Statuses that fire the event; undefined: every new item fires (documents have no status). For
-	 * the `/v0` parsing list, each is sent as the list's `status` filter (one value per request).
-	 */
+	/** Statuses that fire the event; undefined: every new item fires (documents have no status). */
 	statuses?: string[];
 	/**
-	 * The job kind, for jobs: its final statuses (the rest are pending: a pending job fires when it
-	 * reaches one of `statuses`) and its read by id, which gives the output (list items of
-	 * extractions carry no data, `§unversioned-2.2`; those of parsings have no fields shown beyond
-	 * `id` and `status`, `§v0-4.6`). Undefined for documents: their list items are Documents
-	 * (`§v0-4.2`) and are output as they come.
+	 * The job kind: its final statuses and its read by id, which gives the output (list items carry
+	 * no data, `§unversioned-2.2`, `§v0-4.6`). Undefined for documents, output as listed (`§v0-4.2`).
 	 */
 	kind?: JobKind;
-	/**
-	 * Non-final statuses a `window` event watches (`§v0-3`), each sent as the `status` filter, so a
-	 * job created before the window moved on still fires when it finishes (`window.ts`).
-	 */
+	/** Non-final statuses of a `window` job, listed by `status` at activation (§trigger 10). */
 	pendingStatuses?: string[];
 }
 
@@ -60,7 +46,6 @@ const jobEvent = (
 ): EventSpec => ({
 	family: kind.family,
 	segment: kind.segment,
-	listName: `${kind.resourceName}s`,
 	resourceName: kind.resourceName,
 	kind,
 	...(kind === JOB_KINDS.parsing ? { pendingStatuses: ['IN_QUEUE', 'IN_PROGRESS'] } : {}),
@@ -75,7 +60,6 @@ export const EVENTS: EventSpec[] = [
 		description: 'A document was uploaded (API key)',
 		family: 'v0',
 		segment: 'documents',
-		listName: 'Documents',
 		resourceName: 'Document',
 		strategy: 'window',
 	},

@@ -28,12 +28,9 @@ const DEFAULT_POLL_BUDGET_MS = 5 * 60_000;
 const BUDGET_SHARE = 0.9;
 
 /**
- * The trigger's `poll()`, as n8n calls it at every poll time (mode `trigger`) and for the editor's
- * "Fetch Test Event" (mode `manual`: the most recent matching job, `sample.ts`; no state read or
- * written). A poll runs alone (§trigger 6), reads the state, polls (`window.ts` for the `/v0`
- * events, `scan.ts` for extractions), and saves the state only when it returns or reports
- * (§trigger 1–2). Every request goes through the node's `ExtractionServiceClient` (§node), with a
- * deadline at 90 % of n8n's poll budget (`docs/service-api.md`).
+ * The trigger's `poll()` (`docs/service-api.md` §trigger): at every poll time (mode `trigger`) it
+ * reads the state, polls (`window.ts` for the `/v0` events, `scan.ts` for extractions) and saves
+ * the state; for the editor's "Fetch Test Event" (mode `manual`) it returns a sample (`sample.ts`).
  *
  * @returns one output with an item per job (per list element with Split Into Items), or null
  * @throws NodeOperationError for a bad parameter, (manual mode) when nothing matches, for jobs
@@ -46,7 +43,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	const spec = EVENTS.find((event) => event.value === eventName);
 	if (!spec) throw new NodeOperationError(node, `The event "${eventName}" is not supported`);
 	const options = this.getNodeParameter('options', {}) as IDataObject;
-	// Without a zone, in the workflow's time zone (n8n's date picker gives no zone).
+	// Without a zone, in the workflow's time zone.
 	const sinceText = isoDateTime(
 		node,
 		0,
@@ -74,41 +71,28 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 	};
 	const baseUrl = await client.baseUrl(spec.family);
 
-	if (this.getMode() === 'manual') return [await outputItems(this, env, [await sampleEvent(env)])];
+	if (this.getMode() === 'manual')
+		return [await outputItems(this, env, [await sampleEvent(env)], baseUrl)];
 
 	const data = this.getWorkflowStaticData('node');
-	// n8n starts a node's next poll even while the previous one still runs (a slow service): both
-	// would read the same state and fire the same jobs. A poll that finds another of the same node
-	// running does nothing. Running polls are known in this process (n8n's durable cursors give each
-	// poll its own copy of the static data) and marked in the static data (the same object for every
-	// poll in the classic scheduling); a mark older than the poll budget is left over from a crash.
+	// n8n starts a node's next poll even while the previous one still runs (§trigger 6): such a
+	// poll does nothing (one running longer than the poll budget is taken as lost).
 	const key = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-	const mark =
-		typeof data[POLL_STARTED_AT] === 'number' ? (data[POLL_STARTED_AT] as number) : undefined;
-	const runningHere = RUNNING.get(key);
-	if (
-		(runningHere !== undefined && started - runningHere < budget) ||
-		(mark !== undefined && started - mark < budget)
-	)
-		return null;
+	const runningSince = RUNNING.get(key);
+	if (runningSince !== undefined && started - runningSince < budget) return null;
 	RUNNING.set(key, started);
-	data[POLL_STARTED_AT] = started;
 	try {
 		const fingerprint = JSON.stringify({
 			event: spec.value,
 			filters: env.filters,
-			// As written, not as read: a new workflow time zone keeps the state (the option is only
-			// read when the trigger starts afresh).
+			// As written: a new workflow time zone keeps the state.
 			since: sinceText === undefined ? null : String(options.includeExistingSince).trim(),
 			baseUrl,
 		});
 		const saved = loadState(data, fingerprint);
 		let state = saved;
-		// n8n's durable cursors do not save a poll's state when it outputs nothing, and run each
-		// scheduled poll on poll functions of their own (activation mode `update`): a poll that finds
-		// no saved state goes on from the last such poll's, kept in this process — a scheduled poll
-		// always, an activation when the configuration changed in a way the state survives (a filter
-		// edit of a window state, `loadState`); an activation of the same configuration starts afresh.
+		// n8n's durable cursors save no state until a poll outputs something (§trigger 13): a poll
+		// that finds none goes on from the last such poll's (an activation only after a filter edit).
 		const keptKey = `${key}:${spec.value}`;
 		const kept = ACTIVATIONS.get(keptKey);
 		if (saved) ACTIVATIONS.delete(keptKey);
@@ -117,8 +101,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 			(!FRESH_START_MODES.has(this.getActivationMode()) || kept.fingerprint !== fingerprint)
 		)
 			state = loadState(kept as unknown as IDataObject, fingerprint);
-		// A poll that reported an error saved the state to go on from, but n8n's durable cursors
-		// commit a poll's state only with an execution: go on from it anyway (once reported, in this process).
+		// Durable cursors do not commit the state of a poll that reported an error: go on from it.
 		const loaded = state && JSON.stringify(state);
 		const reported = REPORTED.get(key);
 		if (reported && loaded === reported.before) state = reported.after;
@@ -126,13 +109,12 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 			spec.strategy === 'window'
 				? await pollWindow(env, state as WindowState | undefined, since, fingerprint)
 				: await pollScan(env, state as ScanState | undefined, since, fingerprint);
-		const items = await outputItems(this, env, outcome.resources);
-		// Jobs whose reads kept failing: kept in the state until a poll with nothing to output (or
-		// an error of its own) reports them, once; the polls before fire the other jobs.
+		const items = await outputItems(this, env, outcome.resources, baseUrl);
+		// Jobs given up: reported once, by a poll with nothing to output (§trigger 1–2).
 		const report = toReport(state, outcome.unreadable);
 		const reportNow = report.unread !== undefined && items.length === 0 && !outcome.error;
 		const next: TriggerState = reportNow ? outcome.state : { ...outcome.state, ...report };
-		saveState(data, next, [POLL_STARTED_AT]);
+		saveState(data, next);
 		if (!saved) ACTIVATIONS.set(keptKey, next);
 		if (outcome.error || reportNow) {
 			// Keyed by the state as loaded: polls that go on loading it go on from this one.
@@ -142,15 +124,11 @@ export async function pollTrigger(this: IPollFunctions): Promise<INodeExecutionD
 		REPORTED.delete(key);
 		return items.length > 0 ? [items] : null;
 	} finally {
-		delete data[POLL_STARTED_AT];
 		if (RUNNING.get(key) === started) RUNNING.delete(key);
 	}
 }
 
-/**
- * The jobs to report after a poll: those the state kept and those the poll dropped (`MAX_READ_FAILURES`),
- * at most `MAX_UNREAD_KEPT` by name, the rest by count.
- */
+/** The jobs to report after a poll: the state's and the poll's, at most `MAX_UNREAD_KEPT` by name, the rest by count. */
 function toReport(state: TriggerState | undefined, dropped: Unreadable[] = []): UnreadReport {
 	const all = [...(state?.unread ?? []), ...dropped];
 	const more = (state?.unreadMore ?? 0) + Math.max(0, all.length - MAX_UNREAD_KEPT);
@@ -160,11 +138,7 @@ function toReport(state: TriggerState | undefined, dropped: Unreadable[] = []): 
 	};
 }
 
-/**
- * The error that reports jobs the trigger stopped following because their read by id failed
- * `MAX_READ_FAILURES` polls in a row (issue 31 item 6): their ids, resource and last failure (the
- * client's message, secrets redacted, `§node`).
- */
+/** The error that names the jobs given up, each with its last failure (the client's message, redacted). */
 function unreadableError(env: PollEnv, report: UnreadReport): NodeOperationError {
 	const unread = report.unread ?? [];
 	const resource = env.spec.resourceName.toLowerCase();
@@ -182,11 +156,7 @@ function unreadableError(env: PollEnv, report: UnreadReport): NodeOperationError
 	);
 }
 
-/**
- * The state of the last poll that found no saved state (n8n's durable cursors save none until a
- * poll outputs something), by workflow, node and event: the next poll that finds none goes on from
- * it (see `pollTrigger`).
- */
+/** The state of the last poll that found no saved state, by workflow, node and event (durable cursors). */
 const ACTIVATIONS = new Map<string, TriggerState>();
 
 /** Activation modes of a poll that starts afresh when it finds no saved state (n8n's `WorkflowActivateMode`). */
@@ -198,9 +168,6 @@ const RUNNING = new Map<string, number>();
 /** The state a poll that failed with a reported error went on to, by workflow and node, and the state it started from. */
 const REPORTED = new Map<string, { before: string; after: TriggerState }>();
 
-/** Static-data key of the running poll's start (epoch ms): see the overlap guard in `pollTrigger`. */
-const POLL_STARTED_AT = 'pollStartedAt';
-
 /** The filters each kind of event takes (the extraction list's, or `search` for the /v0 lists). */
 const EVENT_FILTERS = {
 	scan: ['metaKey', 'metaValue', 'search', 'workflowId', 'workflowSessionId'],
@@ -208,15 +175,15 @@ const EVENT_FILTERS = {
 };
 
 /**
- * Output items: extractions as Extraction → Get outputs them (Simplify on by default: the extracted
- * fields at the top level with `id`, `status`, `document_name`, which from trigger version 2 keep
- * their names beside an extracted field of the same name, `extracted_<name>`; Split Into Items),
- * parsings and documents in full with absolute URLs added (`…_absolute`), as Parsing → Get and Document → Get.
+ * Output items, as the Get operations output them: extractions with Simplify (version 2 keeps `id`,
+ * `status`, `document_name` beside an extracted field of that name) and Split Into Items; parsings
+ * and documents with absolute URLs added (`…_absolute`).
  */
 async function outputItems(
 	ctx: IPollFunctions,
 	env: PollEnv,
 	resources: IDataObject[],
+	baseUrl: string,
 ): Promise<INodeExecutionData[]> {
 	const { client, spec } = env;
 	if (spec.strategy === 'scan') {
@@ -234,6 +201,5 @@ async function outputItems(
 			items.push(...(await extractionItems(client, extraction, 0, output)));
 		return items;
 	}
-	const baseUrl = await client.baseUrl(spec.family);
 	return resources.map((resource) => ({ json: withAbsoluteUrls(resource, baseUrl) }));
 }

@@ -1,23 +1,23 @@
 import type { IDataObject, INode } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
-import { checkResource, fetchJob } from '../../shared/resource';
-import { servicePath, type ExtractionServiceClient, type ListPage } from '../../shared/transport';
-import type { EventSpec } from './events';
+import { fetchJob } from '../../shared/resource';
+import {
+	asNodeError,
+	isNotFound,
+	servicePath,
+	type ExtractionServiceClient,
+	type ListPage,
+} from '../../shared/transport';
+import { isFinal, type EventSpec } from './events';
 
 /** Items asked for per list page (the service may send fewer or more, `§v0-8`, `§unversioned-8`). */
 export const PAGE_SIZE = 100;
 
-/**
- * Most jobs a poll fires (each is read by id for its output): the poll handles new items oldest
- * first and stops there; the next poll goes on from that point.
- */
+/** Most jobs a poll reads by id to fire (§trigger 4): the rest wait, oldest first, for the next poll. */
 export const MAX_FIRING_PER_POLL = 1000;
 
-/**
- * Share of n8n's poll budget after which a poll starts no further page or batch of reads: it ends
- * with what it has (the rest is carried to the next poll) well before its requests would be cut.
- */
+/** Share of n8n's poll budget after which a poll starts no further page or batch of reads (§trigger 12). */
 export const SOFT_BUDGET_SHARE = 0.5;
 
 /** What one poll works with: its node, client, event, filters and deadline. */
@@ -27,12 +27,9 @@ export interface PollEnv {
 	spec: EventSpec;
 	/** The user's list filters, as query parameters (`§v0-4.2`, `§v0-4.6`, `§unversioned-4.1`). */
 	filters: IDataObject;
-	/**
-	 * Epoch ms by which every request of the poll has ended (from n8n's poll budget): retries do not
-	 * start after it and a running attempt is cut at it, so a poll cannot outlive its tick.
-	 */
+	/** Epoch ms by which every request of the poll has ended (no retry starts after it; an attempt is cut). */
 	deadline: number;
-	/** Epoch ms after which the poll starts no further page or batch (`SOFT_BUDGET_SHARE`): the rest waits for the next poll. */
+	/** Epoch ms after which the poll starts no further page or batch (`SOFT_BUDGET_SHARE`). */
 	softDeadline: number;
 }
 
@@ -50,10 +47,8 @@ export function idOf(item: IDataObject): string | undefined {
 }
 
 /**
- * A service timestamp (`§v0-1 rule 2`, `§unversioned-1 rule 3`: ISO 8601 UTC with six fractional
- * digits) in epoch ms, rounded down to the millisecond; a time without a zone is read as UTC.
- *
- * @returns undefined for anything that is not such a timestamp
+ * A service timestamp (`§v0-1 rule 2`, `§unversioned-1 rule 3`: ISO 8601, six fractional digits) in
+ * epoch ms, rounded down; without a zone, UTC. Undefined for anything that is not such a timestamp.
  */
 export function timestampMs(value: unknown): number | undefined {
 	if (typeof value !== 'string') return undefined;
@@ -74,40 +69,15 @@ export function isoTime(ms: number): string {
 	return new Date(ms).toISOString();
 }
 
-/** The newest of some resources by `created_at` (ties and unreadable dates: the first given). */
-export function newest(resources: IDataObject[]): IDataObject | undefined {
-	let best: IDataObject | undefined;
-	let bestMs = -Infinity;
-	for (const resource of resources) {
-		const ms = timestampMs(resource.created_at) ?? -Infinity;
-		if (!best || ms > bestMs) {
-			best = resource;
-			bestMs = ms;
-		}
-	}
-	return best;
-}
-
 /** Resources oldest first by `created_at`, then by id (the order a poll outputs them in). */
 export function byCreation(resources: IDataObject[]): IDataObject[] {
 	const key = (r: IDataObject) => timestampMs(r.created_at) ?? Infinity;
 	return [...resources].sort((a, b) => key(a) - key(b) || String(a.id).localeCompare(String(b.id)));
 }
 
-/** Whether an error is the service's 404 (a page past the end, a resource deleted meanwhile). */
-export function isNotFound(error: unknown): boolean {
-	return error instanceof NodeApiError && error.httpCode === '404';
-}
-
-/** An error as n8n expects a node's: NodeApiError/NodeOperationError as they are (the client's), anything else wrapped. */
-export function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error instanceof Error ? error : String(error));
-}
-
 /**
- * The list of an event: pages, counts and reads by id, each request with the event's filters and
- * the poll's deadline, through the node's client (retries, checked answers, redaction; `§node`).
+ * The list of an event: pages and reads by id, each with the event's filters and the poll's
+ * deadline, through the node's client (retries, checked answers, redaction; `§node`).
  */
 export class EventList {
 	/** Polls in a row each job's read by id failed (the state's `fails`; `countFailure`). */
@@ -117,16 +87,13 @@ export class EventList {
 	readonly dropped: Unreadable[] = [];
 
 	constructor(
-		private readonly env: PollEnv,
+		readonly env: PollEnv,
 		fails: Record<string, number> = {},
 	) {
 		this.fails = { ...fails };
 	}
 
-	/**
-	 * Counts this poll's failed read of `id` (its message in `failed`): true when it was the
-	 * `MAX_READ_FAILURES`-th poll in a row, the job then given up (`dropped`, its count removed).
-	 */
+	/** Counts this poll's failed read of `id`: true when the job is given up (`MAX_READ_FAILURES`, `dropped`). */
 	countFailure(id: string): boolean {
 		const n = (this.fails[id] ?? 0) + 1;
 		if (n < MAX_READ_FAILURES) this.fails[id] = n;
@@ -153,7 +120,7 @@ export class EventList {
 				path: servicePath(spec.family, spec.segment),
 				qs: { ...filters, ...qs },
 				itemIndex: 0,
-				resourceName: spec.listName,
+				resourceName: `${spec.resourceName}s`,
 				deadline,
 			},
 			page,
@@ -172,15 +139,6 @@ export class EventList {
 	}
 
 	/**
-	 * How many items a query holds: the `count` of a one-item page (`§v0-2.5`).
-	 *
-	 * @returns undefined when the service sends no count
-	 */
-	async count(qs: IDataObject): Promise<number | undefined> {
-		return (await this.page(qs, 1, 1)).count;
-	}
-
-	/**
 	 * Reads a job (`§v0-4.7`, `§unversioned-4.3`, checked to be that job with a status) or a document
 	 * (`§v0-4.3`, checked to be that document) by id.
 	 *
@@ -190,17 +148,7 @@ export class EventList {
 	async job(id: string): Promise<IDataObject | undefined> {
 		const { client, node, spec, deadline } = this.env;
 		try {
-			if (spec.kind) return await fetchJob(client, node, spec.kind, id, 0, deadline);
-			const resource = await client.request<IDataObject>({
-				family: spec.family,
-				method: 'GET',
-				path: servicePath(spec.family, spec.segment, id),
-				itemIndex: 0,
-				resourceName: spec.resourceName,
-				resourceId: id,
-				deadline,
-			});
-			return checkResource(node, spec.resourceName, resource, 0, { id, status: false });
+			return await fetchJob(client, node, spec, id, 0, deadline, spec.kind !== undefined);
 		} catch (error) {
 			if (isNotFound(error)) return undefined;
 			throw asNodeError(node, error);
@@ -208,18 +156,33 @@ export class EventList {
 	}
 
 	/**
-	 * Failed reads by id of this poll (`jobs`, `dateOf`): the error's message by job id, for the
-	 * reads that failed with an error of that job's own (not a poll-wide one, see `isPollWide`).
+	 * Reads followed jobs by id (§trigger 9, 17): a 404 is a deleted job; a failed read is counted
+	 * (`countFailure`) and the job stays followed until it is given up.
+	 *
+	 * @returns the ids still followed, and the jobs now final by id
+	 * @throws as `jobs`
 	 */
+	async followed(ids: string[]): Promise<{ follow: string[]; final: Map<string, IDataObject> }> {
+		const read = await this.jobs(ids);
+		const follow: string[] = [];
+		const final = new Map<string, IDataObject>();
+		for (const id of ids) {
+			const job = read.get(id);
+			if (this.failed.has(id) ? !this.countFailure(id) : job && !isFinal(this.env.spec, job.status))
+				follow.push(id);
+			else if (job) final.set(id, job);
+		}
+		return { follow, final };
+	}
+
+	/** This poll's reads by id that failed with an error of the job's own (`isPollWide`): the message by id. */
 	readonly failed = new Map<string, string>();
 
 	/**
-	 * Reads jobs by id, all at once (the client bounds the requests in flight), each read settled on
-	 * its own: one job that cannot be read does not fail the others (issue 31 item 6). A job whose
-	 * read already failed in this poll is not read again (it stays in `failed`); one read clears its `fails`.
+	 * Reads jobs by id, all at once (the client bounds the requests in flight), each settled on its
+	 * own (§trigger 1); one that failed in this poll is not read again, one read clears its `fails`.
 	 *
-	 * @returns the jobs read by id; undefined for a 404 (deleted since it was listed); a read that
-	 *   failed with an error of its own is absent and its message is in `failed`
+	 * @returns the jobs by id, undefined for a 404; a read that failed on its own is absent (`failed`)
 	 * @throws NodeApiError / NodeOperationError when a read failed with a poll-wide error (`isPollWide`)
 	 */
 	async jobs(ids: string[]): Promise<Map<string, IDataObject | undefined>> {
@@ -240,11 +203,7 @@ export class EventList {
 	}
 }
 
-/**
- * Polls in a row in which a job's read by id may fail before the trigger stops following it and
- * reports it (an error naming it, `pollTrigger`); until then the job waits for the next poll while
- * the others fire (issue 31 item 6).
- */
+/** Polls in a row a job's read by id may fail before it is given up and reported (§trigger 1). */
 export const MAX_READ_FAILURES = 3;
 
 /** A job the trigger stopped following because its read by id failed `MAX_READ_FAILURES` polls in a row. */
@@ -254,10 +213,7 @@ export interface Unreadable {
 	error: string;
 }
 
-/**
- * Whether a failed read by id says nothing about that job but about the poll: the key or token
- * (401, 403), the rate limit (429), or the poll's deadline passed. Such an error fails the poll.
- */
+/** Whether a failed read by id is about the poll, not the job (401, 403, 429, the deadline): it fails the poll. */
 function isPollWide(env: PollEnv, error: unknown): boolean {
 	if (Date.now() >= env.deadline) return true;
 	return error instanceof NodeApiError && ['401', '403', '429'].includes(String(error.httpCode));

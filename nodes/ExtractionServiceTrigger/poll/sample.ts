@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { fires } from './events';
-import { EventList, PAGE_SIZE, idOf, isoTime, newest, type PollEnv } from './lists';
+import { EventList, idOf, isoTime, timestampMs, type PollEnv } from './lists';
 
 /** How far back a sample is looked for in a `/v0` list, widening until something is found (ms). */
 const SAMPLE_SPANS = [60 * 60_000, 24 * 60 * 60_000, 30 * 24 * 60 * 60_000, undefined];
@@ -12,94 +12,92 @@ const SAMPLE_SCAN_PAGES = 5;
 
 /**
  * The most recent job (or document) that matches the event and the filters, for the editor's
- * "Fetch Test Event" (manual mode), so a user can map its fields. It reads and writes no state: the
- * cursor does not move.
+ * "Fetch Test Event" (manual mode), so a user can map its fields. It reads and writes no state.
+ * The list's order is not shown, so both ends are read (the last page found from `count`):
  *
  * - `/v0` events: windows of the last hour, day, 30 days, then all time (`created_at_after`), the
- *   first that holds a match; in it, the items on the first and the last page (both ends, as the
- *   list's order is not shown) and the newest of them by `created_at`. A parsing is then read by
- *   id (`§v0-4.7`), as the trigger outputs it.
- * - Extractions: from each end of the list, the first extraction whose status fires (at most
- *   `SAMPLE_SCAN_PAGES` pages each), both read by id (`§unversioned-4.3`), the newer of the two.
+ *   first that holds a match; of its first and last page, the newest match by `created_at`. A
+ *   parsing is then read by id (`§v0-4.7`), as the trigger outputs it.
+ * - Extractions: the first match from each end (at most `SAMPLE_SCAN_PAGES` pages each), both read
+ *   by id (`§unversioned-4.3`, list items carry no date), the newer of the two.
  *
  * @throws NodeOperationError when nothing matches yet; NodeApiError for failed requests
  */
 export async function sampleEvent(env: PollEnv): Promise<IDataObject> {
-	const found = env.spec.strategy === 'window' ? await sampleWindow(env) : await sampleScan(env);
+	const { spec } = env;
+	const list = new EventList(env);
+	const matches = (items: IDataObject[]) =>
+		items.filter((item) => idOf(item) !== undefined && fires(spec, item.status));
+	let found: IDataObject | undefined;
+	if (spec.strategy === 'scan') {
+		const ends = matches(await endItems(list, {}, SAMPLE_SCAN_PAGES));
+		const ids = [...new Set([ends[0], ends[ends.length - 1]].filter(Boolean).map(idOf))];
+		const read = await list.jobs(ids as string[]);
+		found = newest(
+			[...read.values()].filter((job): job is IDataObject => !!job && fires(spec, job.status)),
+		);
+	}
+	for (const span of spec.strategy === 'window' ? SAMPLE_SPANS : []) {
+		const candidates: IDataObject[] = [];
+		for (const status of spec.statuses ?? [undefined])
+			candidates.push(
+				...(await endItems(list, {
+					...(status ? { status } : {}),
+					...(span ? { created_at_after: isoTime(Date.now() - span) } : {}),
+				})),
+			);
+		const pick = newest(matches(candidates));
+		if (!pick) continue;
+		found = spec.kind ? await list.job(idOf(pick) as string) : pick;
+		break;
+	}
 	if (found) return found;
 	const filtered = Object.keys(env.filters).length > 0;
 	throw new NodeOperationError(
 		env.node,
-		`No ${env.spec.resourceName.toLowerCase()} for the event "${env.spec.name}" was found${filtered ? ' with these filters' : ''}`,
+		`No ${spec.resourceName.toLowerCase()} for the event "${spec.name}" was found${filtered ? ' with these filters' : ''}`,
 		{
 			description: `The test event is the most recent one at the service. ${
-				env.spec.value === 'documentUploaded'
+				spec.value === 'documentUploaded'
 					? 'Upload a document'
-					: `Create a ${env.spec.resourceName.toLowerCase()} that ends this way`
+					: `Create a ${spec.resourceName.toLowerCase()} that ends this way`
 			}${filtered ? ', or loosen the filters,' : ''} and fetch again; the active workflow fires on new ones anyway.`,
 		},
 	);
 }
 
-/** The newest item of a `/v0` event (its full parsing, for parsings), or undefined. */
-async function sampleWindow(env: PollEnv): Promise<IDataObject | undefined> {
-	const list = new EventList(env);
-	const now = Date.now();
-	for (const span of SAMPLE_SPANS) {
-		const candidates: IDataObject[] = [];
-		for (const status of env.spec.statuses ?? [undefined]) {
-			const qs: IDataObject = {
-				...(status ? { status } : {}),
-				...(span ? { created_at_after: isoTime(now - span) } : {}),
-			};
-			const first = await list.page(qs, 1);
-			candidates.push(...first.results);
-			if (first.next && first.count !== undefined && first.results.length > 0) {
-				const last = Math.ceil(first.count / first.results.length);
-				if (last > 1) candidates.push(...(await list.pageOrEmpty(qs, last, PAGE_SIZE)).results);
-			}
-		}
-		const pick = newest(
-			candidates.filter((item) => idOf(item) !== undefined && fires(env.spec, item.status)),
-		);
-		if (!pick) continue;
-		return env.spec.kind ? await list.job(idOf(pick) as string) : pick;
-	}
-	return undefined;
+/** The newest of some resources by `created_at` (ties and undated: the first given). */
+function newest(resources: IDataObject[]): IDataObject | undefined {
+	const ms = (resource: IDataObject) => timestampMs(resource.created_at) ?? -Infinity;
+	return resources.reduce<IDataObject | undefined>(
+		(best, resource) => (!best || ms(resource) > ms(best) ? resource : best),
+		undefined,
+	);
 }
 
-/** The newer of the first matching extraction at each end of the list (read by id), or undefined. */
-async function sampleScan(env: PollEnv): Promise<IDataObject | undefined> {
-	const list = new EventList(env);
-	const first = await list.page({}, 1);
-	const firstMatch = (items: IDataObject[]) =>
-		items.find((item) => idOf(item) !== undefined && fires(env.spec, item.status));
-	const ids: string[] = [];
-	// From the front: the first match on the first pages.
-	for (let n = 1, page = first; n <= SAMPLE_SCAN_PAGES; n++) {
-		const hit = firstMatch(page.results);
-		if (hit) {
-			ids.push(idOf(hit) as string);
-			break;
-		}
-		if (!page.next) break;
-		page = await list.pageOrEmpty({}, n + 1);
+/**
+ * The items at both ends of a query, in list order: from page 1 forwards and from the last page
+ * (by `count`) backwards, `pages` pages at most from each end, each end stopping at the first page
+ * that holds a match of the event.
+ */
+async function endItems(list: EventList, qs: IDataObject, pages = 1): Promise<IDataObject[]> {
+	const hit = (page: { results: IDataObject[] }) =>
+		page.results.some((item) => fires(list.env.spec, item.status));
+	let page = await list.page(qs, 1);
+	const { count, next, results } = page;
+	const front = [...results];
+	let n = 1;
+	for (; n < pages && page.next && !hit(page); n++) {
+		page = await list.pageOrEmpty(qs, n + 1);
+		front.push(...page.results);
 	}
-	// From the back: the last match on the last pages (the first page, when it is the only one).
 	const last =
-		first.next && first.count !== undefined && first.results.length > 0
-			? Math.ceil(first.count / first.results.length)
-			: 1;
-	for (let n = last; n >= 1 && n > last - SAMPLE_SCAN_PAGES; n--) {
-		const page = n === 1 ? first : await list.pageOrEmpty({}, n);
-		const hit = firstMatch([...page.results].reverse());
-		if (hit) {
-			ids.push(idOf(hit) as string);
-			break;
-		}
+		next && count !== undefined && results.length > 0 ? Math.ceil(count / results.length) : 1;
+	const back: IDataObject[] = [];
+	for (let m = last; m > n && m > last - pages; m--) {
+		const behind = await list.pageOrEmpty(qs, m);
+		back.unshift(...behind.results);
+		if (hit(behind)) break;
 	}
-	const read = await list.jobs([...new Set(ids)]);
-	return newest(
-		[...read.values()].filter((job): job is IDataObject => !!job && fires(env.spec, job.status)),
-	);
+	return [...front, ...back];
 }

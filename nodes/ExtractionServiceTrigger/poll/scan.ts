@@ -6,34 +6,29 @@ import {
 	EventList,
 	MAX_FIRING_PER_POLL,
 	MAX_READ_FAILURES,
-	PAGE_SIZE,
 	byCreation,
 	idOf,
 	outOfTime,
 	timestampMs,
 	type PollEnv,
 } from './lists';
-import { MarkSet, markOf, packMarks, unpackMarks, type Mark } from './marks';
+import { byHash, hashId, markOf, packMarks, unpackMarks, type Mark } from './marks';
 import { STATE_VERSION, type ScanState } from './state';
 import { MARGIN_MS, MAX_WINDOW_PAGES, type PollOutcome } from './window';
 
 /**
- * Extraction Finished / Failed: `docs/service-api.md` §trigger points 14–20, which this file
- * follows (point numbers in the comments below). `GET /extract/` (§unversioned-4.1) has no date
- * filter, its items no date, and no order is shown: new extractions are found between an end of
- * the list and the first extraction remembered as old at that end.
+ * Extraction Finished / Failed: `docs/service-api.md` §trigger points 14–20 (the numbers in the
+ * comments below). New extractions are found between an end of `GET /extract/` and the first
+ * extraction remembered as old at that end.
  */
 
 /** Old extractions remembered at each end of what a poll read (where the next poll stops reading). */
 export const MAX_OLD = 100;
 
-/**
- * Most extractions the head keeps at each end: a quiet poll reads the head's pages and the one
- * after at the new end (9 of 100) and one page at the other: ≤ 10 list requests (issue 31).
- */
+/** Most extractions the head keeps at each end: a quiet poll makes ≤ 10 list requests (9 + 1 pages). */
 export const MAX_HEAD = 800;
 
-/** Most unfinished extractions followed by id (the rest stay pending, met in the list): the state stays small. */
+/** Most unfinished extractions followed by id (the rest stay pending, met in the list). */
 export const MAX_FOLLOW = 200;
 
 /** An extraction's read in this poll: where it stands and what the state knew of it. */
@@ -42,22 +37,21 @@ interface Met {
 	item: IDataObject;
 	/** The state's mark of it, if any, and which set held it. */
 	known?: { set: 'head' | 'pending' | 'old'; mark: Mark };
-	/** Met before the first remembered old extraction from its end (so new if unknown). */
+	/** In front: met before the first `old` one from its end (§trigger 14). */
 	front: boolean;
-	/** Unknown, and listed before a handled one at its end: new whatever its date. */
+	/** Unknown, and listed before a handled one at its end: new whatever its date (§trigger 15). */
 	fresh?: boolean;
-	/** After this poll: handled (final), unfinished, unhandled (its read failed or waits), gone (404). */
+	/** After this poll: handled (final), unfinished, unhandled (read failed or waits), gone (404, or followed). */
 	outcome?: 'handled' | 'unfinished' | 'unhandled' | 'gone';
-	/** When the trigger first met it (epoch ms, n8n's clock): a mark's key. */
+	/** When the trigger first met it (epoch ms, n8n's clock): its mark's key. */
 	at: number;
-	/** The end it belongs to (0: from page 1, 1: from the last page): the one it is new from, if either. */
+	/** Its end (0: read from page 1, 1: from the last page): the one it is new from, if either. */
 	end: 0 | 1;
 }
 
-/** The pages of the list as one poll reads them (each at most once), and the page size the service uses. */
+/** The pages of the list as one poll reads them (each at most once). */
 class Pages {
 	private readonly cache = new Map<number, ListPage>();
-	size = PAGE_SIZE;
 
 	constructor(
 		private readonly list: EventList,
@@ -68,23 +62,21 @@ class Pages {
 	async get(n: number): Promise<ListPage> {
 		const cached = this.cache.get(n);
 		if (cached) return cached;
-		const page = await this.list.pageOrEmpty({}, n, PAGE_SIZE);
-		if (n === 1 && page.next) this.size = Math.max(1, page.results.length);
+		const page = await this.list.pageOrEmpty({}, n);
 		this.cache.set(n, page);
 		return page;
 	}
 
 	/**
-	 * The number of the list's last page (the last with items; 1 when the list is empty): guessed
-	 * from `count`, then checked — a page with `next` is not the last, an empty one is past it —
-	 * by doubling and halving, so a wrong `count` costs a few pages.
+	 * The number of the list's last page (1 for an empty list): guessed from `count`, checked by
+	 * doubling and halving (a page with `next` is not the last, an empty one is past it).
 	 */
 	async last(): Promise<number> {
 		const first = await this.get(1);
 		if (!first.next) return 1;
 		let below = 1; // a page with more after it
 		let above = Infinity; // an empty page
-		let n = Math.max(2, Math.ceil((first.count ?? 0) / this.size));
+		let n = Math.max(2, Math.ceil((first.count ?? 0) / Math.max(1, first.results.length)));
 		for (let step = 0; step < 64 && !outOfTime(this.env); step++) {
 			const page = await this.get(n);
 			if (page.results.length === 0) above = n;
@@ -98,13 +90,10 @@ class Pages {
 }
 
 /**
- * One poll of an extraction event (§trigger 14–18): reads both ends, fires what is new or pending
- * and now final (read by id, at most `MAX_FIRING_PER_POLL`), and moves the head. At activation (no
- * state) the whole list is read and nothing fires but, with Include Existing Since (`since`, epoch
- * ms), the final ones created at or after it.
+ * One poll of an extraction event (§trigger 14–18); without a state, an activation (with Include
+ * Existing Since, `since` in epoch ms, the final ones created at or after it fire).
  *
- * @returns the extractions that fire (read by id, oldest first), the next state, and jobs given up
- *   because their read failed `MAX_READ_FAILURES` polls in a row
+ * @returns what fires (read by id, oldest first), the next state, and jobs given up
  * @throws NodeApiError for a failed list request (the caller then keeps the previous state)
  */
 export async function pollScan(
@@ -117,25 +106,23 @@ export async function pollScan(
 	const list = new EventList(env, state?.fails);
 	const pages = new Pages(list, env);
 	const sets = {
-		head: new MarkSet(unpackMarks(state?.head) ?? []),
-		pending: new MarkSet(unpackMarks(state?.pending) ?? []),
-		old: new MarkSet(unpackMarks(state?.old) ?? []),
+		head: byHash(unpackMarks(state?.head)),
+		pending: byHash(unpackMarks(state?.pending)),
+		old: byHash(unpackMarks(state?.old)),
 	};
-	// The newest `created_at` read (activation: of the extractions at the list's ends). Where a read
-	// cannot tell an extraction is new by where it stands (no handled one before it at its end),
-	// one created more than 10 minutes before it is not.
+	// The newest `created_at` read (§trigger 15: what decides where the list's order cannot).
 	let edge = state ? state.edge : 0;
 	const recent = (created: number | undefined) =>
 		created !== undefined && (state ? created >= edge - MARGIN_MS : created >= (since ?? Infinity));
 	const knownOf = (id: string): Met['known'] => {
 		for (const set of ['pending', 'head', 'old'] as const) {
-			const mark = sets[set].find(id);
+			const mark = sets[set].get(hashId(id));
 			if (mark) return { set, mark };
 		}
 		return undefined;
 	};
 
-	// At activation nothing is known and nothing is old: the whole list is read from page 1.
+	// At activation nothing is known or old: the whole list is read (§trigger 18).
 	const read = await readEnds(env, pages, knownOf, async (id) => {
 		if (!state) return false;
 		const created = timestampMs((await list.jobs([id])).get(id)?.created_at);
@@ -149,24 +136,15 @@ export async function pollScan(
 		edge = Math.max(0, ...ends.map((id) => timestampMs(got.get(id)?.created_at) ?? 0));
 	}
 
-	// 1. Followed extractions, by id (404: deleted).
+	// 1. Followed extractions, by id (§trigger 17).
 	const fired: IDataObject[] = [];
 	const following = new Set(state?.follow ?? []);
-	const follow: string[] = [];
-	const followed = await list.jobs([...following]);
-	for (const id of following) {
-		if (list.failed.has(id)) {
-			if (!list.countFailure(id)) follow.push(id);
-			continue;
-		}
-		const job = followed.get(id);
-		if (!job) continue;
-		if (!isFinal(spec, job.status)) follow.push(id);
-		else if (fires(spec, job.status)) fired.push(job);
-	}
+	const followed = await list.followed([...following]);
+	const follow = followed.follow;
+	for (const job of followed.final.values()) if (fires(spec, job.status)) fired.push(job);
 	const stillFollowed = new Set(follow);
 
-	// 2. What the list showed, deepest first (older), at most MAX_FIRING_PER_POLL reads by id.
+	// 2. What the list showed, deepest (oldest) first (§trigger 15–16).
 	const reading: Met[] = [];
 	for (const met of [...all].reverse()) {
 		if (following.has(met.id)) {
@@ -204,33 +182,21 @@ export async function pollScan(
 		}
 	}
 
-	// 3. The next state: per end, the head (last 10 minutes, at most MAX_HEAD, never short of an
-	//    unhandled one), then MAX_OLD old ones; pending ones past the head are followed by id.
-	const next = {
-		head: [] as Mark[],
-		pending: [] as Mark[],
-		old: [] as Mark[],
-	};
+	// 3. The next state (§trigger 17).
+	const next = { head: [] as Mark[], pending: [] as Mark[], old: [] as Mark[] };
 	// A loop, not Math.max(...): a read of 1,000 pages holds more values than a call takes.
 	let newest = 0;
 	for (const met of all) if (met.front && met.outcome !== 'gone') newest = Math.max(newest, met.at);
 	const placed = new Set<Met>();
 	read.ends.forEach((sequence, e) => {
 		const own = sequence.filter((met) => met.end === e);
-		// At activation nothing stays in the head: what exists is old.
-		let zone = 0;
-		while (
-			state &&
-			zone < own.length &&
-			zone < MAX_HEAD &&
-			own[zone].front &&
-			own[zone].at >= newest - MARGIN_MS
-		)
-			zone++;
-		if (!read.complete && state) zone = own.length; // a read cut short: nothing leaves the head
+		// The head: at activation empty (what exists is old); after a read cut short, all it read.
+		const cut = own.findIndex(
+			(met, i) => i >= MAX_HEAD || !met.front || met.at < newest - MARGIN_MS,
+		);
+		let zone = !state ? 0 : !read.complete || cut < 0 ? own.length : cut;
 		const outcomes = own.map((met) => met.outcome);
 		zone = Math.max(zone, outcomes.lastIndexOf('unhandled') + 1);
-		// Unfinished ones beyond it are followed by id, as far as MAX_FOLLOW ids; past that they stay pending.
 		const beyond = outcomes.slice(zone).filter((outcome) => outcome === 'unfinished').length;
 		if (follow.length + beyond > MAX_FOLLOW)
 			zone = Math.max(zone, outcomes.lastIndexOf('unfinished') + 1);
@@ -257,8 +223,7 @@ export async function pollScan(
 			placed.add(met);
 		}
 	}
-	// The MAX_OLD extractions at each end of the list stay known too (a read that met them from the
-	// other end, on one page, must not leave them unknown at theirs).
+	// The MAX_OLD extractions at each end of the list stay known too (one met from the other end).
 	const marked = new Set([...next.head, ...next.pending, ...next.old].map((mark) => mark.hash));
 	const byId = new Map(all.map((met) => [met.id, met]));
 	const extremes = [
@@ -267,27 +232,22 @@ export async function pollScan(
 	];
 	for (const item of extremes) {
 		const met = byId.get(idOf(item) ?? '');
-		if (!met || met.outcome !== 'handled' || marked.has(markOf(met.id, 0).hash)) continue;
-		marked.add(markOf(met.id, 0).hash);
+		if (met?.outcome !== 'handled' || marked.has(hashId(met.id))) continue;
+		marked.add(hashId(met.id));
 		next.old.push(markOf(met.id, met.at));
 	}
-	// Pending ones not listed: deleted, unless met again within MAX_READ_FAILURES polls (a read
-	// while the list changed can miss one); old ones not met are kept while there is room.
+	// Pending ones not listed: deleted after MAX_READ_FAILURES complete reads (§trigger 16); old
+	// ones not met are kept while there is room.
 	const metMarks = new Set(all.map((met) => met.known?.mark));
 	for (const mark of sets.pending.values()) {
 		if (metMarks.has(mark)) continue;
-		if (!read.complete) {
-			next.pending.push(mark); // not reached this time
-			continue;
-		}
-		const misses = (mark.misses ?? 0) + 1;
-		if (misses < MAX_READ_FAILURES) next.pending.push({ ...mark, misses });
+		const misses = (mark.misses ?? 0) + (read.complete ? 1 : 0);
+		if (misses < MAX_READ_FAILURES) next.pending.push(misses ? { ...mark, misses } : mark);
 	}
 	const room = 2 * MAX_OLD - next.old.length;
 	if (room > 0)
 		next.old.push(
-			...sets.old
-				.values()
+			...[...sets.old.values()]
 				.filter((mark) => !metMarks.has(mark))
 				.sort((a, b) => b.key - a.key)
 				.slice(0, room),
@@ -317,11 +277,9 @@ interface ListRead {
 }
 
 /**
- * Reads from page 1 forwards and from the last page backwards, each until a page holds an
- * extraction remembered as old (`knownOf` gives `old`), or until the two meet. An extraction met
- * from both ends belongs to the end it is new from, if either. The first page of an end with no
- * known extraction is probed: when the first it lists is old by its date (`isOld`), that end
- * stops there, the page behind (the far end of a list whose old extractions were deleted).
+ * Reads both ends of the list (§trigger 14), each until a page holds an `old` extraction, or
+ * until the two meet; one met from both ends belongs to the end it is new from, if either. The
+ * first page of an end with no known extraction is probed (`isOld`: by its first one's date).
  */
 async function readEnds(
 	env: PollEnv,
@@ -365,7 +323,6 @@ async function readEnds(
 			inEnd[e].add(met);
 			added.push(met);
 		}
-		// One probe an end: once its first page without a known one proved new, the end is new.
 		const mine = added.filter((met) => met.end === e);
 		if (!known && mine.length > 0 && !probed.has(e) && (probed.add(e), await isOld(mine[0].id))) {
 			for (const met of mine) met.front = false;
@@ -393,7 +350,7 @@ async function readEnds(
 		}
 		boundary = await walk([...(await pages.get(m)).results].reverse(), 1, boundary);
 	}
-	// New by where they stand: unknown ones before an end's first known one, when that is handled lately.
+	// New by where they stand (§trigger 15).
 	ends.forEach((sequence, e) => {
 		const first = sequence.find((met) => met.known)?.known?.set;
 		if (first === 'head' || first === 'pending')

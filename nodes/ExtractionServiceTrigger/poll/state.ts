@@ -4,11 +4,8 @@ import { z } from 'zod';
 import { unpackMarks } from './marks';
 
 /**
- * What the trigger keeps between polls, in n8n's workflow static data of the node
- * (`getWorkflowStaticData('node')`, saved with the workflow, or with the poll's execution under
- * durable cursors): changed only by a poll that succeeded, right before it returns (`saveState`;
- * `docs/service-api.md` §trigger points 1, 5, 13); a few KB of marks (`marks.ts`), no history.
- * The shapes are zod schemas: a saved state is read through them (`loadState`).
+ * What the trigger keeps between polls in the node's static data (`docs/service-api.md` §trigger
+ * points 1, 5, 13): a few KB of marks (`marks.ts`). The shapes are zod schemas, read by `loadState`.
  */
 
 /** Most jobs to report a state names (`unread`): it stays small whatever fails. */
@@ -29,11 +26,7 @@ const common = {
 	follow: z.array(z.string()),
 	/** Polls in a row a job's read by id failed, by id (`MAX_READ_FAILURES`). */
 	fails: z.record(count).optional().catch(undefined),
-	/**
-	 * Jobs to report (`pollTrigger`), dropped because their read by id failed `MAX_READ_FAILURES`
-	 * polls in a row, each with its last failure: kept until a poll with nothing to output reports
-	 * them once (issue 31 item 6).
-	 */
+	/** Jobs given up (`MAX_READ_FAILURES`), with their last failure: reported once by a quiet poll (§trigger 1–2). */
 	unread: z
 		.array(z.object({ id: z.string(), error: z.string() }))
 		.max(MAX_UNREAD_KEPT)
@@ -55,17 +48,11 @@ const windowState = z.object({
 	older: count.optional().catch(undefined),
 });
 
-/**
- * State of a `scan` event (`scan.ts`): the unversioned extraction list, which has no dates
- * (§trigger). Marks are keyed by when the trigger first met the extraction (epoch ms, n8n's clock).
- */
+/** State of a `scan` event (`scan.ts`): marks keyed by when the trigger first met the extraction (epoch ms). */
 const scanState = z.object({
 	...common,
 	strategy: z.literal('scan'),
-	/**
-	 * The newest `created_at` the trigger read (epoch ms; at activation n8n's clock): an extraction
-	 * that cannot be told new by where it is listed fires only if created at most 10 minutes before it.
-	 */
+	/** The newest `created_at` the trigger read (epoch ms, §trigger 15). */
 	edge: z.number(),
 	/** Marks of the extractions handled lately (the last 10 minutes, at most `MAX_HEAD` an end). */
 	head: marks,
@@ -84,11 +71,10 @@ export type TriggerState = z.infer<typeof triggerState>;
 export type UnreadReport = Pick<TriggerState, 'unread' | 'unreadMore'>;
 
 /**
- * Reads the state from the node's static data when it is one this version wrote for the same
- * configuration; anything else (nothing yet, another event or filters, another version, damaged
- * data) reads as undefined: the poll then starts afresh.
+ * Reads the state from the node's static data when this version wrote it for the same
+ * configuration (§trigger 13); anything else reads as undefined: the poll then starts afresh.
  *
- * @returns a plain copy, safe to change before `saveState`
+ * @returns a copy (zod's), safe to change before `saveState`
  */
 export function loadState(data: IDataObject, fingerprint: string): TriggerState | undefined {
 	if (!sameButFilters(data.fingerprint, fingerprint)) return undefined;
@@ -97,28 +83,23 @@ export function loadState(data: IDataObject, fingerprint: string): TriggerState 
 	// `older` was counted with the filters of the state: a filter edit counts afresh.
 	const state = { ...parsed.data, fingerprint };
 	if (state.strategy === 'window' && data.fingerprint !== fingerprint) delete state.older;
-	return JSON.parse(JSON.stringify(state)) as TriggerState;
+	return state;
 }
 
 /**
  * Writes the state into the node's static data, key by key and only where it changed (n8n saves
  * the workflow when its static data changed), and removes every other key (of another strategy
- * or an earlier version) but `keep` (the running poll's mark).
+ * or an earlier version).
  */
-export function saveState(data: IDataObject, state: TriggerState, keep: string[] = []): void {
+export function saveState(data: IDataObject, state: TriggerState): void {
 	const values = state as unknown as IDataObject;
-	for (const key of Object.keys(data))
-		if (values[key] === undefined && !keep.includes(key)) delete data[key];
+	for (const key of Object.keys(data)) if (values[key] === undefined) delete data[key];
 	for (const [key, next] of Object.entries(values))
 		if (next !== undefined && JSON.stringify(data[key]) !== JSON.stringify(next))
 			data[key] = next as IDataObject[keyof IDataObject];
 }
 
-/**
- * Whether a saved fingerprint is for the same event, Include Existing Since and Base URL, whatever
- * its filters: a `window` state holds ids and the service's dates, true of any filter, so a filter
- * edit goes on from it (issue 31 item 8) — jobs created since that the new filters match fire.
- */
+/** Whether a saved fingerprint is for the same event, Include Existing Since and Base URL, whatever its filters (§trigger 13, 19). */
 function sameButFilters(saved: unknown, fingerprint: string): boolean {
 	if (typeof saved !== 'string') return false;
 	try {

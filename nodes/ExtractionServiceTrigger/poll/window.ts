@@ -14,29 +14,22 @@ import {
 	type PollEnv,
 	type Unreadable,
 } from './lists';
-import { MarkSet, markOf, packMarks, unpackMarks } from './marks';
+import { byHash, hashId, markOf, packMarks, unpackMarks } from './marks';
 import { STATE_VERSION, type WindowState } from './state';
 
 /**
  * The `/v0` events (Document Uploaded, Parsing Finished, Parsing Failed): `docs/service-api.md`
- * §trigger points 7–13, which this file follows (point numbers in the comments below). Each poll
- * reads the window (every item created at or after `from`, §v0-4.2, §v0-4.6) whole and fires what
- * is final and not in `seen`, the exact set of ids handled there.
+ * §trigger points 7–13 (the numbers in the comments below). Each poll reads the window (every item
+ * created at or after `from`) whole and fires what is final and not in `seen`.
  */
 
 /** How far behind the newest item the window starts (ms, the service's time): items listed this late still fire. */
 export const MARGIN_MS = 10 * 60_000;
 
-/**
- * Most handled items the window keeps: a quiet poll reads 9 pages of 100 and one count at most
- * (issue 31: ≤ 10 requests with 10,000 items in the last 10 minutes); beyond, it starts later.
- */
+/** Most handled items the window keeps: a quiet poll reads ≤ 9 pages of 100 and one count. */
 export const MAX_SEEN = 900;
 
-/**
- * Most pages a poll reads of the window (and of the unfinished jobs at activation), within half of
- * n8n's poll budget (`PollEnv.softDeadline`): a guard against a list that never ends.
- */
+/** Most pages a poll reads of one list (within `PollEnv.softDeadline`): a guard against a list that never ends. */
 export const MAX_WINDOW_PAGES = 1000;
 
 /** What a poll found and the state to keep if it is output. */
@@ -57,21 +50,12 @@ interface Listed {
 	ms?: number;
 }
 
-/** The working state of one poll: `WindowState` with `from` in epoch ms and `seen` unpacked. */
-interface Work {
-	from: number;
-	seen: MarkSet;
-	follow: string[];
-}
-
 /**
- * One poll of a `/v0` event (§trigger 7–12): reads the followed jobs and the window, fires what is
- * new and final (parsings read by id for their output, oldest first, at most `MAX_FIRING_PER_POLL`),
- * and moves the window on. Without a state it activates (§trigger 10; `since`: Include Existing
- * Since, epoch ms).
+ * One poll of a `/v0` event (§trigger 7–12); without a state, an activation (§trigger 10; `since`:
+ * Include Existing Since, epoch ms).
  *
- * @returns what fires and the state to save; `error` (with nothing firing) for items behind the
- *   window (§trigger 11) or a window not read whole (§trigger 12)
+ * @returns what fires (parsings read by id, oldest first), the state to save, and `error` (with
+ *   nothing firing) for items behind the window (§trigger 11) or a window not read whole (12)
  * @throws NodeApiError for a failed list request (the state is then kept: nothing is lost)
  */
 export async function pollWindow(
@@ -82,41 +66,33 @@ export async function pollWindow(
 ): Promise<PollOutcome<WindowState>> {
 	const { spec } = env;
 	const list = new EventList(env, state?.fails);
-	// At activation, what exists is recorded without firing; with Include Existing Since, only
-	// what was created before it (the window starts up to 10 minutes earlier, for late items).
+	// At activation what exists is handled without firing (with Include Existing Since: before it).
 	const existing = (ms: number | undefined) =>
 		!state && (since === undefined || (ms !== undefined && ms < since));
-	const work: Work = state
+	const work = state
 		? {
 				from: Date.parse(state.from),
-				seen: new MarkSet(unpackMarks(state.seen) ?? []),
+				seen: byHash(unpackMarks(state.seen)),
 				follow: [...state.follow],
 			}
 		: await activate(env, list, since);
 	const behind = await countBehind(list, work.from);
 	const read = await readList(list, env, { created_at_after: isoTime(work.from) });
 	const fired: IDataObject[] = [];
-	// A job given up (`MAX_READ_FAILURES`) is handled where it is listed: not met as new again.
-	const failed = (id: string, ms: number | undefined): boolean =>
-		list.countFailure(id) && (work.seen.add(markOf(id, ms ?? work.from)), true);
-
-	// 1. Followed jobs, by id: a 404 is a deleted job.
-	const followed = await list.jobs(work.follow);
-	work.follow = work.follow.filter((id) => {
-		if (list.failed.has(id)) return !failed(id, undefined);
-		const job = followed.get(id);
-		if (!job) return false;
-		if (!isFinal(spec, job.status)) return true;
+	const handled = (id: string, ms = work.from) => work.seen.set(hashId(id), markOf(id, ms));
+	// 1. Followed jobs, by id (§trigger 9).
+	const followed = await list.followed(work.follow);
+	work.follow = followed.follow;
+	for (const [id, job] of followed.final) {
 		if (fires(spec, job.status)) fired.push(job);
-		work.seen.add(markOf(id, timestampMs(job.created_at) ?? work.from));
-		return false;
-	});
+		handled(id, timestampMs(job.created_at));
+	}
 
-	// 2. The window: what is not handled yet (not seen, not followed), oldest first.
+	// 2. The window: what is not handled yet (not seen, not followed), oldest first (§trigger 7–8).
 	const following = new Set(work.follow);
 	const inWindow = (l: Listed) => l.ms === undefined || l.ms >= work.from;
 	const open = read.items
-		.filter((l) => !work.seen.find(l.id) && !following.has(l.id))
+		.filter((l) => !work.seen.has(hashId(l.id)) && !following.has(l.id))
 		.filter(inWindow)
 		.sort((a, b) => (a.ms ?? Infinity) - (b.ms ?? Infinity));
 	const needsRead = (l: Listed) =>
@@ -140,7 +116,9 @@ export async function pollWindow(
 			let { item, ms } = l;
 			if (ids.includes(l.id)) {
 				if (list.failed.has(l.id)) {
-					if (!failed(l.id, ms)) unhandled.push(l);
+					// Given up (`MAX_READ_FAILURES`): handled, not met as new again.
+					if (list.countFailure(l.id)) handled(l.id, ms);
+					else unhandled.push(l);
 					continue;
 				}
 				const full = got.get(l.id);
@@ -155,19 +133,15 @@ export async function pollWindow(
 				continue;
 			}
 			if (!existing(ms) && fires(spec, item.status)) fired.push(item);
-			work.seen.add(markOf(l.id, ms ?? work.from));
+			handled(l.id, ms);
 		}
 	}
 
 	const followedBefore = work.follow.length;
-	// 3. Move the window on: to 10 minutes before the newest item (or to the MAX_SEEN-th newest
-	//    handled one), never past an item not handled yet; unfinished jobs it passes are followed.
+	// 3. Move the window on (§trigger 9).
 	let from = work.from;
 	if (read.complete) {
-		const keys = work.seen
-			.values()
-			.map((mark) => mark.key)
-			.sort((a, b) => b - a);
+		const keys = [...work.seen.values()].map((mark) => mark.key).sort((a, b) => b - a);
 		// A loop, not Math.max(...): a read of 1,000 pages holds more values than a call takes.
 		let newest = Math.max(work.from, keys[0] ?? -Infinity);
 		for (const l of read.items) newest = Math.max(newest, l.ms ?? -Infinity);
@@ -180,13 +154,13 @@ export async function pollWindow(
 		}
 		from = Math.max(work.from, Math.min(target, bound));
 	}
-	const seen = work.seen.values().filter((mark) => mark.key >= from);
-	// 4. Items dated behind the window that were not there at the last poll: reported (once).
+	const seen = [...work.seen.values()].filter((mark) => mark.key >= from);
+	// 4. Items dated behind the window that were not there at the last poll (§trigger 11).
 	const filtered = read.items.every((l) => l.ms !== undefined && l.ms >= work.from);
 	const crossed = work.seen.size - seen.length + work.follow.length - followedBefore;
 	const appeared =
 		behind !== undefined && state?.older !== undefined && filtered ? behind - state.older : 0;
-	// Reported by a poll with nothing to fire (an error drops a poll's output); until then counted as new.
+	// Reported by a poll with nothing to fire (§trigger 2); until then counted as new.
 	const older = appeared > 0 && fired.length > 0 ? (state?.older ?? 0) : behind;
 	const next: WindowState = {
 		v: STATE_VERSION,
@@ -210,17 +184,12 @@ export async function pollWindow(
 	};
 }
 
-/**
- * The state an activation starts from: the window 10 minutes before now (later if that holds more
- * than `MAX_SEEN` items: the list's `count`, a hint only, picks where), or at Include Existing
- * Since when earlier; the parsings unfinished before it (listed by `status`, §v0-4.6) are followed
- * by id.
- */
-async function activate(env: PollEnv, list: EventList, since: number | undefined): Promise<Work> {
+/** The state an activation starts from (§trigger 10): `from` in epoch ms, the parsings to follow. */
+async function activate(env: PollEnv, list: EventList, since: number | undefined) {
 	let from = Math.min(since ?? Infinity, Date.now() - MARGIN_MS);
 	if (since === undefined) {
 		const fits = async (bound: number) =>
-			((await list.count({ created_at_after: isoTime(bound) })) ?? 0) <= MAX_SEEN;
+			((await list.page({ created_at_after: isoTime(bound) }, 1, 1)).count ?? 0) <= MAX_SEEN;
 		// Too many: bisection (about 20 counts) between `from` and now, which fits, to 1 ms.
 		if (!(await fits(from))) {
 			let fit = Date.now();
@@ -239,14 +208,14 @@ async function activate(env: PollEnv, list: EventList, since: number | undefined
 			if (!isFinal(env.spec, l.item.status) && (l.ms === undefined || l.ms < from))
 				follow.push(l.id);
 	}
-	return { from, seen: new MarkSet(), follow: [...new Set(follow)] };
+	return { from, seen: byHash(), follow: [...new Set(follow)] };
 }
 
 /**
  * Every item of a query, each id once (pages from 1 until `next` is null or a page is empty).
  *
- * @returns the items, and whether the read was whole: not when it met `MAX_WINDOW_PAGES` or the
- *   poll's time share, or a page that brought no new id while `next` said there was more
+ * @returns the items, and whether the read was whole (not: `MAX_WINDOW_PAGES`, the poll's time
+ *   share, or a page with no new id while `next` said there was more)
  */
 async function readList(
 	list: EventList,
@@ -271,10 +240,8 @@ async function readList(
 }
 
 /**
- * How many items the list holds created before `from` (`created_at_before`, to the microsecond),
- * by the `count` of a one-item page; undefined when that page shows the service does not apply
- * the filter (its item is dated at or after `from`, or has no date), or a count that cannot be
- * (above 0 with no item), or no count.
+ * How many items the list holds created before `from` (epoch ms), by the `count` of a one-item
+ * page (§trigger 11); undefined when that page shows the filter is not applied, or no honest count.
  */
 async function countBehind(list: EventList, from: number): Promise<number | undefined> {
 	const page = await list.page({ created_at_before: isoTime(from - 1).replace('Z', '999Z') }, 1, 1);
@@ -284,30 +251,25 @@ async function countBehind(list: EventList, from: number): Promise<number | unde
 	return ms === undefined || ms >= from ? undefined : page.count;
 }
 
-/**
- * The error of a poll that found more items dated before the window than the last poll left
- * there: listed later than the window reaches (a service clock that went back); they do not fire.
- */
+/** The error of a poll that found items dated behind the window which the last poll did not (§trigger 11). */
 function behindError(env: PollEnv, appeared: number, from: number): NodeOperationError {
-	const what =
-		appeared === 1
-			? env.spec.resourceName.toLowerCase()
-			: `${appeared} ${env.spec.listName.toLowerCase()}`;
+	const { resourceName } = env.spec;
+	const what = appeared === 1 ? resourceName : `${appeared} ${resourceName.toLowerCase()}s`;
 	return new NodeOperationError(
 		env.node,
-		`${what.charAt(0).toUpperCase()}${what.slice(1)} appeared dated before the trigger's window (${isoTime(from)})`,
+		`${what} appeared dated before the trigger's window (${isoTime(from)})`,
 		{
 			description: `The service listed ${appeared === 1 ? 'it' : 'them'} more than 10 minutes after ${appeared === 1 ? 'its' : 'their'} created_at (a service clock that went back?): ${appeared === 1 ? 'it does' : 'they do'} not fire. Find ${appeared === 1 ? 'it' : 'them'} with Get Many, Created Before ${isoTime(from)}. Reported once; later ones fire as usual.`,
 		},
 	);
 }
 
-/** The error of a poll that could not read its window whole and had nothing to fire. */
+/** The error of a poll that could not read its window whole and had nothing to fire (§trigger 12). */
 function incompleteError(env: PollEnv, from: number): NodeOperationError {
-	const what = env.spec.listName.toLowerCase();
+	const what = `${env.spec.resourceName.toLowerCase()}s`;
 	return new NodeOperationError(
 		env.node,
-		`The trigger could not read every ${what.slice(0, -1)} created since ${isoTime(from)} in one poll`,
+		`The trigger could not read every ${env.spec.resourceName.toLowerCase()} created since ${isoTime(from)} in one poll`,
 		{
 			description: `The list held more than ${MAX_WINDOW_PAGES} pages from there (or repeated a page): the ${what} it read fired, the others wait. This happens when the service ignores the created_at_after filter on a long list, or lists far more ${what} than a poll can read; each poll tries again.`,
 		},
