@@ -42,9 +42,10 @@ export interface EventSpec {
 /** An event on a job kind's list: family, path and names are the kind's (§v0-3, §unversioned-3). */
 const jobEvent = (
 	kind: JobKind,
-	event: Pick<EventSpec, 'value' | 'name' | 'description' | 'strategy' | 'statuses'>,
+	event: Pick<EventSpec, 'value' | 'name' | 'description' | 'statuses'>,
 ): EventSpec => ({
 	family: kind.family,
+	strategy: kind.family === 'v0' ? 'window' : 'scan', // the /v0 lists take created_at_after
 	segment: kind.segment,
 	resourceName: kind.resourceName,
 	kind,
@@ -67,21 +68,18 @@ export const EVENTS: EventSpec[] = [
 		value: 'extractionFailed',
 		name: 'Extraction Failed',
 		description: 'An extraction ended with status ERROR (token)',
-		strategy: 'scan',
 		statuses: ['ERROR'],
 	}),
 	jobEvent(JOB_KINDS.extraction, {
 		value: 'extractionFinished',
 		name: 'Extraction Finished',
 		description: 'An extraction finished and its data is ready (token)',
-		strategy: 'scan',
 		statuses: ['FINISHED'],
 	}),
 	jobEvent(JOB_KINDS.parsing, {
 		value: 'parsingFailed',
 		name: 'Parsing Failed',
 		description: 'A parsing ended with status ERROR (API key)',
-		strategy: 'window',
 		statuses: ['ERROR'],
 	}),
 	jobEvent(JOB_KINDS.parsing, {
@@ -89,7 +87,6 @@ export const EVENTS: EventSpec[] = [
 		name: 'Parsing Finished',
 		description:
 			'A parsing finished, also partially (status FINISHED or PARTIAL_FINISHED) (API key)',
-		strategy: 'window',
 		statuses: ['FINISHED', 'PARTIAL_FINISHED'],
 	}),
 ];

@@ -7,7 +7,7 @@ import { withAbsoluteUrls } from '../../shared/absolute-urls';
 import { isoDateTime } from '../../shared/validation';
 import { DEFAULT_CLIENT_SETTINGS, ExtractionServiceClient } from '../../shared/transport';
 import { EVENTS } from './events';
-import { MAX_READ_FAILURES, SOFT_BUDGET_SHARE, type PollEnv, type Unreadable } from './lists';
+import { MAX_READ_FAILURES, SOFT_BUDGET_SHARE, type PollEnv } from './lists';
 import { sampleEvent } from './sample';
 import { pollScan } from './scan';
 import {
@@ -16,6 +16,7 @@ import {
 	saveState,
 	type ScanState,
 	type TriggerState,
+	type Unreadable,
 	type UnreadReport,
 	type WindowState,
 } from './state';

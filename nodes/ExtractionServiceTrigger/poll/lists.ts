@@ -10,6 +10,7 @@ import {
 	type ListPage,
 } from '../../shared/transport';
 import { isFinal, type EventSpec } from './events';
+import type { Unreadable } from './state';
 
 /** Items asked for per list page (the service may send fewer or more, `§v0-8`, `§unversioned-8`). */
 export const PAGE_SIZE = 100;
@@ -205,13 +206,6 @@ export class EventList {
 
 /** Polls in a row a job's read by id may fail before it is given up and reported (§trigger 1). */
 export const MAX_READ_FAILURES = 3;
-
-/** A job the trigger stopped following because its read by id failed `MAX_READ_FAILURES` polls in a row. */
-export interface Unreadable {
-	id: string;
-	/** The last failure's message (as the client made it: secrets redacted), at most 300 characters. */
-	error: string;
-}
 
 /** Whether a failed read by id is about the poll, not the job (401, 403, 429, the deadline): it fails the poll. */
 function isPollWide(env: PollEnv, error: unknown): boolean {

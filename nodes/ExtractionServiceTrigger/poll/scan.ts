@@ -60,11 +60,8 @@ class Pages {
 
 	/** Page `n` (past the end: an empty page). */
 	async get(n: number): Promise<ListPage> {
-		const cached = this.cache.get(n);
-		if (cached) return cached;
-		const page = await this.list.pageOrEmpty({}, n);
-		this.cache.set(n, page);
-		return page;
+		if (!this.cache.has(n)) this.cache.set(n, await this.list.pageOrEmpty({}, n));
+		return this.cache.get(n) as ListPage;
 	}
 
 	/**
@@ -267,26 +264,20 @@ export async function pollScan(
 	return { resources: byCreation(fired), state: nextState, unreadable: list.dropped };
 }
 
-/** What a read of the list met: per end, in the order read from that end inward. */
-interface ListRead {
-	ends: [Met[], Met[]];
-	/** Whether both ends were read up to a remembered old extraction, or the list whole. */
-	complete: boolean;
-	/** The number of the list's last page. */
-	last: number;
-}
-
 /**
  * Reads both ends of the list (§trigger 14), each until a page holds an `old` extraction, or
  * until the two meet; one met from both ends belongs to the end it is new from, if either. The
  * first page of an end with no known extraction is probed (`isOld`: by its first one's date).
+ *
+ * @returns per end what it met, from that end inward; whether both ends were read to an `old`
+ *   extraction (or the list whole); the number of the last page
  */
 async function readEnds(
 	env: PollEnv,
 	pages: Pages,
 	knownOf: (id: string) => Met['known'],
 	isOld: (id: string) => Promise<boolean>,
-): Promise<ListRead> {
+): Promise<{ ends: [Met[], Met[]]; complete: boolean; last: number }> {
 	const now = Date.now();
 	const ends: [Met[], Met[]] = [[], []];
 	const byId = new Map<string, Met>();

@@ -15,6 +15,8 @@ export const MAX_UNREAD_KEPT = 20;
 export const STATE_VERSION = 3;
 
 const count = z.number().int().nonnegative();
+/** A job given up (`MAX_READ_FAILURES`): its id and last failure (the client's message, redacted, ≤ 300 characters). */
+const unreadable = z.object({ id: z.string(), error: z.string() });
 /** Marks packed by `packMarks` (`marks.ts`). */
 const marks = z.string().refine((text) => unpackMarks(text) !== undefined);
 
@@ -27,11 +29,7 @@ const common = {
 	/** Polls in a row a job's read by id failed, by id (`MAX_READ_FAILURES`). */
 	fails: z.record(count).optional().catch(undefined),
 	/** Jobs given up (`MAX_READ_FAILURES`), with their last failure: reported once by a quiet poll (§trigger 1–2). */
-	unread: z
-		.array(z.object({ id: z.string(), error: z.string() }))
-		.max(MAX_UNREAD_KEPT)
-		.optional()
-		.catch(undefined),
+	unread: z.array(unreadable).max(MAX_UNREAD_KEPT).optional().catch(undefined),
 	/** How many more were dropped beyond `unread` (named by count only). */
 	unreadMore: count.optional().catch(undefined),
 };
@@ -67,6 +65,7 @@ const triggerState = z.discriminatedUnion('strategy', [windowState, scanState]);
 export type WindowState = z.infer<typeof windowState>;
 export type ScanState = z.infer<typeof scanState>;
 export type TriggerState = z.infer<typeof triggerState>;
+export type Unreadable = z.infer<typeof unreadable>;
 /** The jobs to report a state holds. */
 export type UnreadReport = Pick<TriggerState, 'unread' | 'unreadMore'>;
 

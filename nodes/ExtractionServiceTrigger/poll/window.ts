@@ -12,10 +12,9 @@ import {
 	outOfTime,
 	timestampMs,
 	type PollEnv,
-	type Unreadable,
 } from './lists';
 import { byHash, hashId, markOf, packMarks, unpackMarks } from './marks';
-import { STATE_VERSION, type WindowState } from './state';
+import { STATE_VERSION, type Unreadable, type WindowState } from './state';
 
 /**
  * The `/v0` events (Document Uploaded, Parsing Finished, Parsing Failed): `docs/service-api.md`
