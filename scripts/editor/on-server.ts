@@ -147,7 +147,11 @@ export async function runEditorOnServer(
 	const deadline = Date.now() + opts.timeoutMs;
 	const timeLeft = (): number => Math.max(1000, deadline - Date.now());
 
-	const stop = AbortSignal.any([AbortSignal.timeout(opts.timeoutMs), opts.signal ?? []].flat());
+	// A listener of its own keeps the timeout signal: Node 20 collects one that only an
+	// AbortSignal.any holds, and it never fires (nodejs/node#57736; nodes/shared/transport/attempt.ts).
+	const overall = AbortSignal.timeout(opts.timeoutMs);
+	overall.addEventListener('abort', () => undefined, { once: true });
+	const stop = AbortSignal.any([overall, opts.signal ?? []].flat());
 	let browser: Browser | undefined;
 	stop.addEventListener('abort', () => void browser?.close().catch(() => undefined));
 	const stopped = (): string | undefined => {

@@ -86,7 +86,15 @@ export async function attempt(
 		Math.max(1, Math.ceil(Math.min(at.requestTimeoutMs, left))),
 	);
 	const stop = req.method === 'GET' || req.method === 'DELETE' ? at.stopSignal : at.cancelSignal;
-	const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
+	const timeout = AbortSignal.timeout(timeoutMs);
+	const signal = AbortSignal.any([stop, timeout]);
+	// Node 20 collects a timeout signal that only an AbortSignal.any holds (nodejs/node#57736), and
+	// the attempt's time then never runs out: a listener of its own keeps it until it fires, or until
+	// the attempt ends (a download handed on: until its stream closes).
+	const holdTimeout = (): void => undefined;
+	const releaseTimeout = () => timeout.removeEventListener('abort', holdTimeout);
+	timeout.addEventListener('abort', holdTimeout, { once: true });
+	let handedOn = false;
 	let built: unknown;
 	try {
 		built = typeof req.body === 'function' ? await req.body() : req.body;
@@ -138,10 +146,15 @@ export async function attempt(
 		// (`helpers/downloads.ts`), still bound by this attempt's signal (Request Timeout, deadline).
 		if (req.expect === 'binary' && response.statusCode < 300) {
 			// Should an n8n line not honour the signal, the stream is ended at it anyway.
-			const stream = response.body as { destroy?: (error: Error) => void };
+			const stream = response.body as {
+				destroy?: (error: Error) => void;
+				once?: (event: 'close', listener: () => void) => void;
+			};
 			signal.addEventListener('abort', () => stream.destroy?.(new CancelledError()), {
 				once: true,
 			});
+			handedOn = typeof stream.once === 'function';
+			stream.once?.('close', releaseTimeout);
 			return { response };
 		}
 		// A 3xx's or an error's body up to MAX_ERROR_BODY_BYTES (a download's too), a JSON answer
@@ -156,6 +169,7 @@ export async function attempt(
 		return { error, timedOut: signal.aborted && !stop.aborted };
 	} finally {
 		stopListening();
+		if (!handedOn) releaseTimeout();
 		// Closes the stored files when the service answered before reading the whole body.
 		streamed?.stream.destroy();
 	}
