@@ -79,8 +79,10 @@ export interface LoggedRequest {
 	bodyBytes: number;
 	/** The fields the handler parsed, never file bytes; absent when no handler read a body. */
 	body?: LoggedBody;
-	/** 0 if the connection was dropped. */
+	/** 0 if the connection was dropped (and while the answer runs: final once `closed`). */
 	status: number;
+	/** Set once the answer ended or the client left. */
+	closed?: true;
 	/** Bytes of a `streamBytes` fault's body written before the answer ended or the client left. */
 	sentBytes?: number;
 	/** The base clock when received. */
@@ -312,6 +314,7 @@ function buildOrigin(
 		res.on('close', () => {
 			gone.abort();
 			entry.status = res.writableFinished ? res.statusCode : 0;
+			entry.closed = true;
 			options.onRequestLogged?.(entry);
 		});
 		const body = new IncomingBody(raw, app, entry);
