@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { fires } from './events';
+import { fires, type EventSpec } from './events';
 import { EventList, idOf, isoTime, timestampMs, type PollEnv } from './lists';
 
 /** How far back a sample is looked for in a `/v0` list, widening until something is found (ms). */
@@ -26,11 +26,9 @@ const SAMPLE_SCAN_PAGES = 5;
 export async function sampleEvent(env: PollEnv): Promise<IDataObject> {
 	const { spec } = env;
 	const list = new EventList(env);
-	const matches = (items: IDataObject[]) =>
-		items.filter((item) => idOf(item) !== undefined && fires(spec, item.status));
 	let found: IDataObject | undefined;
 	if (spec.strategy === 'scan') {
-		const ends = matches(await endItems(list, {}, SAMPLE_SCAN_PAGES));
+		const ends = matching(spec, await endItems(list, {}, SAMPLE_SCAN_PAGES));
 		const ids = [...new Set([ends[0], ends[ends.length - 1]].filter(Boolean).map(idOf))];
 		const read = await list.jobs(ids as string[]);
 		found = newest(
@@ -46,7 +44,7 @@ export async function sampleEvent(env: PollEnv): Promise<IDataObject> {
 					...(span ? { created_at_after: isoTime(Date.now() - span) } : {}),
 				})),
 			);
-		const pick = newest(matches(candidates));
+		const pick = newest(matching(spec, candidates));
 		if (!pick) continue;
 		found = spec.kind ? await list.job(idOf(pick) as string) : pick;
 		break;
@@ -66,6 +64,11 @@ export async function sampleEvent(env: PollEnv): Promise<IDataObject> {
 	);
 }
 
+/** The items that could be the sample: with an id, in a status that fires the event. */
+function matching(spec: EventSpec, items: IDataObject[]): IDataObject[] {
+	return items.filter((item) => idOf(item) !== undefined && fires(spec, item.status));
+}
+
 /** The newest of some resources by `created_at` (ties and undated: the first given). */
 function newest(resources: IDataObject[]): IDataObject | undefined {
 	const ms = (resource: IDataObject) => timestampMs(resource.created_at) ?? -Infinity;
@@ -76,18 +79,16 @@ function newest(resources: IDataObject[]): IDataObject | undefined {
 }
 
 /**
- * The items at both ends of a query, in list order: from page 1 forwards and from the last page
- * (by `count`) backwards, `pages` pages at most from each end, each end stopping at the first page
- * that holds a match of the event.
+ * The items at both ends of a query, in list order: at most `pages` pages from page 1 forwards and
+ * from the last (by `count`) backwards, each end stopping at a page that holds a `matching` item.
  */
 async function endItems(list: EventList, qs: IDataObject, pages = 1): Promise<IDataObject[]> {
-	const hit = (page: { results: IDataObject[] }) =>
-		page.results.some((item) => fires(list.env.spec, item.status));
+	const hit = (items: IDataObject[]) => matching(list.env.spec, items).length > 0;
 	let page = await list.page(qs, 1);
 	const { count, next, results } = page;
 	const front = [...results];
 	let n = 1;
-	for (; n < pages && page.next && !hit(page); n++) {
+	for (; n < pages && page.next && !hit(page.results); n++) {
 		page = await list.pageOrEmpty(qs, n + 1);
 		front.push(...page.results);
 	}
@@ -97,7 +98,7 @@ async function endItems(list: EventList, qs: IDataObject, pages = 1): Promise<ID
 	for (let m = last; m > n && m > last - pages; m--) {
 		const behind = await list.pageOrEmpty(qs, m);
 		back.unshift(...behind.results);
-		if (hit(behind)) break;
+		if (hit(behind.results)) break;
 	}
 	return [...front, ...back];
 }
